@@ -1,0 +1,53 @@
+// The shape of a route handler module in functions/: method, path, zod schemas and a framework-free handler.
+import type { z } from "zod";
+import type { Ctx } from "./context.ts";
+
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/** A reply with a status or headers other than plain 200 JSON. */
+export class Reply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+  constructor(status: number, body: unknown, headers: Record<string, string> = {}) {
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+  }
+}
+
+/** A file to stream (Range, ETag and HEAD are handled by the runtime). */
+export class FileReply {
+  readonly path: string;
+  readonly contentType: string | undefined;
+  readonly headers: Record<string, string>;
+  constructor(path: string, contentType?: string, headers: Record<string, string> = {}) {
+    this.path = path;
+    this.contentType = contentType;
+    this.headers = headers;
+  }
+}
+
+export type HandlerResult = unknown | Reply | FileReply | Response;
+
+export interface StudioFunction<S extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** Path below `/studio` (and `/api/studio`), e.g. `/config`. */
+  path: string;
+  summary: string;
+  /**
+   * Input schema. GET and DELETE validate the query string, POST and PUT the JSON body.
+   * Absent: the route takes no input (a body, if any, is ignored).
+   */
+  input?: S;
+  /** Raw body: the handler reads `ctx.request` itself (multipart uploads). */
+  rawBody?: boolean;
+  /** Routes only answered for callers on this machine (server/stop). */
+  localOnly?: boolean;
+  handler(input: z.output<S>, ctx: Ctx): Promise<HandlerResult> | HandlerResult;
+}
+
+/** Identity helper that keeps the input type flowing from the schema to the handler. */
+export function defineFunction<S extends z.ZodType>(fn: StudioFunction<S>): StudioFunction<S> {
+  return fn;
+}

@@ -1,0 +1,143 @@
+// createApp: mounts every function module at /studio/<path> and /api/studio/<path>, plus /ws and the API document.
+import { upgradeWebSocket } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import type { Ctx, Services } from "../lib/context.ts";
+import { StudioError } from "../lib/errors.ts";
+import { FileReply, type Method, Reply, type StudioFunction } from "../lib/fn.ts";
+import { parseInput } from "../lib/validate.ts";
+import { errorReply } from "./errors.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { fileResponse, jsonResponse } from "./respond.ts";
+import type { HubSocket, WsHub } from "./ws.ts";
+
+export const PREFIXES = ["/studio", "/api/studio"] as const;
+
+export interface AppOptions {
+  /** The page socket hub; without it /ws is not served (per-function deployments). */
+  hub?: WsHub;
+}
+
+export function createApp(services: Services, functions: readonly StudioFunction[], opts: AppOptions = {}): Hono {
+  const app = new Hono();
+  const methodsByPath = new Map<string, Set<Method>>();
+  for (const fn of functions) {
+    const set = methodsByPath.get(fn.path) ?? new Set<Method>();
+    set.add(fn.method);
+    methodsByPath.set(fn.path, set);
+  }
+
+  let openapi: string | undefined;
+  for (const prefix of PREFIXES) {
+    for (const fn of functions) {
+      app.on(fn.method, prefix + fn.path, (c) => runFunction(fn, c, services));
+    }
+    app.get(`${prefix}/openapi.json`, (c) => {
+      openapi ??= JSON.stringify(buildOpenApi(functions, services.version));
+      return c.body(openapi, 200, { "content-type": "application/json; charset=utf-8" });
+    });
+    // A known path asked with another method is a 405, not a 404.
+    for (const [routePath, methods] of methodsByPath) {
+      const allow = [...methods, ...(methods.has("GET") ? ["HEAD"] : [])].join(", ");
+      app.all(prefix + routePath, (c) =>
+        c.json({ error: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}` }, 405, { allow }),
+      );
+    }
+  }
+
+  if (opts.hub) {
+    const hub = opts.hub;
+    app.get(
+      "/ws",
+      upgradeWebSocket(() => {
+        let socket: HubSocket | undefined;
+        return {
+          onOpen(_event, ws) {
+            socket = ws as unknown as HubSocket;
+            hub.add(socket);
+          },
+          onClose() {
+            if (socket) hub.remove(socket);
+          },
+          onError() {
+            if (socket) hub.remove(socket);
+          },
+        };
+      }),
+    );
+  }
+
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    const { status, body } = errorReply(err, services.log, `${c.req.method} ${c.req.path}`);
+    return c.json(body, status as 400);
+  });
+  return app;
+}
+
+async function runFunction(fn: StudioFunction, c: Context, services: Services): Promise<Response> {
+  const req = c.req.raw;
+  const remoteAddress = remoteOf(c);
+  try {
+    if (fn.localOnly && !isLoopback(remoteAddress)) {
+      throw new StudioError(403, `${fn.path.slice(1)} is only allowed from the machine the server runs on`);
+    }
+    const params = c.req.param() as Record<string, string>;
+    let data: unknown;
+    let where: string;
+    if (fn.method === "GET" || fn.method === "DELETE") {
+      data = { ...Object.fromEntries(new URL(req.url).searchParams), ...params };
+      where = "query";
+    } else {
+      data = fn.rawBody ? params : mergeParams(await readJsonBody(req), params);
+      where = "body";
+    }
+    const input = fn.input ? parseInput(fn.input, data, where) : undefined;
+    const ctx: Ctx = { ...services, request: req, remoteAddress, signal: req.signal };
+    return await toResponse(await fn.handler(input, ctx), req);
+  } catch (err) {
+    const { status, body } = errorReply(err, services.log, `${fn.method} ${c.req.path}`);
+    return jsonResponse(status, body, null);
+  }
+}
+
+async function toResponse(result: unknown, req: Request): Promise<Response> {
+  if (result instanceof Response) return result;
+  if (result instanceof FileReply) return fileResponse(result, req);
+  const accept = req.headers.get("accept-encoding");
+  if (result instanceof Reply) return jsonResponse(result.status, result.body, accept, result.headers);
+  return jsonResponse(200, result ?? { ok: true }, accept);
+}
+
+async function readJsonBody(req: Request): Promise<unknown> {
+  const text = await req.text();
+  if (text.trim() === "") return {};
+  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json" && !type.endsWith("+json")) {
+    throw new StudioError(400, `body: Content-Type must be application/json (got ${type || "none"})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new StudioError(400, `body: malformed JSON: ${(err as Error).message}`);
+  }
+}
+
+function mergeParams(body: unknown, params: Record<string, string>): unknown {
+  if (Object.keys(params).length === 0) return body;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new StudioError(400, "body: must be a JSON object");
+  }
+  return { ...body, ...params };
+}
+
+function remoteOf(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
+}
+
+/** Loopback peers only; a proxy header is never trusted for this. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.startsWith("::ffff:") ? address.slice(7) : address;
+  return a === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}

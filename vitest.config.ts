@@ -1,0 +1,11 @@
+// Test runner settings: real processes and ffmpeg are slow to start, so timeouts are generous.
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+  },
+});
