@@ -31,7 +31,13 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
   return { host, port };
 }
 
-export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<void> {
+export interface Running {
+  url: string;
+  /** Stop as server/stop would: close sockets, then exit the process with `code`. */
+  stop(code: number): void;
+}
+
+export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<Running> {
   const { host, port } = parseArgs(argv, env);
   const log = consoleLogger();
   const hub = new WsHub();
@@ -41,9 +47,19 @@ export async function main(argv: readonly string[], env: Record<string, string |
   let stopping = false;
   const control: ServerControl = { host, port, stop: (restart) => stop(restart ? 3 : 0) };
   const app = createApp({ ...services, server: control }, functions, { hub });
+  let listening: (url: string) => void = () => {};
+  const ready = new Promise<string>((resolve) => {
+    listening = resolve;
+  });
   const server = serve({ fetch: app.fetch, hostname: host, port, websocket: { server: wss } }, (info) => {
     control.port = info.port;
-    process.stdout.write(`Episode Studio listening on http://${host}:${info.port}/studio/ (settings: ${services.home})\n`);
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
+    process.stdout.write(`Episode Studio listening on ${url}/studio/ (settings: ${services.home})\n`);
+    listening(url);
+  });
+  server.on("error", (err) => {
+    process.stderr.write(`episode-studio: cannot listen on ${host}:${port}: ${err.message}\n`);
+    process.exit(2);
   });
 
   function stop(code: number) {
@@ -62,4 +78,5 @@ export async function main(argv: readonly string[], env: Record<string, string |
 
   process.on("SIGINT", () => stop(0));
   process.on("SIGTERM", () => stop(0));
+  return { url: await ready, stop };
 }

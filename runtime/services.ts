@@ -1,7 +1,7 @@
 // Builds the process-wide services (settings folder, roles, version, log, events) from the environment.
 import { readFile } from "node:fs/promises";
 import type { EventSink, Logger, Services } from "../lib/context.ts";
-import { settingsHome } from "../lib/config/home.ts";
+import { studioHome } from "../lib/config/home.ts";
 
 export const DEFAULT_ROLES = ["api", "worker"];
 
@@ -29,7 +29,7 @@ export async function createServices(opts: {
   events: EventSink;
 }): Promise<Services> {
   return {
-    home: settingsHome(opts.env),
+    home: studioHome(opts.env),
     env: opts.env,
     roles: parseRoles(opts.env.STUDIO_ROLES),
     version: await packageVersion(),

@@ -1,0 +1,137 @@
+// The Config resource: configured roots, engine address and review_copy, stored in <home>/default/studio/config.json.
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import type { Services } from "../context.ts";
+import { badRequest, StudioError } from "../errors.ts";
+import { writeJsonAtomic } from "../store/atomic.ts";
+import { studioDataDir } from "./home.ts";
+import { forgetJsonFile, readJsonFile } from "./json-file.ts";
+import { readSettings } from "./settings.ts";
+
+export interface Config {
+  roots: string[];
+  /** The node-graph backend's address (reported, never stored). */
+  engine: string;
+  review_copy: boolean;
+  version: 1;
+}
+
+export interface ConfigUpdate {
+  roots: readonly string[];
+  review_copy?: boolean;
+}
+
+export const DEFAULT_ENGINE = "http://127.0.0.1:8188";
+
+type ConfigServices = Pick<Services, "home" | "env">;
+
+export function configFile(services: Pick<Services, "home">): string {
+  return path.join(studioDataDir(services.home), "config.json");
+}
+
+/** The config in force. An absent file means roots from STUDIO_ROOTS (else none); a broken file is a 500. */
+export async function readConfig(services: ConfigServices): Promise<Config> {
+  const stored = await readStored(services);
+  return {
+    roots: stored ? stored.roots : envRoots(services.env),
+    engine: await engineAddress(services),
+    review_copy: stored?.review_copy ?? false,
+    version: 1,
+  };
+}
+
+/** Just the roots in force (no settings read): what path checks need on every request. */
+export async function configRoots(services: ConfigServices): Promise<string[]> {
+  const stored = await readStored(services);
+  return stored ? stored.roots : envRoots(services.env);
+}
+
+/** Validate and store new roots; `review_copy` keeps its stored value when omitted. Returns the new config. */
+export async function writeConfig(services: ConfigServices, update: ConfigUpdate): Promise<Config> {
+  if (!Array.isArray(update.roots)) throw badRequest("roots must be a list of folder paths");
+  const roots: string[] = [];
+  for (const [i, value] of update.roots.entries()) {
+    const root = await checkRoot(value, i);
+    if (!roots.some((r) => sameRoot(r, root))) roots.push(root);
+  }
+  const stored = await readStored(services);
+  const review_copy = update.review_copy ?? stored?.review_copy ?? false;
+  const file = configFile(services);
+  await writeJsonAtomic(file, { roots, review_copy, version: 1 });
+  forgetJsonFile(file);
+  return readConfig(services);
+}
+
+/** STUDIO_ROOTS split on the platform's path list separator, blanks dropped, made absolute. */
+export function envRoots(env: Services["env"]): string[] {
+  const raw = env.STUDIO_ROOTS;
+  if (!raw) return [];
+  const out: string[] = [];
+  for (const part of raw.split(path.delimiter)) {
+    const trimmed = part.trim();
+    if (!trimmed || trimmed.includes("\0")) continue;
+    const root = path.resolve(trimmed);
+    if (!out.some((r) => sameRoot(r, root))) out.push(root);
+  }
+  return out;
+}
+
+interface Stored {
+  roots: string[];
+  review_copy: boolean;
+}
+
+async function readStored(services: ConfigServices): Promise<Stored | undefined> {
+  const file = configFile(services);
+  const raw = await readJsonFile(file, "config.json");
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new StudioError(500, `config.json at ${file} must be a JSON object`);
+  }
+  const obj = raw as Record<string, unknown>;
+  const roots = obj.roots ?? [];
+  if (!Array.isArray(roots) || roots.some((r) => typeof r !== "string")) {
+    throw new StudioError(500, `config.json at ${file}: roots must be a list of folder paths`);
+  }
+  return { roots: roots as string[], review_copy: obj.review_copy === true };
+}
+
+async function checkRoot(value: unknown, i: number): Promise<string> {
+  const field = `roots[${i}]`;
+  if (typeof value !== "string" || !value.trim()) throw badRequest(`${field} must be a folder path`);
+  if (value.includes("\0")) throw badRequest(`${field}: ${JSON.stringify(value)} contains a NUL byte`);
+  if (!path.isAbsolute(value)) throw badRequest(`${field}: "${value}" must be an absolute folder path`);
+  const root = path.resolve(value);
+  try {
+    const st = await stat(root);
+    if (!st.isDirectory()) throw badRequest(`${field}: "${root}" is not a folder`);
+  } catch (err) {
+    if (err instanceof StudioError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw badRequest(`${field}: "${root}" does not exist`);
+    throw badRequest(`${field}: "${root}" cannot be read (${code ?? (err as Error).message})`);
+  }
+  return root;
+}
+
+// Roots differing only in case are the same folder on the case-insensitive file systems of Windows and macOS.
+function sameRoot(a: string, b: string): boolean {
+  if (process.platform === "win32" || process.platform === "darwin")
+    return a.toLowerCase() === b.toLowerCase();
+  return a === b;
+}
+
+async function engineAddress(services: ConfigServices): Promise<string> {
+  const fromEnv = services.env.STUDIO_ENGINE_URL?.trim();
+  if (fromEnv) return fromEnv;
+  try {
+    const settings = await readSettings(services);
+    for (const key of ["engine_url", "local_url"]) {
+      const value = settings[key];
+      if (typeof value === "string" && value.trim()) return value.trim();
+    }
+  } catch {
+    // A broken settings file is reported by the settings routes; the config still answers.
+  }
+  return DEFAULT_ENGINE;
+}

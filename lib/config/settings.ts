@@ -1,0 +1,55 @@
+// Minimal read of settings.json: the default and detected targets (the settings routes come later).
+import path from "node:path";
+import type { Services } from "../context.ts";
+import { StudioError } from "../errors.ts";
+import { studioDataDir } from "./home.ts";
+import { readJsonFile } from "./json-file.ts";
+
+export interface TargetChoice {
+  video?: string;
+  image?: string;
+  audio?: string;
+}
+
+export interface Settings {
+  default_targets: TargetChoice;
+  detected_targets: TargetChoice;
+  [field: string]: unknown;
+}
+
+export function settingsFile(services: Pick<Services, "home">): string {
+  return path.join(studioDataDir(services.home), "settings.json");
+}
+
+/** The settings file, with `default_targets` and `detected_targets` always objects. Absent file: both empty. */
+export async function readSettings(services: Pick<Services, "home">): Promise<Settings> {
+  const file = settingsFile(services);
+  const raw = await readJsonFile(file, "settings.json");
+  if (raw === undefined) return { default_targets: {}, detected_targets: {} };
+  if (!isObject(raw)) throw new StudioError(500, `settings.json at ${file} must be a JSON object`);
+  return {
+    ...raw,
+    default_targets: targetChoice(raw.default_targets),
+    detected_targets: targetChoice(raw.detected_targets),
+  };
+}
+
+/** The machine's default video target: chosen, else detected, else the built-in animatic. */
+export function defaultVideoTarget(settings: Pick<Settings, "default_targets" | "detected_targets">): string {
+  return settings.default_targets?.video || settings.detected_targets?.video || "animatic";
+}
+
+// Only non-empty strings count; anything else in a hand-edited file is ignored rather than fatal.
+function targetChoice(value: unknown): TargetChoice {
+  if (!isObject(value)) return {};
+  const out: TargetChoice = {};
+  for (const kind of ["video", "image", "audio"] as const) {
+    const id = value[kind];
+    if (typeof id === "string" && id.trim()) out[kind] = id.trim();
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

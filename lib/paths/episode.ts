@@ -1,0 +1,44 @@
+// Turns a request's `ep` into the real path of an episode folder inside a configured root.
+import { realpath, stat } from "node:fs/promises";
+import type { Services } from "../context.ts";
+import { forbidden, notFound, StudioError } from "../errors.ts";
+import { realpathNearest } from "./real.ts";
+import { insideRoots, realRoots } from "./roots.ts";
+import { checkAbsolutePath } from "./text.ts";
+
+/**
+ * Checks in the contract's order: malformed 400, outside every root 403 (even when missing), missing 404.
+ * Symlinks are resolved before the root check, so a link out of a root is refused and a symlinked root works.
+ */
+export async function resolveEpisode(
+  ep: unknown,
+  services: Pick<Services, "home" | "env">,
+  field = "ep",
+): Promise<string> {
+  const abs = checkAbsolutePath(ep, field);
+  const roots = await realRoots(services);
+  const outside = () =>
+    forbidden(
+      roots.length
+        ? `${field}: "${abs}" is outside the configured roots`
+        : `${field}: "${abs}" is outside the configured roots (no roots are configured; add one in the config)`,
+    );
+  let real: string;
+  try {
+    real = await realpath(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      const nearest = await realpathNearest(abs);
+      if (!insideRoots(roots, nearest.real)) throw outside();
+      throw notFound(`${field}: no episode folder at "${abs}"`);
+    }
+    if (code === "EACCES" || code === "EPERM") throw forbidden(`${field}: "${abs}" cannot be read`);
+    if (code === "ELOOP") throw forbidden(`${field}: "${abs}" is a symbolic link loop`);
+    throw new StudioError(500, `${field}: "${abs}" cannot be opened: ${(err as Error).message}`);
+  }
+  if (!insideRoots(roots, real)) throw outside();
+  const st = await stat(real);
+  if (!st.isDirectory()) throw notFound(`${field}: no episode folder at "${abs}" (it is a file)`);
+  return real;
+}

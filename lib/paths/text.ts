@@ -1,0 +1,59 @@
+// Refusals that need no disk: NUL bytes, encoded dots and separators, drive and UNC prefixes, backslashes.
+import path from "node:path";
+import { badRequest } from "../errors.ts";
+
+const ENCODED = /%(2e|2f|5c|00)/i;
+const DRIVE = /^[A-Za-z]:/;
+
+function show(value: string): string {
+  return JSON.stringify(value);
+}
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== "string") throw badRequest(`${field} must be a string`);
+  if (!value.trim()) throw badRequest(`${field} is required`);
+  if (value.includes("\0")) throw badRequest(`${field}: ${show(value)} contains a NUL byte`);
+  if (ENCODED.test(value)) {
+    throw badRequest(`${field}: ${show(value)} contains an encoded dot or separator (%2e, %2f, %5c)`);
+  }
+  return value;
+}
+
+/** An absolute path (an `ep`, a parent folder): returned normalised. */
+export function checkAbsolutePath(value: unknown, field: string): string {
+  const text = requireString(value, field);
+  // Win32 device namespaces bypass the normal path rules, so they are never an episode.
+  if (/^[\\/]{2}[?.][\\/]/.test(text)) throw badRequest(`${field}: ${show(text)} is a device path`);
+  if (!path.isAbsolute(text)) throw badRequest(`${field} must be an absolute path (got ${show(text)})`);
+  if (text.split(/[\\/]/).includes("..")) {
+    throw badRequest(`${field}: ${show(text)} must not contain ".." segments`);
+  }
+  return path.resolve(text);
+}
+
+/**
+ * A path relative to an episode: forward slashes only, no drive, no UNC, no leading slash.
+ * Returns its segments with empty and "." segments dropped; ".." segments are kept for the caller to judge.
+ */
+export function checkRelativePath(value: unknown, field: string): string[] {
+  const text = requireString(value, field);
+  if (text.startsWith("\\\\") || text.startsWith("//")) {
+    throw badRequest(`${field}: ${show(text)} is a network (UNC) path; give a path relative to the episode`);
+  }
+  if (DRIVE.test(text)) {
+    throw badRequest(`${field}: ${show(text)} is a drive path; give a path relative to the episode`);
+  }
+  if (text.includes("\\")) throw badRequest(`${field}: ${show(text)} must use forward slashes`);
+  if (text.startsWith("/")) {
+    throw badRequest(`${field}: ${show(text)} is an absolute path; give a path relative to the episode`);
+  }
+  const segments = text.split("/").filter((s) => s !== "" && s !== ".");
+  for (const s of segments) {
+    // A drive-like segment would make path.resolve jump to another drive on Windows; ":" opens streams there.
+    if (DRIVE.test(s) || (process.platform === "win32" && s.includes(":"))) {
+      throw badRequest(`${field}: ${show(text)} contains a drive or stream name ("${s}")`);
+    }
+  }
+  if (segments.length === 0) throw badRequest(`${field}: ${show(text)} names no file`);
+  return segments;
+}

@@ -1,0 +1,67 @@
+// The route table: every functions/ module is in it, every route is in the OpenAPI document,
+// and runtime/function.ts serves any subset of routes.
+import { readdir } from "node:fs/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { functions } from "../functions/index.ts";
+import { createApp } from "../runtime/app.ts";
+import { createFunctionHandler } from "../runtime/function.ts";
+import { buildOpenApi } from "../runtime/openapi.ts";
+import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await makeTestEnv();
+});
+afterAll(() => env.cleanup());
+
+describe("route table", () => {
+  it("holds every module in functions/", async () => {
+    const files = (await readdir("functions")).filter((f) => f.endsWith(".ts") && f !== "index.ts");
+    const modules = await Promise.all(files.map((f) => import(`../functions/${f.slice(0, -3)}.ts`)));
+    for (const [i, mod] of modules.entries()) {
+      expect(functions, `functions/${files[i]} is not in functions/index.ts`).toContain(mod.default);
+    }
+    expect(functions).toHaveLength(files.length);
+  });
+
+  it("has one module per method and path", () => {
+    const keys = functions.map((f) => `${f.method} ${f.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("puts every route in the OpenAPI 3.1 document served at /studio/openapi.json", async () => {
+    const doc = buildOpenApi(functions, "test") as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).toBe("3.1.0");
+    for (const fn of functions) {
+      const p = `/studio${fn.path.replace(/:(\w+)/g, "{$1}")}`;
+      expect(doc.paths[p]?.[fn.method.toLowerCase()], `${fn.method} ${p}`).toBeTruthy();
+    }
+    const app = createApp(env.services, functions);
+    for (const prefix of ["/studio", "/api/studio"]) {
+      const res = await app.request(`${prefix}/openapi.json`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { paths: object }).paths).toEqual(doc.paths);
+    }
+  });
+
+  it("documents query parameters and bodies from the zod schemas", () => {
+    const doc = buildOpenApi(functions, "test") as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: unknown }>>;
+    };
+    const browse = doc.paths["/studio/browse"].get;
+    expect(browse.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(["query:path", "query:files"]));
+    expect(doc.paths["/studio/config"].put.requestBody).toBeTruthy();
+  });
+});
+
+describe("runtime/function.ts", () => {
+  it("serves only the routes it was given", async () => {
+    const handler = createFunctionHandler(env.services, ["GET /info"]);
+    const info = await handler(new Request("http://127.0.0.1/studio/info"));
+    expect(info.status).toBe(200);
+    expect(await info.json()).toMatchObject({ service: "episode-studio", settings: env.home });
+    const other = await handler(new Request("http://127.0.0.1/studio/config"));
+    expect(other.status).toBe(404);
+    expect(() => createFunctionHandler(env.services, ["GET /nope"])).toThrow(/no route GET \/nope/);
+  });
+});
