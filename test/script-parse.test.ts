@@ -791,7 +791,7 @@ describe("text handling, headers and spans", () => {
     expect(story.series).toStrictEqual({ fps: 25, width: 1280, height: 768 });
   });
 
-  it("parses a 300-shot script in well under 10 ms", () => {
+  it("parses a 300-shot script (timing: npm run bench)", () => {
     const lines = ["= ep01  Long"];
     for (let q = 0; q < 30; q++) {
       lines.push(`# sq${q} kitchen`, "continuous: latent");
@@ -809,15 +809,9 @@ describe("text handling, headers and spans", () => {
       }
     }
     const text = lines.join("\n");
-    parseScript(text, S);
-    let best = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < 5; i++) {
-      const t = performance.now();
-      const { story } = parseScript(text, S);
-      best = Math.min(best, performance.now() - t);
-      expect(allShots(story)).toHaveLength(300);
-    }
-    expect(best).toBeLessThan(10);
+    const { story } = parseScript(text, S);
+    expect(allShots(story)).toHaveLength(300);
+    expect(allShots(story)[299].shot.source.end_line).toBe(text.split("\n").length - 1);
   });
 });
 

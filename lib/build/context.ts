@@ -1,0 +1,168 @@
+// What every compile step reads: the story flattened once, the series blocks the build uses, validated up front.
+import { isPace, type Pace } from "../script/pacing.ts";
+import type { Shot } from "../script/types.ts";
+import { SeriesError } from "../series/errors.ts";
+import { isObject, type Profile, validateProfiles } from "../series/load.ts";
+import type { Location, SeriesConfig, Subject } from "../series/types.ts";
+import type { TargetRegistryView } from "../targets/registry.ts";
+import { type BuildInput, type Pass, type ShotCtx, seriesError } from "./types.ts";
+
+export interface AudioConfig {
+  /** `audio.mode`, replaced by `proxy.audio_mode` in the proxy pass. */
+  mode: string;
+  track: string;
+  defaultPolicy: string | null;
+  retention: string | null;
+}
+
+export interface BuildCtx {
+  story: BuildInput["story"];
+  series: SeriesConfig;
+  pass: Pass;
+  targets: TargetRegistryView;
+  defaultTarget: string;
+  profiles: Record<string, Profile>;
+  shots: ShotCtx[];
+  byId: Map<string, ShotCtx>;
+  audio: AudioConfig;
+  /** `speech.pace`, checked when the first shot compiles. */
+  defaultPace: Pace;
+  /** `series` (final) or `proxy` (proxy) block; undefined when the series has none. */
+  passBlock: Record<string, unknown> | undefined;
+  /** Episode-wide default latent hold (`continuous.overlap`). */
+  overlap: number | undefined;
+}
+
+export function flattenShots(story: BuildInput["story"]): ShotCtx[] {
+  const out: ShotCtx[] = [];
+  for (const sequence of story.sequences) {
+    sequence.shots.forEach((shot, index) => {
+      out.push({ shot, sequence, index, order: out.length });
+    });
+  }
+  return out;
+}
+
+function readPace(raw: Record<string, unknown>): Pace {
+  const speech = raw.speech;
+  if (speech === undefined || speech === null) return "normal";
+  if (!isObject(speech))
+    throw seriesError('series.json `speech` must be an object like {"pace": "normal"}', "speech");
+  const p = speech.pace;
+  if (p === undefined || p === null) return "normal";
+  const v = typeof p === "string" ? p.trim().toLowerCase() : "";
+  if (!isPace(v)) {
+    throw seriesError(
+      `series.json speech.pace ${JSON.stringify(p)} is not one of fast, normal, slow`,
+      "speech.pace",
+    );
+  }
+  return v;
+}
+
+function readAudio(series: SeriesConfig, pass: Pass): AudioConfig {
+  const block = isObject(series.raw.audio) ? series.raw.audio : {};
+  const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
+  let mode = str(block.mode) ?? "source_track";
+  if (pass === "proxy") mode = str(series.proxy?.audio_mode) ?? mode;
+  return {
+    mode,
+    track: str(block.track) ?? "",
+    defaultPolicy: str(block.default_policy),
+    retention: str(block.retention),
+  };
+}
+
+export function makeContext(input: BuildInput): BuildCtx {
+  const { story, series, pass } = input;
+  const shots = flattenShots(story);
+  let profiles: Record<string, Profile>;
+  try {
+    profiles = validateProfiles(series.raw);
+  } catch (err) {
+    if (err instanceof SeriesError) {
+      const msg = err.message.startsWith("series.json") ? err.message : `series.json ${err.message}`;
+      throw seriesError(msg, err.key ?? "profiles");
+    }
+    throw err;
+  }
+  const cont = isObject(series.raw.continuous) ? series.raw.continuous.overlap : undefined;
+  return {
+    story,
+    series,
+    pass,
+    targets: input.targets,
+    defaultTarget: input.defaultTarget,
+    profiles,
+    shots,
+    byId: new Map(shots.map((s) => [s.shot.id, s])),
+    audio: readAudio(series, pass),
+    defaultPace: shots.length ? readPace(series.raw) : "normal",
+    passBlock: pass === "final" ? (isObject(series.series) ? series.series : undefined) : series.proxy,
+    overlap: typeof cont === "number" ? cont : undefined,
+  };
+}
+
+export function shotPace(ctx: BuildCtx, shot: Shot): Pace {
+  const p = shot.pace?.toLowerCase();
+  return p && isPace(p) ? p : ctx.defaultPace;
+}
+
+export function subjectOf(ctx: BuildCtx, id: string): Subject | undefined {
+  return Object.hasOwn(ctx.series.subjects, id) ? ctx.series.subjects[id] : undefined;
+}
+
+export function locationOf(ctx: BuildCtx, key: string): Location | undefined {
+  return Object.hasOwn(ctx.series.locations, key) ? ctx.series.locations[key] : undefined;
+}
+
+/** A person for continuity checks: a variant counts as its base. */
+export function personOf(ctx: BuildCtx, id: string): string {
+  return ctx.series.variants[id] ?? id;
+}
+
+/** Cast, then props not already in the cast (slot order). */
+export function shotSubjects(shot: Shot): string[] {
+  const out = [...shot.cast];
+  for (const p of shot.props) if (!out.includes(p)) out.push(p);
+  return out;
+}
+
+/** Distinct speakers in order of their first line (V.O./O.S. included). */
+export function speakers(shot: Shot): string[] {
+  const out: string[] = [];
+  for (const d of shot.dialogue) if (!out.includes(d.speaker)) out.push(d.speaker);
+  return out;
+}
+
+export const nonEmpty = (v: unknown): v is string => typeof v === "string" && v.trim() !== "";
+
+const REF_KEYS: Readonly<Record<string, "image" | "audio">> = {
+  target: "image",
+  keyframe_target: "image",
+  voice_target: "audio",
+};
+
+/**
+ * `series.refs` (§3.9): which image/audio targets make references, keyframes and voices. Checked when a compile
+ * needs pictures from the image target; ids are checked against the registry once it holds targets of that kind.
+ */
+export function checkRefsBlock(ctx: BuildCtx): void {
+  const refs = ctx.series.raw.refs;
+  if (refs === undefined || refs === null) return;
+  if (!isObject(refs))
+    throw seriesError('series.json `refs` must be an object like {"target": "krea2"}', "refs");
+  for (const [key, kind] of Object.entries(REF_KEYS)) {
+    const v = refs[key];
+    if (v === undefined || v === null) continue;
+    const known = ctx.targets.ids(kind);
+    const ok = typeof v === "string" && v.trim() !== "" && (known.length === 0 || known.includes(v));
+    if (!ok) {
+      const list = known.length ? ` (known: ${known.join(", ")})` : "";
+      throw seriesError(
+        `series.json refs.${key} ${JSON.stringify(v)} is not an ${kind} target${list}`,
+        `refs.${key}`,
+      );
+    }
+  }
+}
