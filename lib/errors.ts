@@ -20,5 +20,6 @@ export const badRequest = (message: string, extra?: Record<string, unknown>) =>
   new StudioError(400, message, extra);
 export const forbidden = (message: string) => new StudioError(403, message);
 export const notFound = (message: string) => new StudioError(404, message);
-export const conflict = (message: string, extra?: Record<string, unknown>) => new StudioError(409, message, extra);
+export const conflict = (message: string, extra?: Record<string, unknown>) =>
+  new StudioError(409, message, extra);
 export const notImplemented = (message: string) => new StudioError(501, message);

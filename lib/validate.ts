@@ -18,6 +18,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], where: strin
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return "required";
-  if (issue.code === "unrecognized_keys") return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;
+  if (issue.code === "unrecognized_keys")
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}`;
   return issue.message;
 }

@@ -17,7 +17,11 @@ export interface AppOptions {
   hub?: WsHub;
 }
 
-export function createApp(services: Services, functions: readonly StudioFunction[], opts: AppOptions = {}): Hono {
+export function createApp(
+  services: Services,
+  functions: readonly StudioFunction[],
+  opts: AppOptions = {},
+): Hono {
   const app = new Hono();
   const methodsByPath = new Map<string, Set<Method>>();
   for (const fn of functions) {

@@ -1,6 +1,7 @@
 // Turns anything a handler throws into the flat JSON error body; unexpected errors are logged, never leaked.
-import { StudioError } from "../lib/errors.ts";
+
 import type { Logger } from "../lib/context.ts";
+import { StudioError } from "../lib/errors.ts";
 
 export interface ErrorReply {
   status: number;

@@ -1,8 +1,8 @@
 // The standalone server: one Node process serving every route, /ws, and a graceful stop (exit 3 = restart).
 import { serve } from "@hono/node-server";
 import { WebSocketServer } from "ws";
-import type { ServerControl } from "../lib/context.ts";
 import { functions } from "../functions/index.ts";
+import type { ServerControl } from "../lib/context.ts";
 import { createApp } from "./app.ts";
 import { consoleLogger } from "./log.ts";
 import { createServices } from "./services.ts";
@@ -27,7 +27,8 @@ export function parseArgs(argv: readonly string[], env: Record<string, string | 
       process.exit(0);
     } else throw new Error(`unknown argument ${arg} (use --host, --port)`);
   }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: ${port} is not a port number`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port: ${port} is not a port number`);
   return { host, port };
 }
 
@@ -37,7 +38,10 @@ export interface Running {
   stop(code: number): void;
 }
 
-export async function main(argv: readonly string[], env: Record<string, string | undefined>): Promise<Running> {
+export async function main(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): Promise<Running> {
   const { host, port } = parseArgs(argv, env);
   const log = consoleLogger();
   const hub = new WsHub();

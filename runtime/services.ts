@@ -1,7 +1,7 @@
 // Builds the process-wide services (settings folder, roles, version, log, events) from the environment.
 import { readFile } from "node:fs/promises";
-import type { EventSink, Logger, Services } from "../lib/context.ts";
 import { studioHome } from "../lib/config/home.ts";
+import type { EventSink, Logger, Services } from "../lib/context.ts";
 
 export const DEFAULT_ROLES = ["api", "worker"];
 

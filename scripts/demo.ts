@@ -10,7 +10,10 @@ const starter = path.join(here, "..", "lib", "episode", "starter");
 interface BuildAnswer {
   ok: boolean;
   error?: string;
-  passes: Record<string, { ok: boolean; error: string | null; report: { shots?: number; warnings?: string[] } | null }>;
+  passes: Record<
+    string,
+    { ok: boolean; error: string | null; report: { shots?: number; warnings?: string[] } | null }
+  >;
 }
 
 export async function demo(argv: string[], env: Record<string, string | undefined>): Promise<void> {

@@ -30,7 +30,10 @@ describe("route table", () => {
   });
 
   it("puts every route in the OpenAPI 3.1 document served at /studio/openapi.json", async () => {
-    const doc = buildOpenApi(functions, "test") as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    const doc = buildOpenApi(functions, "test") as {
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    };
     expect(doc.openapi).toBe("3.1.0");
     for (const fn of functions) {
       const p = `/studio${fn.path.replace(/:(\w+)/g, "{$1}")}`;
@@ -46,10 +49,15 @@ describe("route table", () => {
 
   it("documents query parameters and bodies from the zod schemas", () => {
     const doc = buildOpenApi(functions, "test") as {
-      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: unknown }>>;
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string }[]; requestBody?: unknown }>
+      >;
     };
     const browse = doc.paths["/studio/browse"].get;
-    expect(browse.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(["query:path", "query:files"]));
+    expect(browse.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(
+      expect.arrayContaining(["query:path", "query:files"]),
+    );
     expect(doc.paths["/studio/config"].put.requestBody).toBeTruthy();
   });
 });

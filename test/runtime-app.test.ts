@@ -1,7 +1,8 @@
 // The runtime through app.request: mounting under both prefixes, errors, 404/405, JSON rules, gzip, files.
-import { gunzipSync } from "node:zlib";
+
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { StudioError } from "../lib/errors.ts";
@@ -184,14 +185,22 @@ describe("runtime app", () => {
   });
 
   it("refuses local-only routes to callers that are not on this machine", async () => {
-    const res = await app.request("/studio/local", { method: "POST" }, {
-      incoming: { socket: { remoteAddress: "10.1.2.3" } },
-    });
+    const res = await app.request(
+      "/studio/local",
+      { method: "POST" },
+      {
+        incoming: { socket: { remoteAddress: "10.1.2.3" } },
+      },
+    );
     expect(res.status).toBe(403);
     expect(Object.keys((await res.json()) as object)).toEqual(["error"]);
-    const ok = await app.request("/studio/local", { method: "POST" }, {
-      incoming: { socket: { remoteAddress: "::ffff:127.0.0.1" } },
-    });
+    const ok = await app.request(
+      "/studio/local",
+      { method: "POST" },
+      {
+        incoming: { socket: { remoteAddress: "::ffff:127.0.0.1" } },
+      },
+    );
     expect(ok.status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 // The /ws hub on a real loopback server: every socket receives every event as {"type", "data"}.
-import { type AddressInfo } from "node:net";
-import { serve, type ServerType } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
+import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { createApp } from "../runtime/app.ts";
@@ -62,7 +62,10 @@ describe("/ws", () => {
     expect(hub.size).toBe(1);
     hub.emit("studio.issues", { ep: "/e", pass: "proxy", shot: "sh010", id: "i1" });
     await until(() => b.frames.length === 2);
-    expect(b.frames[1]).toEqual({ type: "studio.issues", data: { ep: "/e", pass: "proxy", shot: "sh010", id: "i1" } });
+    expect(b.frames[1]).toEqual({
+      type: "studio.issues",
+      data: { ep: "/e", pass: "proxy", shot: "sh010", id: "i1" },
+    });
     expect(a.frames).toHaveLength(1);
 
     const closed = new Promise<number>((r) => b.ws.once("close", (code) => r(code)));

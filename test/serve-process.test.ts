@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-const json = (url: string, init?: RequestInit) => fetch(url, init).then(async (r) => ({ status: r.status, body: await r.json() }));
+const json = (url: string, init?: RequestInit) =>
+  fetch(url, init).then(async (r) => ({ status: r.status, body: await r.json() }));
 
 describe("node runtime/serve.js", () => {
   it("lists and builds the starter show, then stops with exit code 3 on a restart request", async () => {
@@ -39,7 +40,11 @@ describe("node runtime/serve.js", () => {
       expect(build.body).toMatchObject({ ok: true, passes: { final: { ok: true }, proxy: { ok: true } } });
 
       const info = await json(`${server.url}/studio/info`);
-      expect(info.body).toMatchObject({ service: "episode-studio", roles: ["api", "worker"], settings: env.home });
+      expect(info.body).toMatchObject({
+        service: "episode-studio",
+        roles: ["api", "worker"],
+        settings: env.home,
+      });
 
       const stop = await json(`${server.url}/api/studio/server/stop`, {
         method: "POST",

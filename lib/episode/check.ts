@@ -1,0 +1,110 @@
+// The editor's check (script-format.md §5.2): load, parse and build the final pass in memory; write nothing.
+import { buildEpisode } from "../build/build.ts";
+import { BuildError } from "../build/types.ts";
+import { ScriptError } from "../script/errors.ts";
+import { parseScript } from "../script/parse.ts";
+import { shotSpans } from "../script/story.ts";
+import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
+import { loadSeries } from "../series/load.ts";
+import type { SeriesConfig } from "../series/types.ts";
+import type { CompileEnv } from "./compile-env.ts";
+import { jsonKeyLines, lineOfKey } from "./json-lines.ts";
+import { locateBuildError, locateMessage, ScriptIndex } from "./locate.ts";
+
+export interface CheckEntry {
+  file: "script" | "series";
+  line: number | null;
+  col?: number;
+  message: string;
+}
+
+export interface CheckResult {
+  ok: boolean;
+  errors: CheckEntry[];
+  warnings: CheckEntry[];
+  shots: { id: string; line: number; end_line: number }[];
+}
+
+export interface CheckInput {
+  /** Which file `text` replaces; the other is read from disk by the caller. */
+  file: "script" | "series";
+  scriptText: string | null;
+  seriesText: string | null;
+}
+
+const done = (
+  errors: CheckEntry[],
+  warnings: CheckEntry[],
+  shots: CheckResult["shots"] = [],
+): CheckResult => ({
+  ok: errors.length === 0,
+  errors,
+  warnings,
+  shots,
+});
+
+export function checkSources(input: CheckInput, env: CompileEnv): CheckResult {
+  const { scriptText, seriesText } = input;
+  if (seriesText === null) {
+    return done(
+      [{ file: "series", line: null, message: "no series.json in the episode folder or its parent" }],
+      [],
+    );
+  }
+  let series: SeriesConfig;
+  try {
+    series = loadSeries(seriesText);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) {
+      return done([{ file: "series", line: err.line, col: err.col, message: err.message }], []);
+    }
+    if (err instanceof SeriesError) {
+      const line = err.key ? lineOfKey(jsonKeyLines(seriesText), err.key) : null;
+      return done([{ file: "series", line, message: err.message }], []);
+    }
+    throw err;
+  }
+  if (scriptText === null) {
+    if (input.file === "series") return done([], []);
+    return done([{ file: "script", line: null, message: "the episode has no script" }], []);
+  }
+
+  let parsed: ReturnType<typeof parseScript>;
+  try {
+    parsed = parseScript(scriptText, series);
+  } catch (err) {
+    if (err instanceof ScriptError)
+      return done([{ file: "script", line: err.line, message: err.message }], []);
+    throw err;
+  }
+  const index = new ScriptIndex(parsed.story, scriptText);
+  const shots = shotSpans(parsed.story);
+  const warnings = dedupe([
+    ...parsed.warnings.map((w): CheckEntry => ({ file: "script", line: w.line, message: w.message })),
+  ]);
+  try {
+    const result = buildEpisode({ story: parsed.story, series, pass: "final", ...env });
+    for (const message of result.warnings)
+      warnings.push({ ...locateMessage(message, index, seriesText), message });
+    return done([], dedupe(warnings), shots);
+  } catch (err) {
+    if (err instanceof BuildError) {
+      return done(
+        [{ ...locateBuildError(err, index, seriesText), message: err.message }],
+        dedupe(warnings),
+        shots,
+      );
+    }
+    throw err;
+  }
+}
+
+function dedupe(entries: CheckEntry[]): CheckEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    const key = `${e.file}\0${e.line}\0${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
