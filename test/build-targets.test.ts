@@ -1,4 +1,5 @@
 // Target choice, settings layering, pass sizes and the build outputs (script-format.md §4.1, §4.3–4.7, §4.14, §5.3).
+
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -11,9 +12,9 @@ import {
   shotlistFileName,
   writeBuildOutputs,
 } from "../lib/build/build.ts";
+import { pyJson } from "../lib/script/canonical.ts";
 import { parseScript, shotSeed, storyHash, storyToJson } from "../lib/script/index.ts";
 import { loadSeries } from "../lib/series/index.ts";
-import { toJson } from "../lib/store/json.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
 import { seriesS } from "./support/series-s.ts";
 
@@ -585,7 +586,10 @@ describe("shotlistFileName", () => {
   });
 });
 
-describe("toJson", () => {
+describe("shot-list JSON (pyJson)", () => {
+  const none: ReadonlySet<string> = new Set();
+  const toJson = (v: unknown, indent: number | undefined = 2, o: { floatKeys?: ReadonlySet<string> } = {}) =>
+    pyJson(v, { indent: indent || undefined, floatKeys: o.floatKeys ?? none });
   it("writes bigint as an exact integer literal and keeps non-ASCII", () => {
     const seed = 6290346879385008131n;
     expect(toJson({ seed, name: "色调 Élodie" })).toBe(

@@ -1,11 +1,12 @@
 // The build's I/O edge (script-format.md §4.1 step 6): shot lists, shots.json and the reference work order.
 import { access, readdir, rm } from "node:fs/promises";
 import path from "node:path";
-import { FLOAT_KEYS } from "../script/canonical.ts";
+import { FLOAT_KEYS, pyJson } from "../script/canonical.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
-import { toJson } from "../store/json.ts";
 import { type RefsTodoEntry, refsTodoMarkdown } from "./refs-todo.ts";
 import type { BuildResult, Pass } from "./types.ts";
+
+const NO_FLOATS: ReadonlySet<string> = new Set();
 
 export interface WrittenOutputs {
   /** Paths relative to the episode folder, `/`-separated. */
@@ -54,7 +55,7 @@ export async function writeBuildOutputs(
     const name = shotlistFileName(target, result.seriesTarget, pass);
     names.add(name);
     written.push(`shotlist/${name}`);
-    jobs.push(writeFileAtomic(path.join(dir, name), `${toJson(doc, 2, { floatKeys: FLOAT_KEYS })}\n`));
+    jobs.push(writeFileAtomic(path.join(dir, name), `${pyJson(doc, { indent: 2, floatKeys: FLOAT_KEYS })}\n`));
   }
   const storyText = storyJsonText.endsWith("\n") ? storyJsonText : `${storyJsonText}\n`;
   jobs.push(writeFileAtomic(path.join(dir, "shots.json"), storyText));
@@ -72,7 +73,7 @@ export async function writeBuildOutputs(
   );
   const stem = pass === "proxy" ? "refs_todo_proxy" : "refs_todo";
   const episode = Object.values(result.docs)[0]?.episode ?? "";
-  jobs.push(writeFileAtomic(path.join(epDir, `${stem}.json`), `${toJson(refsTodo)}\n`));
+  jobs.push(writeFileAtomic(path.join(epDir, `${stem}.json`), `${pyJson(refsTodo, { indent: 2, floatKeys: NO_FLOATS })}\n`));
   jobs.push(writeFileAtomic(path.join(epDir, `${stem}.md`), refsTodoMarkdown(refsTodo, episode, pass)));
   written.push(`${stem}.json`, `${stem}.md`);
   await Promise.all(jobs);
