@@ -159,7 +159,7 @@ describe("POST /studio/build", () => {
     });
   });
 
-  it("refuses bad episode paths with a JSON error", async () => {
+  it("refuses bad episode paths on every route that takes one", async () => {
     const cases: [unknown, number][] = [
       [path.join(env.dir, "elsewhere"), 403],
       ["relative/ep01", 400],
@@ -168,10 +168,17 @@ describe("POST /studio/build", () => {
       [`${root}/show1\u0000/ep01`, 400],
       [42, 400],
     ];
-    for (const [ep, status] of cases) {
-      const res = await call("/build", { ep });
-      expect(res.status, String(ep)).toBe(status);
-      expect(Object.keys(res.body)).toEqual(["error"]);
+    const routes: [string, Record<string, unknown>][] = [
+      ["/build", {}],
+      ["/source/check", { file: "script", text: "" }],
+      ["/shot/preview", { shot: "sh010", text: "" }],
+    ];
+    for (const [route, rest] of routes) {
+      for (const [ep, status] of cases) {
+        const res = await call(route, { ...rest, ep });
+        expect(res.status, `${route} ${String(ep)}`).toBe(status);
+        expect(Object.keys(res.body)).toEqual(["error"]);
+      }
     }
     const missing = await call("/build", {});
     expect(missing).toEqual({ status: 400, body: { error: "ep: required" } });
