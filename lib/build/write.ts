@@ -55,7 +55,9 @@ export async function writeBuildOutputs(
     const name = shotlistFileName(target, result.seriesTarget, pass);
     names.add(name);
     written.push(`shotlist/${name}`);
-    jobs.push(writeFileAtomic(path.join(dir, name), `${pyJson(doc, { indent: 2, floatKeys: FLOAT_KEYS })}\n`));
+    jobs.push(
+      writeFileAtomic(path.join(dir, name), `${pyJson(doc, { indent: 2, floatKeys: FLOAT_KEYS })}\n`),
+    );
   }
   const storyText = storyJsonText.endsWith("\n") ? storyJsonText : `${storyJsonText}\n`;
   jobs.push(writeFileAtomic(path.join(dir, "shots.json"), storyText));
@@ -73,7 +75,12 @@ export async function writeBuildOutputs(
   );
   const stem = pass === "proxy" ? "refs_todo_proxy" : "refs_todo";
   const episode = Object.values(result.docs)[0]?.episode ?? "";
-  jobs.push(writeFileAtomic(path.join(epDir, `${stem}.json`), `${pyJson(refsTodo, { indent: 2, floatKeys: NO_FLOATS })}\n`));
+  jobs.push(
+    writeFileAtomic(
+      path.join(epDir, `${stem}.json`),
+      `${pyJson(refsTodo, { indent: 2, floatKeys: NO_FLOATS })}\n`,
+    ),
+  );
   jobs.push(writeFileAtomic(path.join(epDir, `${stem}.md`), refsTodoMarkdown(refsTodo, episode, pass)));
   written.push(`${stem}.json`, `${stem}.md`);
   await Promise.all(jobs);

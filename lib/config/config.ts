@@ -4,8 +4,8 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import { badRequest, StudioError } from "../errors.ts";
 import { writeJsonAtomic } from "../store/atomic.ts";
+import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
 import { studioDataDir } from "./home.ts";
-import { forgetJsonFile, readJsonFile } from "./json-file.ts";
 import { readSettings } from "./settings.ts";
 
 export interface Config {

@@ -2,8 +2,8 @@
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
+import { readJsonFile } from "../store/json-file.ts";
 import { studioDataDir } from "./home.ts";
-import { readJsonFile } from "./json-file.ts";
 
 export interface TargetChoice {
   video?: string;

@@ -1,4 +1,5 @@
-// Reads a small JSON settings file, cached by mtime + size + inode so an unchanged file is parsed once.
+// Reads JSON files the service keeps (settings, shot lists, sidecars), cached by mtime + size + inode so an
+// unchanged file is parsed once. Cached values are shared: callers must not mutate them.
 import { readFile, stat } from "node:fs/promises";
 import { StudioError } from "../errors.ts";
 
@@ -26,7 +27,7 @@ export async function readJsonFile(file: string, what: string): Promise<unknown>
   if (hit && hit.key === key) return hit.value;
   let value: unknown;
   try {
-    value = JSON.parse(stripBom(await readFile(file, "utf8")));
+    value = parseJson(stripBom(await readFile(file, "utf8")));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new StudioError(500, `${what} at ${file} cannot be read: ${(err as Error).message}`);
@@ -38,6 +39,20 @@ export async function readJsonFile(file: string, what: string): Promise<unknown>
 /** Forget a cached file (after writing it, so the next read does not trust a same-second mtime). */
 export function forgetJsonFile(file: string): void {
   cache.delete(file);
+}
+
+// A `"seed": <integer>` is 63-bit and would lose digits as a double; it is marked as text first, then revived.
+const SEED_LITERAL = /(?<!\\)"seed"(\s*:\s*)(-?\d+)(?=\s*[,}\]])/g;
+// The mark is written as the escape `\u0000` in the text, so JSON.parse accepts it and yields a NUL character.
+const MARK_ESCAPE = "\\u0000";
+const MARK = "\u0000";
+
+/** JSON.parse, except that every integer under a `seed` key becomes a bigint. */
+export function parseJson(text: string): unknown {
+  const marked = text.includes('"seed"') ? text.replace(SEED_LITERAL, `"seed"$1"${MARK_ESCAPE}$2"`) : text;
+  return JSON.parse(marked, (key, value) =>
+    key === "seed" && typeof value === "string" && value.startsWith(MARK) ? BigInt(value.slice(1)) : value,
+  );
 }
 
 function stripBom(text: string): string {

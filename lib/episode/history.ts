@@ -1,0 +1,53 @@
+// History copies: the previous bytes of a file go to `<ep>/_history/<name>.<YYYYmmdd-HHMMSS>[-N]`, newest 30 kept.
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+export const HISTORY_KEEP = 30;
+
+/** Local time as `YYYYmmdd-HHMMSS`. */
+export function historyStamp(now: Date): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return (
+    `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}-` +
+    `${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}`
+  );
+}
+
+/**
+ * Keep `bytes` (the file's content before a change) as a history copy of `fileName`; returns the copy's path
+ * relative to the episode. Names are claimed with an exclusive create, so two saves in one second get -2, -3.
+ */
+export async function saveHistory(
+  ep: string,
+  fileName: string,
+  bytes: Uint8Array,
+  now: Date,
+): Promise<string> {
+  const dir = path.join(ep, "_history");
+  await mkdir(dir, { recursive: true });
+  const base = `${fileName}.${historyStamp(now)}`;
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? base : `${base}-${n}`;
+    try {
+      await writeFile(path.join(dir, name), bytes, { flag: "wx" });
+      await prune(dir, fileName);
+      return `_history/${name}`;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
+}
+
+const COPY = /^(\d{8}-\d{6})(?:-(\d+))?$/;
+
+async function prune(dir: string, fileName: string): Promise<void> {
+  const prefix = `${fileName}.`;
+  const copies = (await readdir(dir))
+    .filter((n) => n.startsWith(prefix))
+    .map((n) => ({ name: n, m: COPY.exec(n.slice(prefix.length)) }))
+    .filter((c): c is { name: string; m: RegExpExecArray } => c.m !== null)
+    .map((c) => ({ name: c.name, stamp: c.m[1], n: c.m[2] ? Number(c.m[2]) : 1 }))
+    .sort((a, b) => (a.stamp === b.stamp ? a.n - b.n : a.stamp < b.stamp ? -1 : 1));
+  const drop = copies.slice(0, Math.max(0, copies.length - HISTORY_KEEP));
+  await Promise.all(drop.map((c) => rm(path.join(dir, c.name), { force: true })));
+}
