@@ -1,7 +1,8 @@
 // POST /studio/shot/preview: one edited shot compiled in memory (optionally for another target); nothing is written.
 import { z } from "zod";
 import { compileEnv } from "../lib/episode/compile-env.ts";
-import { mergeShotText, previewShot } from "../lib/episode/preview.ts";
+import { runCompile } from "../lib/episode/compile-pool.ts";
+import { mergeShotText } from "../lib/episode/preview.ts";
 import { readSources } from "../lib/episode/sources.ts";
 import { badRequest } from "../lib/errors.ts";
 import { defineFunction } from "../lib/fn.ts";
@@ -30,16 +31,15 @@ export default defineFunction({
       );
     }
     const { script, offset } = mergeShotText(sources.script?.text ?? "", input.shot, input.text);
-    return previewShot(
-      {
-        seriesText: sources.series.text,
-        scriptText: script,
-        shot: input.shot,
-        pass: input.pass ?? "proxy",
-        target: input.target ?? undefined,
-        offset,
-      },
-      env,
-    );
+    return runCompile("preview", {
+      showDir: sources.showDir,
+      defaultTarget: env.defaultTarget,
+      seriesText: sources.series.text,
+      scriptText: script,
+      shot: input.shot,
+      pass: input.pass ?? "proxy",
+      target: input.target ?? undefined,
+      offset,
+    });
   },
 });

@@ -1,7 +1,7 @@
 // POST /studio/source/check: check a proposed script or series config against the other file on disk; writes nothing.
 import { z } from "zod";
-import { checkSources } from "../lib/episode/check.ts";
-import { compileEnv } from "../lib/episode/compile-env.ts";
+import { defaultVideoTarget, readSettings } from "../lib/config/settings.ts";
+import { runCompile } from "../lib/episode/compile-pool.ts";
 import { readSources } from "../lib/episode/sources.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
@@ -15,14 +15,12 @@ export default defineFunction({
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     const sources = await readSources(ep);
-    const env = await compileEnv(ctx, sources.showDir ?? ep);
-    return checkSources(
-      {
-        file: input.file,
-        scriptText: input.file === "script" ? input.text : (sources.script?.text ?? null),
-        seriesText: input.file === "series" ? input.text : (sources.series?.text ?? null),
-      },
-      env,
-    );
+    return runCompile("check", {
+      showDir: sources.showDir ?? ep,
+      defaultTarget: defaultVideoTarget(await readSettings(ctx)),
+      file: input.file,
+      scriptText: input.file === "script" ? input.text : (sources.script?.text ?? null),
+      seriesText: input.file === "series" ? input.text : (sources.series?.text ?? null),
+    });
   },
 });

@@ -1,13 +1,10 @@
 // POST /studio/build's work: compile final then proxy from the files on disk and write each pass's outputs.
-import { buildEpisode, writeBuildOutputs } from "../build/build.ts";
-import { BuildError, type BuildResult, type Pass, type Report } from "../build/types.ts";
+import { writeBuildOutputs } from "../build/build.ts";
+import type { BuildResult, Pass, Report } from "../build/types.ts";
+import { defaultVideoTarget, readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
-import { ScriptError } from "../script/errors.ts";
-import { storyToJson } from "../script/story.ts";
-import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
 import { withLock } from "../store/lock.ts";
-import { compileEnv, type Prepared, prepare } from "./compile-env.ts";
-import { locateBuildError, ScriptIndex } from "./locate.ts";
+import { runCompile } from "./compile-pool.ts";
 import { readSources } from "./sources.ts";
 
 export interface PassAnswer {
@@ -37,7 +34,7 @@ export interface BuildAnswer {
 
 const PASSES: readonly Pass[] = ["final", "proxy"];
 
-/** Build both passes of the episode at `ep` (a real path inside a root). */
+/** Build both passes of the episode at `ep` (a real path inside a root); the compile runs on the compile thread. */
 export async function buildFolder(services: Services, ep: string): Promise<BuildAnswer> {
   return withLock(ep, async () => {
     const sources = await readSources(ep);
@@ -46,33 +43,30 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
     if (!sources.script) {
       return { ok: false, error: `no script in ${ep}: name it after the folder (<folder>.md)`, passes: {} };
     }
-    const env = await compileEnv(services, sources.showDir);
-    let prepared: Prepared;
-    try {
-      prepared = prepare(sources.series.text, sources.script.text);
-    } catch (err) {
-      const error = describeLoadError(err);
+    const compiled = await runCompile("compileBoth", {
+      showDir: sources.showDir,
+      defaultTarget: defaultVideoTarget(await readSettings(services)),
+      seriesText: sources.series.text,
+      scriptText: sources.script.text,
+    });
+    if (compiled.loadError) {
+      const error = compiled.loadError;
       return { ok: false, error, passes: { final: failed(error), proxy: failed(error) } };
     }
-    const storyJson = storyToJson(prepared.story);
-    const index = new ScriptIndex(prepared.story, sources.script.text);
-    const parseWarnings = prepared.parseWarnings.map((w) =>
-      w.line ? `line ${w.line}: ${w.message}` : w.message,
-    );
     const passes: Partial<Record<Pass, PassAnswer>> = {};
     for (const pass of PASSES) {
-      let result: BuildResult;
-      try {
-        result = buildEpisode({ story: prepared.story, series: prepared.series, pass, ...env });
-      } catch (err) {
-        if (!(err instanceof BuildError)) throw err;
-        const where = locateBuildError(err, index, sources.series.text);
-        const file = where.file === "series" ? "series.json" : "script";
-        passes[pass] = failed(where.line ? `${file} line ${where.line}: ${err.message}` : err.message);
+      const outcome = compiled.passes[pass];
+      if (!outcome) continue;
+      if (!outcome.ok) {
+        passes[pass] = failed(outcome.error);
         continue;
       }
-      const out = await writeBuildOutputs(ep, pass, result, storyJson);
-      passes[pass] = { ok: true, error: null, report: summarize(result, out, parseWarnings) };
+      const out = await writeBuildOutputs(ep, pass, outcome.result, compiled.storyJson);
+      passes[pass] = {
+        ok: true,
+        error: null,
+        report: summarize(outcome.result, out, compiled.parseWarnings),
+      };
     }
     services.events.emit("studio.episode", { ep });
     const firstError = PASSES.map((p) => passes[p]?.error).find(Boolean);
@@ -81,17 +75,6 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
 }
 
 const failed = (error: string): PassAnswer => ({ ok: false, report: null, error });
-
-/** A load or parse failure as one line for a person, naming the file and line. */
-export function describeLoadError(err: unknown): string {
-  if (err instanceof ScriptError)
-    return err.line ? `script line ${err.line}: ${err.message}` : `script: ${err.message}`;
-  if (err instanceof JsonSyntaxError)
-    return `series.json line ${err.line}, column ${err.col}: ${err.message}`;
-  if (err instanceof SeriesError)
-    return err.message.startsWith("series.json") ? err.message : `series.json: ${err.message}`;
-  throw err;
-}
 
 function summarize(
   result: BuildResult,

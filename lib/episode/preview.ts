@@ -16,8 +16,8 @@ import {
 import { allShots } from "../script/story.ts";
 import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
 import { snapFrames } from "../targets/grid.ts";
-import { describeLoadError } from "./build.ts";
 import { type CompileEnv, prepare } from "./compile-env.ts";
+import { describeLoadError } from "./load-error.ts";
 import { locateBuildError, ScriptIndex } from "./locate.ts";
 
 export type PreviewAnswer =
