@@ -1,8 +1,6 @@
 // POST /studio/source/check: check a proposed script or series config against the other file on disk; writes nothing.
 import { z } from "zod";
-import { defaultVideoTarget, readSettings } from "../lib/config/settings.ts";
-import { runCompile } from "../lib/episode/compile-pool.ts";
-import { readSources } from "../lib/episode/sources.ts";
+import { runCheck } from "../lib/episode/compile-pool.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
 
@@ -14,13 +12,6 @@ export default defineFunction({
   input: z.object({ ep: z.string(), file: z.enum(["script", "series"]), text: z.string() }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const sources = await readSources(ep);
-    return runCompile("check", {
-      showDir: sources.showDir ?? ep,
-      defaultTarget: defaultVideoTarget(await readSettings(ctx)),
-      file: input.file,
-      scriptText: input.file === "script" ? input.text : (sources.script?.text ?? null),
-      seriesText: input.file === "series" ? input.text : (sources.series?.text ?? null),
-    });
+    return runCheck(ctx, ep, input.file, input.text);
   },
 });

@@ -26,7 +26,11 @@ export async function saveHistory(
   const dir = path.join(ep, "_history");
   await mkdir(dir, { recursive: true });
   const base = `${fileName}.${historyStamp(now)}`;
-  for (let n = 1; ; n++) {
+  // Continue after the highest counter of this second: a pruned low number must not be taken again, or the
+  // new copy would sort as the oldest and be pruned at once.
+  const taken = (await readdir(dir)).filter((n) => n === base || n.startsWith(`${base}-`));
+  const highest = Math.max(0, ...taken.map((n) => (n === base ? 1 : Number(n.slice(base.length + 1)) || 0)));
+  for (let n = highest + 1; ; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
     try {
       await writeFile(path.join(dir, name), bytes, { flag: "wx" });
