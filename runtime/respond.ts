@@ -102,7 +102,7 @@ export async function fileResponse(reply: FileReply, req: Request): Promise<Resp
   let end = size - 1;
   let status = 200;
   const range = req.headers.get("range");
-  if (range && size > 0) {
+  if (range && size > 0 && ifRangeHolds(req.headers.get("if-range"), etag, info.mtimeMs)) {
     const parsed = parseRange(range, size);
     if (parsed === "unsatisfiable") {
       return new Response(null, { status: 416, headers: { ...headers, "content-range": `bytes */${size}` } });
@@ -117,6 +117,18 @@ export async function fileResponse(reply: FileReply, req: Request): Promise<Resp
   if (req.method === "HEAD" || size === 0) return new Response(null, { status, headers });
   const stream = Readable.toWeb(createReadStream(reply.path, { start, end })) as ReadableStream;
   return new Response(stream, { status, headers });
+}
+
+/**
+ * If-Range: the range applies only while the client's copy is current, judged by the ETag it holds or the
+ * Last-Modified date it saw (to the second, as HTTP dates go); otherwise the whole file is sent.
+ */
+export function ifRangeHolds(header: string | null, etag: string, mtimeMs: number): boolean {
+  if (header === null) return true;
+  const value = header.trim();
+  if (value.startsWith('"') || value.startsWith("W/")) return value === etag;
+  const date = Date.parse(value);
+  return !Number.isNaN(date) && date === Math.floor(mtimeMs / 1000) * 1000;
 }
 
 /** One range of `bytes=a-b`, `bytes=a-` or `bytes=-n`; several ranges are answered whole (null). */

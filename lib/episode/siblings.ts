@@ -1,0 +1,117 @@
+// The episodes under a folder: where new episodes go, which is newest, and the next name to suggest.
+import type { Dirent } from "node:fs";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import type { Services } from "../context.ts";
+import { forbidden, notFound, StudioError } from "../errors.ts";
+import { realpathNearest } from "../paths/real.ts";
+import { insideRoots, realRoots } from "../paths/roots.ts";
+import { checkAbsolutePath } from "../paths/text.ts";
+import { findScript, findSeriesConfig } from "./files.ts";
+import { compareNames, episodeSummary, isSkippedFolder } from "./find.ts";
+/**
+ * The real path of the folder new episodes go into: 400 malformed, 403 outside every root (even when missing),
+ * 404 missing or not a folder; the same order as an `ep`.
+ */
+export async function resolveParent(
+  value: unknown,
+  services: Pick<Services, "home" | "env">,
+  field = "parent",
+): Promise<string> {
+  const abs = checkAbsolutePath(value, field);
+  const roots = await realRoots(services);
+  const outside = () =>
+    forbidden(
+      roots.length
+        ? `${field}: "${abs}" is outside the configured roots`
+        : `${field}: "${abs}" is outside the configured roots (no roots are configured; add one in the config)`,
+    );
+  let real: string;
+  try {
+    real = await realpath(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      if (!insideRoots(roots, (await realpathNearest(abs)).real)) throw outside();
+      throw notFound(`${field}: no folder at "${abs}"`);
+    }
+    if (code === "EACCES" || code === "EPERM") throw forbidden(`${field}: "${abs}" cannot be read`);
+    if (code === "ELOOP") throw forbidden(`${field}: "${abs}" is a symbolic link loop`);
+    throw new StudioError(500, `${field}: "${abs}" cannot be opened: ${(err as Error).message}`);
+  }
+  if (!insideRoots(roots, real)) throw outside();
+  if (!(await stat(real)).isDirectory()) throw notFound(`${field}: "${abs}" is a file, not a folder`);
+  return real;
+}
+
+export interface SiblingEpisode {
+  name: string;
+  dir: string;
+  /** Last change of its script or own config: what "newest" is judged by. */
+  changed: number;
+}
+
+/** Every folder name directly under `parent` (episode or not), and the episodes among them in name order. */
+export async function episodesUnder(
+  parent: string,
+): Promise<{ names: string[]; episodes: SiblingEpisode[] }> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(parent, { withFileTypes: true });
+  } catch {
+    return { names: [], episodes: [] };
+  }
+  const names = entries.map((e) => e.name);
+  const candidates = entries
+    .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !isSkippedFolder(e.name))
+    .map((e) => e.name)
+    .sort(compareNames);
+  const found = await Promise.all(
+    candidates.map(async (name): Promise<SiblingEpisode | null> => {
+      const dir = path.join(parent, name);
+      if (!(await episodeSummary(dir))) return null;
+      const [script, config] = await Promise.all([findScript(dir), findSeriesConfig(dir)]);
+      const own = config && !config.inParent ? config.path : null;
+      const times = await Promise.all(
+        [script, own].map(async (f) => (f ? (await stat(f).catch(() => null))?.mtimeMs : undefined)),
+      );
+      return { name, dir, changed: Math.max(0, ...times.filter((t): t is number => t !== undefined)) };
+    }),
+  );
+  return { names, episodes: found.filter((e): e is SiblingEpisode => e !== null) };
+}
+
+/** The episode changed last; on a tie the later name, so `ep03` wins over `ep02`. */
+export function newestEpisode(episodes: readonly SiblingEpisode[]): SiblingEpisode | null {
+  let best: SiblingEpisode | null = null;
+  for (const e of episodes) {
+    if (
+      !best ||
+      e.changed > best.changed ||
+      (e.changed === best.changed && compareNames(e.name, best.name) > 0)
+    )
+      best = e;
+  }
+  return best;
+}
+
+const EP_NUMBER = /^ep(\d+)$/i;
+
+/** `epNN` one past the highest `epNN` among `names` (keeping its digit count, at least two), else `ep01`. */
+export function suggestName(names: readonly string[]): string {
+  let high = 0;
+  let digits = 2;
+  for (const name of names) {
+    const m = EP_NUMBER.exec(name);
+    if (!m) continue;
+    const n = Number(m[1]);
+    if (n > high) {
+      high = n;
+      digits = Math.max(2, m[1].length);
+    }
+  }
+  const taken = new Set(names.map((n) => n.toLowerCase()));
+  let next = high + 1;
+  while (taken.has(`ep${String(next).padStart(digits, "0")}`)) next++;
+  return `ep${String(next).padStart(digits, "0")}`;
+}
