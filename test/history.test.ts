@@ -16,8 +16,12 @@ describe("saveHistory", () => {
     const ep = path.join(env.dir, "a");
     const now = new Date(2026, 10, 22, 9, 5, 7);
     expect(historyStamp(now)).toBe("20261122-090507");
-    expect(await saveHistory(ep, "ep01.md", Buffer.from("one"), now)).toBe("_history/ep01.md.20261122-090507");
-    expect(await saveHistory(ep, "ep01.md", Buffer.from("two"), now)).toBe("_history/ep01.md.20261122-090507-2");
+    expect(await saveHistory(ep, "ep01.md", Buffer.from("one"), now)).toBe(
+      "_history/ep01.md.20261122-090507",
+    );
+    expect(await saveHistory(ep, "ep01.md", Buffer.from("two"), now)).toBe(
+      "_history/ep01.md.20261122-090507-2",
+    );
     expect(await readFile(path.join(ep, "_history", "ep01.md.20261122-090507-2"), "utf8")).toBe("two");
   });
 

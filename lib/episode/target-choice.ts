@@ -25,7 +25,11 @@ export function episodeDefault(inputs: TargetInputs): { target: string; source: 
 }
 
 /** Whether the script itself (a `target:` line or a profile, on the shot or its sequence) names a target. */
-export function scriptNamesTarget(shot: Shot, sequence: Sequence, profiles: Record<string, Profile>): boolean {
+export function scriptNamesTarget(
+  shot: Shot,
+  sequence: Sequence,
+  profiles: Record<string, Profile>,
+): boolean {
   const viaProfile = (name: string | undefined) => (name !== undefined ? profiles[name]?.target : undefined);
   return Boolean(shot.target ?? viaProfile(shot.profile) ?? sequence.target ?? viaProfile(sequence.profile));
 }

@@ -1,0 +1,219 @@
+// cut.json (api-extras §5.6): read with the reading rules, entries kept compact, written atomically with a
+// `_history/` copy of the previous bytes only when the content really changes.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Pass } from "../build/types.ts";
+import { StudioError } from "../errors.ts";
+import { writeFileAtomic } from "../store/atomic.ts";
+import { readBuild, readStory } from "./builds.ts";
+import { saveHistory } from "./history.ts";
+
+export const PASSES: readonly Pass[] = ["final", "proxy"];
+export const CUT_FILE = "cut.json";
+
+/** The fields a cut entry may carry, in the order they are written. */
+export const ENTRY_FIELDS = [
+  "shot",
+  "take",
+  "pass",
+  "trim_in",
+  "trim_out",
+  "locked",
+  "out",
+  "flag",
+  "note",
+  "audio",
+] as const;
+
+export interface CutEntry {
+  shot: string;
+  take?: number;
+  pass?: Pass;
+  trim_in?: number;
+  trim_out?: number;
+  locked?: boolean;
+  out?: boolean;
+  flag?: boolean;
+  note?: string;
+  audio?: Record<string, unknown>;
+  /** Hand-edited keys are kept on read (and refused by PUT /cut). */
+  [other: string]: unknown;
+}
+
+export interface CutFile {
+  episode?: string;
+  final?: unknown[];
+  proxy?: unknown[];
+  [other: string]: unknown;
+}
+
+export interface StoredCut {
+  file: CutFile;
+  /** The bytes on disk, or null when there is no cut.json yet. */
+  bytes: Buffer | null;
+}
+
+export const cutPath = (ep: string) => path.join(ep, CUT_FILE);
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const isWhole = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
+
+/** cut.json as stored; `{}` when there is none. Not cached: the caller holds the episode lock. */
+export async function readCutFile(ep: string): Promise<StoredCut> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(cutPath(ep));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { file: {}, bytes: null };
+    throw new StudioError(500, `cut.json in ${ep} cannot be read: ${(err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""));
+  } catch (err) {
+    throw new StudioError(
+      500,
+      `cut.json in ${ep} is not valid JSON (${(err as Error).message}); fix or remove it`,
+    );
+  }
+  if (!isObject(value))
+    throw new StudioError(500, `cut.json in ${ep} is not a JSON object; fix or remove it`);
+  return { file: value as CutFile, bytes };
+}
+
+/**
+ * One stored entry made compact (§5.6): defaults dropped, `pass` only when it differs from the list's,
+ * unknown keys kept. Values of the wrong type (hand edits) are dropped rather than trusted. Null when the
+ * item has no shot id.
+ */
+export function compactEntry(raw: unknown, listPass: Pass): CutEntry | null {
+  if (!isObject(raw) || typeof raw.shot !== "string" || raw.shot === "") return null;
+  const e: CutEntry = { shot: raw.shot };
+  if (isWhole(raw.take) && raw.take >= 1) e.take = raw.take;
+  if ((raw.pass === "final" || raw.pass === "proxy") && raw.pass !== listPass) e.pass = raw.pass;
+  for (const k of ["trim_in", "trim_out"] as const) {
+    const v = raw[k];
+    if (isWhole(v) && v > 0) e[k] = v;
+  }
+  for (const k of ["locked", "out", "flag"] as const) if (raw[k] === true) e[k] = true;
+  if (typeof raw.note === "string" && raw.note !== "") e.note = raw.note;
+  const audio = compactAudio(raw.audio, listPass);
+  if (audio) e.audio = audio;
+  const known = new Set<string>(ENTRY_FIELDS);
+  for (const [k, v] of Object.entries(raw)) if (!known.has(k)) e[k] = v;
+  return e;
+}
+
+/** An audio source with its defaults dropped; a take source always names its pass. Null for the clip's own. */
+export function compactAudio(raw: unknown, listPass: Pass): Record<string, unknown> | null {
+  if (!isObject(raw)) return null;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === null || v === undefined || v === "") continue;
+    if ((k === "start" || k === "offset") && v === 0) continue;
+    if (k === "gain" && v === 1) continue;
+    out[k] = v;
+  }
+  if (typeof out.source !== "string" || out.source === "" || out.source === "clip") return null;
+  if (out.source === "take" && out.pass === undefined) out.pass = listPass;
+  return out;
+}
+
+/**
+ * The reading rules of §5.6 for one pass's list: entries compacted, duplicates ignored (first wins), and each
+ * script shot missing from the list inserted after the nearest earlier script shot present, else at the front.
+ * Orphans (shots the script no longer has) stay where they are.
+ */
+export function normaliseList(raw: unknown, listPass: Pass, scriptOrder: readonly string[]): CutEntry[] {
+  const list: CutEntry[] = [];
+  const seen = new Set<string>();
+  for (const item of Array.isArray(raw) ? raw : []) {
+    const e = compactEntry(item, listPass);
+    if (!e || seen.has(e.shot)) continue;
+    seen.add(e.shot);
+    list.push(e);
+  }
+  scriptOrder.forEach((shot, i) => {
+    if (seen.has(shot)) return;
+    let at = 0;
+    for (let j = i - 1; j >= 0; j--) {
+      const k = list.findIndex((e) => e.shot === scriptOrder[j]);
+      if (k >= 0) {
+        at = k + 1;
+        break;
+      }
+    }
+    list.splice(at, 0, { shot });
+    seen.add(shot);
+  });
+  return list;
+}
+
+/** The pass's script order from its build, or [] when the pass has not been built. */
+export async function scriptOrder(ep: string, pass: Pass): Promise<string[]> {
+  return (await readBuild(ep, pass))?.order ?? [];
+}
+
+/** The pass's list as the reading rules give it. */
+export async function readCutList(ep: string, pass: Pass, stored?: StoredCut): Promise<CutEntry[]> {
+  const { file } = stored ?? (await readCutFile(ep));
+  return normaliseList(file[pass], pass, await scriptOrder(ep, pass));
+}
+
+/** The episode's name as the build knows it (the script's header id), else the folder's name. */
+export async function episodeName(ep: string): Promise<string> {
+  for (const pass of PASSES) {
+    const build = await readBuild(ep, pass);
+    const doc = build ? build.docs[build.seriesTarget] : undefined;
+    if (doc?.episode) return String(doc.episode);
+  }
+  return (await readStory(ep))?.episode ?? path.basename(ep);
+}
+
+/**
+ * The file to write: `episode` first (filled in when absent), then both passes compacted (a missing list is an
+ * empty one), then any other key the file had.
+ */
+export async function cutToWrite(ep: string, file: CutFile): Promise<CutFile> {
+  const { episode, final, proxy, ...rest } = file;
+  return {
+    episode: typeof episode === "string" && episode !== "" ? episode : await episodeName(ep),
+    final: compactList(final, "final"),
+    proxy: compactList(proxy, "proxy"),
+    ...rest,
+  };
+}
+
+// Every write stores entries in the compact form and the documented key order.
+const compactList = (list: unknown, pass: Pass): CutEntry[] =>
+  (Array.isArray(list) ? list : [])
+    .map((e) => compactEntry(e, pass))
+    .filter((e): e is CutEntry => e !== null);
+
+/**
+ * Write cut.json when its content changes, keeping the previous bytes in `_history/` first. Returns the file
+ * as stored (the `{cut}` every cut route answers) and whether anything was written.
+ */
+export async function writeCut(
+  ep: string,
+  stored: StoredCut,
+  next: CutFile,
+  now: Date,
+): Promise<{ cut: CutFile; changed: boolean }> {
+  const cut = await cutToWrite(ep, next);
+  const text = `${JSON.stringify(cut, null, 2)}\n`;
+  if (stored.bytes !== null && sameContent(stored.bytes, cut)) return { cut, changed: false };
+  if (stored.bytes !== null) await saveHistory(ep, CUT_FILE, stored.bytes, now);
+  await writeFileAtomic(cutPath(ep), text);
+  return { cut, changed: true };
+}
+
+// Content, not bytes: a hand-formatted file with the same data is not a change worth a history copy.
+function sameContent(bytes: Buffer, cut: CutFile): boolean {
+  try {
+    return JSON.stringify(JSON.parse(bytes.toString("utf8").replace(/^\uFEFF/, ""))) === JSON.stringify(cut);
+  } catch {
+    return false;
+  }
+}

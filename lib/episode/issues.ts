@@ -1,0 +1,344 @@
+// Issue notes (api-extras §5.7, §6 rule 16): snapshots of a shot as it was rendered, kept in `<ep>/_issues.json`,
+// which exists only while a note does. `addressed` is worked out on every read and never stored.
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import type { Pass } from "../build/types.ts";
+import { badRequest, notFound, StudioError } from "../errors.ts";
+import { pyJson, storyHash } from "../script/canonical.ts";
+import { writeFileAtomic } from "../store/atomic.ts";
+import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
+import { withLock } from "../store/lock.ts";
+import { readBuild, readStory } from "./builds.ts";
+import { readCutFile } from "./cut.ts";
+import { readSources } from "./sources.ts";
+import { latestUsable, listTakes, passFolder, safeShot, takeUsable } from "./takes.ts";
+
+export const ISSUES_FILE = "_issues.json";
+export const ISSUES_VERSION = 1;
+export const MAX_NOTE = 4000;
+
+export interface IssueRef {
+  role: string;
+  id: string | null;
+  path: string | null;
+}
+
+/** One stored note (§5.7 key order); `seed` is an integer in the file and a string on the wire. */
+export interface Issue {
+  id: string;
+  shot: string;
+  pass: Pass;
+  take: number | null;
+  shot_hash: string;
+  target: string;
+  script: string;
+  prompt: string;
+  seed: bigint | null;
+  refs: IssueRef[];
+  take_file: string | null;
+  note: string;
+  when: string;
+}
+
+export type IssueView = Omit<Issue, "seed"> & { seed: string | null; addressed: boolean };
+
+const issuesPath = (ep: string) => path.join(ep, ISSUES_FILE);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The stored notes, oldest first; a file of a newer version is refused rather than rewritten. */
+export async function readIssues(ep: string): Promise<Issue[]> {
+  const value = await readJsonFile(issuesPath(ep), ISSUES_FILE);
+  if (value === undefined) return [];
+  if (!isObject(value) || !Array.isArray(value.items)) {
+    throw new StudioError(500, `${ISSUES_FILE} in ${ep} is not an issue list; fix or remove it`);
+  }
+  const version = Number(value.version ?? ISSUES_VERSION);
+  if (!(version <= ISSUES_VERSION)) {
+    throw new StudioError(
+      500,
+      `${ISSUES_FILE} in ${ep} has version ${String(value.version)}, newer than this service reads ` +
+        `(${ISSUES_VERSION}); it is left as it is`,
+    );
+  }
+  // The cached value is shared: callers get their own copy to change.
+  return structuredClone(value.items.filter(isObject)) as unknown as Issue[];
+}
+
+/** Write the notes, or remove the file when none is left. */
+async function writeIssues(ep: string, items: readonly Issue[]): Promise<void> {
+  const file = issuesPath(ep);
+  if (items.length === 0) await rm(file, { force: true });
+  else {
+    const text = pyJson({ version: ISSUES_VERSION, items }, { indent: 2, floatKeys: new Set() });
+    await writeFileAtomic(file, `${text}\n`);
+  }
+  forgetJsonFile(file);
+}
+
+/** The note trimmed; 400 when empty or longer than the limit. */
+export function checkNote(note: string): string {
+  const text = note.trim();
+  if (text === "") throw badRequest("note: say what is wrong with the shot (the note is empty)");
+  const length = [...text].length;
+  if (length > MAX_NOTE) {
+    throw badRequest(`note: at most ${MAX_NOTE} characters (this one has ${length})`);
+  }
+  return text;
+}
+
+export interface NewIssue {
+  pass: Pass;
+  shot: string;
+  note: string;
+  /** Absent: the cut's take, else the newest usable; null: no take. */
+  take?: number | null;
+}
+
+/** POST /issues: snapshot what produced the take and keep the note. */
+export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueView> {
+  const note = checkNote(input.note);
+  const { pass, shot } = input;
+  return withLock(ep, async () => {
+    const build = await readBuild(ep, pass);
+    if (!build) throw notFound(`the ${pass} pass has no build: build the episode first`);
+    const built = build.shots.get(shot);
+    if (!built) throw notFound(`${shot} is not in the ${pass} build`);
+    const takes = await listTakes(ep, pass, shot);
+    let take: number | null;
+    if (input.take === undefined) take = (await cutTake(ep, pass, shot)) ?? latestUsable(takes)?.take ?? null;
+    else take = input.take;
+    const record = take === null ? undefined : takes.find((t) => t.take === take);
+    if (take !== null && !record) throw notFound(`${shot} has no ${pass} take ${take}`);
+
+    const entry = built.entry;
+    const items = await readIssues(ep);
+    const taken = new Set(items.map((i) => i.id));
+    let id: string;
+    do id = randomBytes(4).toString("hex");
+    while (taken.has(id));
+    const takeSeed = record?.sidecar?.seed;
+    const issue: Issue = {
+      id,
+      shot,
+      pass,
+      take,
+      shot_hash: storyHash(entry),
+      target: built.target,
+      script: await scriptLines(ep, shot),
+      prompt: typeof entry.prompt === "string" ? entry.prompt : "",
+      seed: seedOf(takeSeed) ?? seedOf(entry.seed),
+      refs: refsOf(build.docs[built.target]?.subjects ?? {}, entry, await plateOf(ep, shot), shot),
+      take_file:
+        record?.files.includes(`${record.stem}.mp4`) === true
+          ? `${passFolder(pass)}/${safeShot(shot)}/${record.stem}.mp4`
+          : null,
+      note,
+      when: now.toISOString(),
+    };
+    items.push(issue);
+    await writeIssues(ep, items);
+    return (await views(ep, [issue]))[0];
+  });
+}
+
+/** The take the pass's cut plays for the shot, when it names one of this pass's takes. */
+async function cutTake(ep: string, pass: Pass, shot: string): Promise<number | null> {
+  const { file } = await readCutFile(ep);
+  const list = Array.isArray(file[pass]) ? file[pass] : [];
+  for (const e of list) {
+    if (!isObject(e) || e.shot !== shot) continue;
+    const own = e.pass === undefined || e.pass === pass;
+    return own && typeof e.take === "number" ? e.take : null;
+  }
+  return null;
+}
+
+const seedOf = (v: unknown): bigint | null =>
+  typeof v === "bigint" ? v : typeof v === "number" && Number.isSafeInteger(v) ? BigInt(v) : null;
+const wireSeed = (v: unknown): string | null => {
+  const s = seedOf(v);
+  return s === null ? (typeof v === "string" ? v : null) : s.toString();
+};
+
+/** The shot's lines of the script on disk, by the span the build recorded; "" when either is missing. */
+async function scriptLines(ep: string, shot: string): Promise<string> {
+  const [story, sources] = await Promise.all([readStory(ep), readSources(ep)]);
+  const found = story?.sequences.flatMap((s) => s.shots).find((s) => s.id === shot);
+  if (!found || !sources.script) return "";
+  const lines = sources.script.text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+  return lines
+    .slice(found.source.line - 1, found.source.end_line)
+    .join("\n")
+    .trimEnd();
+}
+
+async function plateOf(ep: string, shot: string): Promise<string | null> {
+  const story = await readStory(ep);
+  const found = story?.sequences.flatMap((s) => s.shots).find((s) => s.id === shot);
+  return found?.plate || null;
+}
+
+/** The pictures the entry names: subjects' sheets, the background plate, keyframes. */
+function refsOf(
+  subjects: Record<string, Record<string, unknown>>,
+  entry: Record<string, unknown>,
+  plate: string | null,
+  shot: string,
+): IssueRef[] {
+  const refs: IssueRef[] = [];
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+  for (const id of Array.isArray(entry.subjects) ? entry.subjects : []) {
+    refs.push({ role: "subject", id: String(id), path: str(subjects[String(id)]?.sheet) });
+  }
+  const background = str(entry.background);
+  if (background) refs.push({ role: "background", id: plate, path: background });
+  if (isObject(entry.keyframes)) {
+    for (const which of ["first", "last"]) {
+      const p = str(entry.keyframes[which]);
+      if (p) refs.push({ role: which, id: `shot:${shot}:${which}`, path: p });
+    }
+  }
+  return refs;
+}
+
+// A build and a take list read once per request, whatever the number of notes.
+class AddressedCheck {
+  private readonly ep: string;
+  private readonly builds = new Map<Pass, Promise<Awaited<ReturnType<typeof readBuild>>>>();
+
+  constructor(ep: string) {
+    this.ep = ep;
+  }
+
+  /** The shot was rebuilt into another story, dropped from the pass, or a newer usable take exists. */
+  async of(item: Issue): Promise<boolean> {
+    const pass: Pass = item.pass === "final" ? "final" : "proxy";
+    if (!this.builds.has(pass)) this.builds.set(pass, readBuild(this.ep, pass));
+    const build = await this.builds.get(pass)!;
+    if (build) {
+      const built = build.shots.get(item.shot);
+      if (!built) return true;
+      if (item.shot_hash && storyHash(built.entry) !== item.shot_hash) return true;
+    }
+    if (typeof item.take !== "number") return false;
+    const takes = await listTakes(this.ep, pass, item.shot);
+    return takes.some((t) => t.take > (item.take as number) && takeUsable(t));
+  }
+}
+
+async function views(ep: string, items: readonly Issue[]): Promise<IssueView[]> {
+  const check = new AddressedCheck(ep);
+  const out: IssueView[] = [];
+  for (const item of items) out.push({ ...item, seed: wireSeed(item.seed), addressed: await check.of(item) });
+  return out;
+}
+
+/** GET /issues: the notes in the order they were taken, optionally of one pass. */
+export async function listIssues(ep: string, pass: Pass | null): Promise<IssueView[]> {
+  const items = await readIssues(ep);
+  return views(
+    ep,
+    items.filter((i) => pass === null || i.pass === pass),
+  );
+}
+
+export type RemoveIssues = { ids: string[] } | { pass: Pass | null; addressedOnly: boolean };
+
+/** DELETE /issues: by id, or a pass's notes (only the addressed ones with `addressedOnly`); answers what is left. */
+export function removeIssues(
+  ep: string,
+  how: RemoveIssues,
+  listPass: Pass | null,
+): Promise<{ removed: number; issues: IssueView[] }> {
+  return withLock(ep, async () => {
+    const items = await readIssues(ep);
+    let drop: Set<Issue>;
+    if ("ids" in how) {
+      const ids = new Set(how.ids);
+      drop = new Set(items.filter((i) => ids.has(i.id)));
+    } else {
+      const check = new AddressedCheck(ep);
+      drop = new Set();
+      for (const i of items) {
+        if (how.pass !== null && i.pass !== how.pass) continue;
+        if (!how.addressedOnly || (await check.of(i))) drop.add(i);
+      }
+    }
+    const keep = items.filter((i) => !drop.has(i));
+    if (drop.size) await writeIssues(ep, keep);
+    const left = keep.filter((i) => listPass === null || i.pass === listPass);
+    return { removed: drop.size, issues: await views(ep, left) };
+  });
+}
+
+/** A yes/no query value (`1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`; absent or empty is no). */
+export function queryFlag(value: string | undefined, field: string): boolean {
+  const v = (value ?? "").trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["", "0", "false", "no", "off"].includes(v)) return false;
+  throw badRequest(`${field} must be 1 or 0, not ${JSON.stringify(value)}`);
+}
+
+// ------------------------------------------------------------------------------------------------- the export
+
+const instruction = (script: string) =>
+  "These notes were taken while watching a rendered pass of the episode. For each shot, suggest the " +
+  `smallest change to the script (\`${script}\`) or the series config (\`series.json\`) that fixes what the ` +
+  "note describes. The script lines are the shot as it was rendered and the prompt is what the build " +
+  "compiled from them: wording problems usually sit in the lines, identity or layout problems in the " +
+  "reference pictures. Leave alone what a note does not mention.";
+
+export interface ExportOptions {
+  pass: Pass | null;
+  includeAddressed: boolean;
+}
+
+async function exportItems(ep: string, opts: ExportOptions) {
+  const items = (await listIssues(ep, opts.pass)).filter((i) => opts.includeAddressed || !i.addressed);
+  const script = (await readSources(ep)).script;
+  return { items, scriptName: script ? path.basename(script.path) : "the script" };
+}
+
+/** The notes as one Markdown document to paste into an assistant; made fresh each time, never read back. */
+export async function exportMarkdown(ep: string, opts: ExportOptions): Promise<string> {
+  const { items, scriptName } = await exportItems(ep, opts);
+  const name = path.basename(ep);
+  const count = `${items.length} issue${items.length === 1 ? "" : "s"}`;
+  const out = [
+    `# ${name}: ${count}${opts.pass ? ` (${opts.pass} pass)` : ""}`,
+    "",
+    instruction(scriptName),
+    "",
+  ];
+  if (items.length === 0) out.push("*Nothing noted.*", "");
+  for (const i of items) {
+    const head = [i.shot, i.take !== null ? `take ${i.take}` : null, opts.pass ? null : i.pass, i.target];
+    out.push(`## ${head.filter(Boolean).join(" · ")}`, "", i.note, "");
+    if (i.addressed) out.push("*(the shot has been rebuilt or rendered again since this note)*", "");
+    if (i.script) out.push("Script, as rendered:", "", "```", i.script, "```", "");
+    if (i.prompt) out.push("Prompt the build compiled from it:", "", "```", i.prompt, "```", "");
+    const refs = i.refs.filter((r) => r.path);
+    if (refs.length) {
+      out.push("Reference pictures:", "");
+      for (const r of refs) out.push(`- ${r.role}${r.id ? ` (${r.id})` : ""}: \`${r.path}\``);
+      out.push("");
+    }
+    if (i.take_file) out.push(`Rendered file: \`${i.take_file}\``, "");
+  }
+  return out.join("\n");
+}
+
+/** The same notes as a JSON bundle. */
+export async function exportJson(ep: string, opts: ExportOptions): Promise<Record<string, unknown>> {
+  const { items, scriptName } = await exportItems(ep, opts);
+  return {
+    format: "json",
+    episode: path.basename(ep),
+    ep,
+    pass: opts.pass,
+    instruction: instruction(scriptName),
+    issues: items,
+  };
+}
