@@ -1,7 +1,11 @@
 // npm run bench: runs every benchmark and prints its figures; nothing here can fail a build.
 import { run as buildBench } from "./build.ts";
+import { run as episodeStatusBench } from "./episode-status.ts";
 
-const benches: [string, () => Promise<void>][] = [["build", buildBench]];
+const benches: [string, () => Promise<void>][] = [
+  ["build", buildBench],
+  ["episode-status", episodeStatusBench],
+];
 const only = process.argv[2];
 console.log(`node ${process.version}, ${(await import("node:os")).cpus().length} cores`);
 for (const [name, run] of benches) {

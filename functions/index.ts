@@ -4,11 +4,34 @@ import browse from "./browse.ts";
 import build from "./build.ts";
 import configGet from "./config-get.ts";
 import configPut from "./config-put.ts";
+import cutCopy from "./cut-copy.ts";
+import cutPut from "./cut-put.ts";
+import cutReset from "./cut-reset.ts";
+import discard from "./discard.ts";
+import episode from "./episode.ts";
+import episodeNewGet from "./episode-new-get.ts";
+import episodeNewPost from "./episode-new-post.ts";
+import episodeTarget from "./episode-target.ts";
 import episodes from "./episodes.ts";
+import file from "./file.ts";
+import importScripts from "./import.ts";
 import info from "./info.ts";
+import issuesDelete from "./issues-delete.ts";
+import issuesExport from "./issues-export.ts";
+import issuesGet from "./issues-get.ts";
+import issuesPost from "./issues-post.ts";
+import overrideDelete from "./override-delete.ts";
+import overridePut from "./override-put.ts";
+import pick from "./pick.ts";
+import promoteGet from "./promote-get.ts";
+import promotePost from "./promote-post.ts";
 import serverStop from "./server-stop.ts";
+import shot from "./shot.ts";
 import shotPreview from "./shot-preview.ts";
 import sourceCheck from "./source-check.ts";
+import sourceGet from "./source-get.ts";
+import sourcePut from "./source-put.ts";
+import thumb from "./thumb.ts";
 
 export const functions: readonly StudioFunction[] = [
   info,
@@ -17,7 +40,30 @@ export const functions: readonly StudioFunction[] = [
   configPut,
   browse,
   episodes,
+  episode,
+  shot,
+  episodeNewGet,
+  episodeNewPost,
+  importScripts,
   build,
   sourceCheck,
+  sourceGet,
+  sourcePut,
+  promoteGet,
+  promotePost,
   shotPreview,
+  file,
+  thumb,
+  cutCopy,
+  cutPut,
+  cutReset,
+  discard,
+  episodeTarget,
+  issuesDelete,
+  issuesExport,
+  issuesGet,
+  issuesPost,
+  overrideDelete,
+  overridePut,
+  pick,
 ] as StudioFunction[];

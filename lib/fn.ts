@@ -28,7 +28,20 @@ export class FileReply {
   }
 }
 
-export type HandlerResult = unknown | Reply | FileReply | Response;
+/**
+ * A 200 JSON answer already serialised (a handler that keeps its answer's text between calls). The runtime still
+ * applies the gzip rule; with a `cacheKey` it also keeps the bytes and the gzip of an unchanged text.
+ */
+export class JsonText {
+  readonly text: string;
+  readonly cacheKey: string | undefined;
+  constructor(text: string, cacheKey?: string) {
+    this.text = text;
+    this.cacheKey = cacheKey;
+  }
+}
+
+export type HandlerResult = unknown | Reply | FileReply | JsonText | Response;
 
 export interface StudioFunction<S extends z.ZodType = z.ZodType> {
   method: Method;

@@ -3,11 +3,11 @@ import { upgradeWebSocket } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import type { Ctx, Services } from "../lib/context.ts";
 import { StudioError } from "../lib/errors.ts";
-import { FileReply, type Method, Reply, type StudioFunction } from "../lib/fn.ts";
+import { FileReply, JsonText, type Method, Reply, type StudioFunction } from "../lib/fn.ts";
 import { parseInput } from "../lib/validate.ts";
 import { errorReply } from "./errors.ts";
 import { buildOpenApi } from "./openapi.ts";
-import { fileResponse, jsonResponse } from "./respond.ts";
+import { fileResponse, jsonResponse, jsonTextResponse } from "./respond.ts";
 import type { HubSocket, WsHub } from "./ws.ts";
 
 export const PREFIXES = ["/studio", "/api/studio"] as const;
@@ -109,6 +109,7 @@ async function toResponse(result: unknown, req: Request): Promise<Response> {
   if (result instanceof FileReply) return fileResponse(result, req);
   const accept = req.headers.get("accept-encoding");
   if (result instanceof Reply) return jsonResponse(result.status, result.body, accept, result.headers);
+  if (result instanceof JsonText) return jsonTextResponse(200, result.text, accept, {}, result.cacheKey);
   return jsonResponse(200, result ?? { ok: true }, accept);
 }
 

@@ -22,20 +22,51 @@ export async function jsonResponse(
   acceptEncoding: string | null,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  const text = toJsonText(body);
-  const bytes = Buffer.from(text, "utf8");
+  return jsonTextResponse(status, toJsonText(body), acceptEncoding, headers);
+}
+
+interface Encoded {
+  text: string;
+  bytes: Buffer;
+  zipped?: Promise<Buffer>;
+}
+
+// The last few keyed answers: an unchanged text (the same string) reuses its bytes and its gzip.
+const encodedByKey = new Map<string, Encoded>();
+
+function encode(text: string, cacheKey: string | undefined): Encoded {
+  if (cacheKey === undefined) return { text, bytes: Buffer.from(text, "utf8") };
+  let enc = encodedByKey.get(cacheKey);
+  if (!enc || enc.text !== text) {
+    enc = { text, bytes: Buffer.from(text, "utf8") };
+    if (encodedByKey.size >= 16) encodedByKey.clear();
+    encodedByKey.set(cacheKey, enc);
+  }
+  return enc;
+}
+
+/** JSON text as a reply: gzipped over 64 KB when the client accepts it (the one place that rule lives). */
+export async function jsonTextResponse(
+  status: number,
+  text: string,
+  acceptEncoding: string | null,
+  headers: Record<string, string> = {},
+  cacheKey?: string,
+): Promise<Response> {
+  const enc = encode(text, cacheKey);
   const out: Record<string, string> = { "content-type": "application/json; charset=utf-8", ...headers };
-  if (bytes.length > GZIP_THRESHOLD) {
+  if (enc.bytes.length > GZIP_THRESHOLD) {
     out.vary = "Accept-Encoding";
     if (acceptsGzip(acceptEncoding)) {
-      const zipped = await gzip(bytes);
+      enc.zipped ??= gzip(enc.bytes);
+      const zipped = await enc.zipped;
       out["content-encoding"] = "gzip";
       out["content-length"] = String(zipped.length);
       return new Response(zipped, { status, headers: out });
     }
   }
-  out["content-length"] = String(bytes.length);
-  return new Response(bytes, { status, headers: out });
+  out["content-length"] = String(enc.bytes.length);
+  return new Response(enc.bytes, { status, headers: out });
 }
 
 function acceptsGzip(header: string | null): boolean {

@@ -4,7 +4,6 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Ctx } from "../context.ts";
 import { badRequest, conflict, forbidden, StudioError } from "../errors.ts";
-import { validateFolderName } from "../paths/folder-name.ts";
 import { JsonSyntaxError } from "../series/errors.ts";
 import { isObject, loadSeries, parseSeriesJson } from "../series/load.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
@@ -12,7 +11,6 @@ import { type CheckResult, checkSources } from "./check.ts";
 import { compileEnv } from "./compile-env.ts";
 import { SERIES_FILE } from "./files.ts";
 import { type EpisodeSummary, episodeSummary } from "./find.ts";
-import { episodesUnder, newestEpisode, resolveParent } from "./siblings.ts";
 import { readSources } from "./sources.ts";
 export type Obj = Record<string, unknown>;
 

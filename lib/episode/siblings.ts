@@ -1,6 +1,6 @@
 // The episodes under a folder: where new episodes go, which is newest, and the next name to suggest.
 import type { Dirent } from "node:fs";
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { forbidden, notFound, StudioError } from "../errors.ts";

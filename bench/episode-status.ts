@@ -1,0 +1,179 @@
+// Episode status benchmark: GET /studio/episode on a synthetic 300-shot episode with 10 takes per shot
+// (sidecars only, no media), built with the real build. Figures and ratios to the goals, never pass/fail.
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { gzip as gzipCb } from "node:zlib";
+import { functions } from "../functions/index.ts";
+import type { Services } from "../lib/context.ts";
+import { silentLogger } from "../lib/context.ts";
+import { buildFolder } from "../lib/episode/build.ts";
+import { readBuild } from "../lib/episode/builds.ts";
+import { presetHash, storyHash } from "../lib/script/canonical.ts";
+import { writeFileAtomic } from "../lib/store/atomic.ts";
+import { createApp } from "../runtime/app.ts";
+import { syntheticScript } from "./build.ts";
+import { line, type Timing, time } from "./stats.ts";
+
+const gzip = promisify(gzipCb);
+const TAKES = 10;
+const COLD_SAMPLES = 7;
+
+const SERIES = {
+  series: { id: "bench", title: "Bench", fps: 24, width: 1344, height: 768, target: "minimax_h3_ref2va" },
+  proxy: { width: 512, height: 288, audio_mode: "generate" },
+  style: { look: "a flat 2D cartoon" },
+  audio: { mode: "generate" },
+  subjects: {
+    ada: { name: "Ada", design: "a tall woman in a green raincoat", sheet: "refs/ada.png", voice: "dry" },
+    bo: { name: "Bo", design: "a stocky bearded man", sheet: "refs/bo.png", voice: "warm" },
+    mom: { name: "Mom", voice: "warm, from another room" },
+    kettle: { kind: "prop", name: "the kettle", design: "a dented steel kettle", sheet: "refs/kettle.png" },
+  },
+  locations: {
+    kitchen: { description: "a cramped kitchen at night", plate: "refs/_bg/kitchen.png" },
+    street: { description: "a wet street at night", plate: "refs/_bg/street.png" },
+  },
+};
+
+function summarize(samples: number[]): Timing {
+  const s = [...samples].sort((a, b) => a - b);
+  return { median: s[Math.floor(s.length / 2)], min: s[0], max: s[s.length - 1], runs: s.length };
+}
+
+/** A finished take's sidecar as a render writes it (seed as an integer literal). */
+function sidecarText(fields: Record<string, unknown>, seed: bigint): string {
+  return JSON.stringify({ ...fields, seed: "SEED" }, null, 2).replace('"SEED"', seed.toString());
+}
+
+async function writeTakes(
+  ep: string,
+): Promise<{ shots: string[]; sidecar(shot: string, take: number, note: string): Promise<void> }> {
+  const build = (await readBuild(ep, "proxy"))!;
+  const texts = new Map<string, (take: number, note: string) => string>();
+  for (const [id, s] of build.shots) {
+    const defaults = build.docs[s.target].defaults;
+    const subjects = Array.isArray(s.entry.subjects) ? (s.entry.subjects as string[]) : [];
+    const refs = subjects.map((sub, i) => ({
+      slot: `Picture ${i + 1}`,
+      kind: "image",
+      path: `refs/${sub}.png`,
+      sha1: null,
+    }));
+    const base = {
+      version: 1,
+      shot: id,
+      pass: "proxy",
+      target: s.target,
+      status: "ok",
+      queued: "2025-01-01T10:00:00+00:00",
+      finished: "2025-01-01T10:01:00+00:00",
+      backend_prompt_id: "job",
+      seed_source: "stable",
+      model: defaults.model,
+      loras: [],
+      steps: defaults.steps,
+      width: defaults.width,
+      height: defaults.height,
+      length: s.entry.length,
+      frames: s.entry.length,
+      fps: 24,
+      length_source: "script",
+      shot_hash: storyHash(s.entry),
+      preset_hash: presetHash(defaults, s.entry),
+      overrides: [],
+      refs,
+      missing_refs: [],
+      save_notes: "ok",
+    };
+    texts.set(id, (take, note) => sidecarText({ ...base, take, note }, s.entry.seed as bigint));
+  }
+  const dir = (shot: string) => path.join(ep, "renders_proxy", shot);
+  await Promise.all(
+    [...texts.entries()].map(async ([id, text]) => {
+      await mkdir(dir(id), { recursive: true });
+      for (let t = 1; t <= TAKES; t++) {
+        await writeFile(path.join(dir(id), `${id}_t${String(t).padStart(2, "0")}.json`), text(t, ""));
+      }
+    }),
+  );
+  return {
+    shots: build.order,
+    sidecar: (shot, take, note) =>
+      writeFileAtomic(
+        path.join(dir(shot), `${shot}_t${String(take).padStart(2, "0")}.json`),
+        texts.get(shot)!(take, note),
+      ),
+  };
+}
+
+export async function run(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-status-"));
+  const root = path.join(dir, "shows");
+  const ep = path.join(root, "show", "bench01");
+  await mkdir(ep, { recursive: true });
+  await writeFile(path.join(ep, "series.json"), JSON.stringify(SERIES, null, 2));
+  await writeFile(path.join(ep, "bench01.md"), syntheticScript());
+  const services: Services = {
+    home: path.join(dir, "home"),
+    env: { STUDIO_ROOTS: root },
+    roles: ["api"],
+    version: "bench",
+    log: silentLogger,
+    events: { emit() {} },
+    now: () => new Date(),
+  };
+  const built = await buildFolder(services, ep);
+  if (!built.ok) throw new Error(`the synthetic episode does not build: ${built.error}`);
+  const takes = await writeTakes(ep);
+
+  // Cold: each sample is the first request on a fresh copy of the episode (every file cache misses).
+  const copies: string[] = [];
+  for (let i = 0; i < COLD_SAMPLES; i++) {
+    const copy = path.join(root, `copy${i}`, "bench01");
+    await cp(ep, copy, { recursive: true });
+    copies.push(copy);
+  }
+  const app = createApp(services, functions);
+  const get = async (folder: string) => {
+    const res = await app.request(`/studio/episode?ep=${encodeURIComponent(folder)}&pass=proxy`);
+    if (res.status !== 200)
+      throw new Error(`GET /studio/episode answered ${res.status}: ${await res.text()}`);
+    return res.text();
+  };
+  const coldSamples: number[] = [];
+  for (const copy of copies) {
+    const t0 = performance.now();
+    await get(copy);
+    coldSamples.push(performance.now() - t0);
+  }
+  const cold = summarize(coldSamples);
+
+  const text = await get(ep);
+  const warm = await time(() => get(ep), 30, 3);
+
+  // One sidecar rewritten (atomically, as the saver does) before each request, a different shot each time.
+  const changeSamples: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    await takes.sidecar(takes.shots[(i * 37) % takes.shots.length], 3, `edit ${i}`);
+    const t0 = performance.now();
+    await get(ep);
+    changeSamples.push(performance.now() - t0);
+  }
+  const change = summarize(changeSamples);
+
+  const bytes = Buffer.from(text, "utf8");
+  const zipped = await gzip(bytes);
+  const gz = await time(() => gzip(bytes), 15, 2);
+  await rm(dir, { recursive: true, force: true });
+
+  const shots = (JSON.parse(text) as { shots: unknown[] }).shots.length;
+  console.log(
+    `episode status (${shots} shots x ${TAKES} takes, sidecars only; answer ${(bytes.length / 1024).toFixed(0)} KB JSON, ${(zipped.length / 1024).toFixed(0)} KB gzipped)`,
+  );
+  console.log(line("  GET /studio/episode cold (fresh episode copy)", cold));
+  console.log(line("  GET /studio/episode warm (JSON, no gzip)", warm, 30));
+  console.log(line("  GET /studio/episode after one sidecar changed", change, 40));
+  console.log(line("  gzip of the answer (separately)", gz));
+}

@@ -1,0 +1,241 @@
+// One take as GET /studio/episode lists it (contract "Take summary", api-extras §1.18): read from the sidecar
+// and the file names of the take, with its upscale and post records; never opens the media itself.
+import path from "node:path";
+import type { Pass } from "../build/types.ts";
+import { readJsonFile } from "../store/json-file.ts";
+import type { FileProbe, StaleReason } from "./staleness.ts";
+import { hasVideo, passFolder, safeShot, type TakeRecord, type TakeStatus, takeStatus } from "./takes.ts";
+
+/** Draft takes last this long (api-part1 rule 9). */
+export const DRAFT_LIFE_MS = 7 * 24 * 3600 * 1000;
+
+export interface TakeSummary {
+  take: number;
+  status: TakeStatus;
+  has_video: boolean;
+  seed: string | null;
+  seed_source: string | null;
+  frames: number | null;
+  fps: number | null;
+  width: number | null;
+  height: number | null;
+  note: string;
+  overrides: string[];
+  stale: StaleReason[];
+  thumb: string | null;
+  strip: string | null;
+  mp4: string | null;
+  queued: string | null;
+  finished: string | null;
+  backend_prompt_id: string | null;
+  save_notes: string;
+  target: string | null;
+  audio: string | null;
+  draft: Record<string, unknown> | null;
+  from_draft: unknown;
+  upscale: Record<string, unknown> | null;
+  post: Record<string, unknown> | null;
+}
+
+export interface TakeExtras {
+  upscale: Record<string, unknown> | null;
+  post: Record<string, unknown> | null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : null);
+
+/** A deep copy where every value under a `seed` key is a string (seeds are 63-bit: the wire carries text). */
+export function seedsOut(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(seedsOut);
+  if (typeof value === "bigint") return value.toString();
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = k === "seed" && (typeof v === "bigint" || typeof v === "number") ? String(v) : seedsOut(v);
+  }
+  return out;
+}
+
+/** `renders[_proxy]/<shot>/<name>`: how the episode names a file of a take. */
+export const takeFileRel = (pass: Pass, shot: string, name: string) =>
+  `${passFolder(pass)}/${safeShot(shot)}/${name}`;
+
+/** The file `name` (or the sidecar's own name for it) when the take folder has it, episode-relative. */
+function present(
+  t: TakeRecord,
+  pass: Pass,
+  shot: string,
+  conventional: string,
+  recorded: unknown,
+): string | null {
+  const own = str(recorded);
+  const name = own && t.files.includes(own) ? own : t.files.includes(conventional) ? conventional : null;
+  return name ? takeFileRel(pass, shot, name) : null;
+}
+
+/**
+ * The file whose sound the cut plays for the take, without probing: a silent target's mp4 has no sound, so
+ * its `_h3.wav` (if any) is the sound; otherwise the mp4, else the wav.
+ */
+export function takeAudio(t: TakeRecord, pass: Pass, shot: string, silent: boolean): string | null {
+  const wav = t.files.includes(`${t.stem}_h3.wav`) ? takeFileRel(pass, shot, `${t.stem}_h3.wav`) : null;
+  if (silent) return wav;
+  return hasVideo(t) ? takeFileRel(pass, shot, `${t.stem}.mp4`) : wav;
+}
+
+export function draftView(draft: unknown, now: Date): Record<string, unknown> | null {
+  if (!isObject(draft)) return null;
+  const made = str(draft.made) ? Date.parse(draft.made as string) : Number.NaN;
+  const expired = Number.isFinite(made) ? made + DRAFT_LIFE_MS < now.getTime() : false;
+  return { ...(seedsOut(draft) as Record<string, unknown>), expired };
+}
+
+export interface SummaryContext {
+  pass: Pass;
+  shot: string;
+  stale: StaleReason[];
+  extras: TakeExtras;
+  now: Date;
+  /** The take's target renders no sound (its mp4 carries none). */
+  silent: boolean;
+}
+
+export function takeSummary(t: TakeRecord, c: SummaryContext): TakeSummary {
+  const sc = t.sidecar ?? {};
+  const seed = sc.seed;
+  return {
+    take: t.take,
+    status: takeStatus(t),
+    has_video: hasVideo(t),
+    seed: typeof seed === "bigint" || typeof seed === "number" ? String(seed) : str(seed),
+    seed_source: str(sc.seed_source),
+    frames: num(sc.frames),
+    fps: num(sc.fps),
+    width: num(sc.width),
+    height: num(sc.height),
+    note: typeof sc.note === "string" ? sc.note : "",
+    overrides: Array.isArray(sc.overrides) ? sc.overrides.filter((x) => typeof x === "string") : [],
+    stale: c.stale,
+    thumb: present(t, c.pass, c.shot, `${t.stem}.jpg`, sc.thumb),
+    strip: present(t, c.pass, c.shot, `${t.stem}_strip.jpg`, sc.strip),
+    mp4: present(t, c.pass, c.shot, `${t.stem}.mp4`, sc.mp4),
+    queued: str(sc.queued),
+    finished: str(sc.finished),
+    backend_prompt_id: str(sc.backend_prompt_id) ?? str(sc.comfy_prompt_id),
+    save_notes: typeof sc.save_notes === "string" ? sc.save_notes : "",
+    target: str(sc.target),
+    audio: takeAudio(t, c.pass, c.shot, c.silent),
+    draft: draftView(sc.draft, c.now),
+    from_draft: sc.from_draft === undefined ? null : seedsOut(sc.from_draft),
+    upscale: c.extras.upscale,
+    post: c.extras.post,
+  };
+}
+
+// ------------------------------------------------------------------------------------------- upscale, post
+
+/** Fresh while the source file still has the recorded size and mtime, else the recorded SHA-1 (rule 15). */
+async function stampHolds(record: Record<string, unknown>, abs: string, probe: FileProbe): Promise<boolean> {
+  const st = await probe.state(abs);
+  if (!st.exists) return false;
+  const size = record.source_size;
+  const mtime = record.source_mtime_ns;
+  const sameSize = (typeof size === "number" || typeof size === "bigint") && BigInt(size) === st.size;
+  const sameTime =
+    (typeof mtime === "number" || typeof mtime === "bigint" || typeof mtime === "string") &&
+    /^\d+$/.test(String(mtime)) &&
+    BigInt(String(mtime)) === st.mtimeNs;
+  if (sameSize && sameTime) return true;
+  const sha1 = str(record.source_sha1);
+  return sha1 !== null && (await probe.sha1(abs)) === sha1;
+}
+
+async function readRecord(file: string, what: string): Promise<Record<string, unknown> | null> {
+  try {
+    const value = await readJsonFile(file, what);
+    return isObject(value) ? value : null;
+  } catch {
+    // An unreadable record reads as a queued one, like an unreadable sidecar.
+    return { status: "queued", unreadable: true };
+  }
+}
+
+const UPSCALE_FIELDS = [
+  "width",
+  "height",
+  "route",
+  "start_step",
+  "method",
+  "pixel_model",
+  "seedvr2_model",
+  "then_pixel",
+  "deliver",
+  "keep",
+  "on_upscale",
+  "encoder",
+  "precision",
+  "finish",
+  "quality",
+  "save_notes",
+] as const;
+
+/** The take's `.up.json` and `.post.json` summaries (api-extras §1.6, §1.9), or null when absent. */
+export async function takeExtras(
+  ep: string,
+  pass: Pass,
+  shot: string,
+  t: TakeRecord,
+  probe: FileProbe,
+): Promise<TakeExtras> {
+  const dir = path.join(ep, passFolder(pass), safeShot(shot));
+  const hasUp = t.files.includes(`${t.stem}.up.json`);
+  const hasPost = t.files.includes(`${t.stem}.post.json`);
+  if (!hasUp && !hasPost) return { upscale: null, post: null };
+  const mp4 = path.join(dir, `${t.stem}.mp4`);
+  const upMp4 = path.join(dir, `${t.stem}.up.mp4`);
+  let upscale: Record<string, unknown> | null = null;
+  let upFresh = false;
+  if (hasUp) {
+    const rec = await readRecord(path.join(dir, `${t.stem}.up.json`), "upscale record");
+    if (rec) {
+      const status = str(rec.status) ?? "queued";
+      upFresh =
+        status === "ok" &&
+        t.files.includes(`${t.stem}.up.mp4`) &&
+        hasVideo(t) &&
+        (await stampHolds(rec, mp4, probe));
+      upscale = { status, fresh: upFresh };
+      for (const k of UPSCALE_FIELDS) if (rec[k] !== undefined) upscale[k] = seedsOut(rec[k]);
+      // Needs the series recipe's normalised hash, which the upscale routes own.
+      upscale.recipe_match = null;
+      upscale.backend_prompt_id = str(rec.backend_prompt_id) ?? str(rec.comfy_prompt_id);
+      upscale.mp4 = t.files.includes(`${t.stem}.up.mp4`) ? takeFileRel(pass, shot, `${t.stem}.up.mp4`) : null;
+    }
+  }
+  let post: Record<string, unknown> | null = null;
+  if (hasPost) {
+    const rec = await readRecord(path.join(dir, `${t.stem}.post.json`), "post record");
+    if (rec) {
+      const status = str(rec.status) ?? "queued";
+      const fresh =
+        status === "ok" &&
+        t.files.includes(`${t.stem}.post.mp4`) &&
+        upFresh &&
+        (await stampHolds(rec, upMp4, probe));
+      post = {
+        status,
+        fresh,
+        recipe: seedsOut(rec.recipe ?? null),
+        width: rec.width ?? null,
+        height: rec.height ?? null,
+        backend_prompt_id: str(rec.backend_prompt_id) ?? str(rec.comfy_prompt_id),
+        mp4: t.files.includes(`${t.stem}.post.mp4`) ? takeFileRel(pass, shot, `${t.stem}.post.mp4`) : null,
+        save_notes: typeof rec.save_notes === "string" ? rec.save_notes : "",
+      };
+    }
+  }
+  return { upscale, post };
+}

@@ -1,0 +1,205 @@
+// What the episode status and the shot detail read besides takes: the pass's build, the story, overrides.json,
+// cut.json, the series config and the targets in force. Every file read is cached by its mtime, so an unchanged
+// episode costs a handful of stats; `key` fingerprints all of it for the callers' own caches.
+import path from "node:path";
+import type { Pass } from "../build/types.ts";
+import type { Services } from "../context.ts";
+import { StudioError } from "../errors.ts";
+import { seriesHome } from "../paths/series-home.ts";
+import type { Story } from "../script/types.ts";
+import { loadSeries, type Profile, validateProfiles } from "../series/load.ts";
+import type { SeriesConfig } from "../series/types.ts";
+import { readJsonFile } from "../store/json-file.ts";
+import type { TargetRegistryView } from "../targets/registry.ts";
+import { type Build, readBuild, readStory } from "./builds.ts";
+import { type CompileEnv, compileEnv } from "./compile-env.ts";
+import { type CutEntry, cutPath, normaliseList } from "./cut.ts";
+import { type OverridesFile, overridesPath } from "./overrides-file.ts";
+import type { TargetInputs } from "./target-choice.ts";
+
+export interface ViewInputs {
+  ep: string;
+  pass: Pass;
+  build: Build;
+  story: Story | null;
+  /** overrides.json as cached (shared: read only); `{}` when absent. */
+  overrides: OverridesFile;
+  /** The pass's cut with the reading rules applied (§5.6). */
+  cut: CutEntry[];
+  /** Shots the pass's list in cut.json names (the others were inserted by the reading rules). */
+  cutInFile: ReadonlySet<string>;
+  /** The folder of the series config in force (where its reference paths start); the episode when none. */
+  home: string;
+  seriesRaw: Record<string, unknown> | null;
+  /** The loaded config, or null when it does not load (then `seriesError` says why). */
+  series: SeriesConfig | null;
+  seriesError: string | null;
+  profiles: Record<string, Profile>;
+  env: CompileEnv;
+  targetInputs: TargetInputs;
+  /** Changes whenever any input above changes. */
+  key: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+// Object identities as small numbers: cached reads hand back the same object while the file is unchanged.
+const ids = new WeakMap<object, number>();
+let nextId = 1;
+export function identity(value: unknown): number {
+  if (value === null || typeof value !== "object") return 0;
+  let id = ids.get(value);
+  if (id === undefined) {
+    id = nextId++;
+    ids.set(value, id);
+  }
+  return id;
+}
+
+const interned = new Map<string, number>();
+/** A short stable number for a long string (registry fingerprints, paths). */
+export function intern(text: string): number {
+  let n = interned.get(text);
+  if (n === undefined) {
+    n = interned.size + 1;
+    interned.set(text, n);
+  }
+  return n;
+}
+
+const loaded = new WeakMap<
+  object,
+  { series: SeriesConfig | null; error: string | null; profiles: Record<string, Profile> }
+>();
+
+function loadConfig(raw: Record<string, unknown>) {
+  let hit = loaded.get(raw);
+  if (!hit) {
+    let series: SeriesConfig | null = null;
+    let error: string | null = null;
+    let profiles: Record<string, Profile> = {};
+    try {
+      series = loadSeries(raw);
+      profiles = validateProfiles(raw);
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    hit = { series, error, profiles };
+    loaded.set(raw, hit);
+  }
+  return hit;
+}
+
+// A show's own targets are re-read on every call (new objects), so the registry is fingerprinted by content.
+const registryKeys = new WeakMap<TargetRegistryView, number>();
+export function registryKey(view: TargetRegistryView): number {
+  let key = registryKeys.get(view);
+  if (key === undefined) {
+    const parts = view.ids().map((id) => {
+      const spec = view.get(id);
+      return spec?.custom ? `${id}=${JSON.stringify(spec)}` : id;
+    });
+    key = intern(parts.join("\n"));
+    registryKeys.set(view, key);
+  }
+  return key;
+}
+
+interface CutView {
+  list: CutEntry[];
+  inFile: Set<string>;
+}
+const cutCache = new WeakMap<object, { cut: unknown; view: CutView }>();
+
+/** The pass's cut list, normalised once per (build, cut.json) pair. */
+function cutView(raw: unknown, pass: Pass, build: Build): CutView {
+  const list = isObject(raw) ? raw[pass] : undefined;
+  const hit = cutCache.get(build);
+  if (hit && hit.cut === list) return hit.view;
+  const inFile = new Set<string>();
+  for (const item of Array.isArray(list) ? list : []) {
+    if (isObject(item) && typeof item.shot === "string") inFile.add(item.shot);
+  }
+  const view = { list: normaliseList(list, pass, build.order), inFile };
+  cutCache.set(build, { cut: list, view });
+  return view;
+}
+
+/** The `series.target` the config names, or null. */
+export function configSeriesTarget(raw: Record<string, unknown> | null): string | null {
+  const block = raw?.series;
+  const t = isObject(block) ? block.target : undefined;
+  return typeof t === "string" && t.trim() !== "" ? t.trim() : null;
+}
+
+/** Everything but the takes, or null when the pass has no build. */
+export async function loadViewInputs(
+  services: Pick<Services, "home">,
+  ep: string,
+  pass: Pass,
+): Promise<ViewInputs | null> {
+  const build = await readBuild(ep, pass);
+  if (!build) return null;
+  const [story, overridesRaw, cutRaw, home] = await Promise.all([
+    readStory(ep),
+    readJsonFile(overridesPath(ep), "overrides.json"),
+    readJsonFile(cutPath(ep), "cut.json"),
+    seriesHome(ep),
+  ]);
+  if (overridesRaw !== undefined && !isObject(overridesRaw)) {
+    throw new StudioError(500, `overrides.json in ${ep} is not a JSON object; fix or remove it`);
+  }
+  if (cutRaw !== undefined && !isObject(cutRaw)) {
+    throw new StudioError(500, `cut.json in ${ep} is not a JSON object; fix or remove it`);
+  }
+  let seriesRaw: Record<string, unknown> | null = null;
+  let seriesError: string | null = null;
+  if (home.config) {
+    try {
+      const raw = await readJsonFile(home.config, "series.json");
+      if (isObject(raw)) seriesRaw = raw;
+      else seriesError = "series.json is not a JSON object";
+    } catch (err) {
+      // A config being edited may not parse; the build on disk still lists the episode.
+      seriesError = (err as Error).message;
+    }
+  }
+  const config = seriesRaw ? loadConfig(seriesRaw) : { series: null, error: seriesError, profiles: {} };
+  const env = await compileEnv(services, home.config ? path.dirname(home.config) : null);
+  const overrides = (overridesRaw ?? {}) as OverridesFile;
+  const targetInputs: TargetInputs = {
+    overrides,
+    seriesTarget: configSeriesTarget(seriesRaw),
+    defaultTarget: env.defaultTarget,
+    profiles: config.profiles,
+  };
+  const key = [
+    identity(build),
+    identity(story),
+    identity(overridesRaw),
+    identity(cutRaw),
+    identity(seriesRaw),
+    intern(home.home),
+    intern(env.defaultTarget),
+    registryKey(env.targets),
+  ].join(".");
+  const cut = cutView(cutRaw, pass, build);
+  return {
+    ep,
+    pass,
+    build,
+    story,
+    overrides,
+    cut: cut.list,
+    cutInFile: cut.inFile,
+    home: home.home,
+    seriesRaw,
+    series: config.series,
+    seriesError: config.error ?? seriesError,
+    profiles: config.profiles,
+    env,
+    targetInputs,
+    key,
+  };
+}
