@@ -1,47 +1,18 @@
 // The episodes under a folder: where new episodes go, which is newest, and the next name to suggest.
 import type { Dirent } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
-import { forbidden, notFound, StudioError } from "../errors.ts";
-import { realpathNearest } from "../paths/real.ts";
-import { insideRoots, realRoots } from "../paths/roots.ts";
-import { checkAbsolutePath } from "../paths/text.ts";
+import { resolveFolder } from "../paths/episode.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
 import { compareNames, episodeSummary, isSkippedFolder } from "./find.ts";
-/**
- * The real path of the folder new episodes go into: 400 malformed, 403 outside every root (even when missing),
- * 404 missing or not a folder; the same order as an `ep`.
- */
-export async function resolveParent(
+/** The real path of the folder new episodes go into, checked like an `ep` (400, then 403, then 404). */
+export function resolveParent(
   value: unknown,
   services: Pick<Services, "home" | "env">,
   field = "parent",
 ): Promise<string> {
-  const abs = checkAbsolutePath(value, field);
-  const roots = await realRoots(services);
-  const outside = () =>
-    forbidden(
-      roots.length
-        ? `${field}: "${abs}" is outside the configured roots`
-        : `${field}: "${abs}" is outside the configured roots (no roots are configured; add one in the config)`,
-    );
-  let real: string;
-  try {
-    real = await realpath(abs);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      if (!insideRoots(roots, (await realpathNearest(abs)).real)) throw outside();
-      throw notFound(`${field}: no folder at "${abs}"`);
-    }
-    if (code === "EACCES" || code === "EPERM") throw forbidden(`${field}: "${abs}" cannot be read`);
-    if (code === "ELOOP") throw forbidden(`${field}: "${abs}" is a symbolic link loop`);
-    throw new StudioError(500, `${field}: "${abs}" cannot be opened: ${(err as Error).message}`);
-  }
-  if (!insideRoots(roots, real)) throw outside();
-  if (!(await stat(real)).isDirectory()) throw notFound(`${field}: "${abs}" is a file, not a folder`);
-  return real;
+  return resolveFolder(value, services, field);
 }
 
 export interface SiblingEpisode {

@@ -10,12 +10,22 @@ import { checkAbsolutePath } from "./text.ts";
  * Checks in the contract's order: malformed 400, outside every root 403 (even when missing), missing 404.
  * Symlinks are resolved before the root check, so a link out of a root is refused and a symlinked root works.
  */
-export async function resolveEpisode(
+export function resolveEpisode(
   ep: unknown,
   services: Pick<Services, "home" | "env">,
   field = "ep",
 ): Promise<string> {
-  const abs = checkAbsolutePath(ep, field);
+  return resolveFolder(ep, services, field, "episode folder");
+}
+
+/** The same checks for any folder inside a root (`parent` of a new episode, an import's target). */
+export async function resolveFolder(
+  value: unknown,
+  services: Pick<Services, "home" | "env">,
+  field: string,
+  noun = "folder",
+): Promise<string> {
+  const abs = checkAbsolutePath(value, field);
   const roots = await realRoots(services);
   const outside = () =>
     forbidden(
@@ -31,7 +41,7 @@ export async function resolveEpisode(
     if (code === "ENOENT" || code === "ENOTDIR") {
       const nearest = await realpathNearest(abs);
       if (!insideRoots(roots, nearest.real)) throw outside();
-      throw notFound(`${field}: no episode folder at "${abs}"`);
+      throw notFound(`${field}: no ${noun} at "${abs}"`);
     }
     if (code === "EACCES" || code === "EPERM") throw forbidden(`${field}: "${abs}" cannot be read`);
     if (code === "ELOOP") throw forbidden(`${field}: "${abs}" is a symbolic link loop`);
@@ -39,6 +49,6 @@ export async function resolveEpisode(
   }
   if (!insideRoots(roots, real)) throw outside();
   const st = await stat(real);
-  if (!st.isDirectory()) throw notFound(`${field}: no episode folder at "${abs}" (it is a file)`);
+  if (!st.isDirectory()) throw notFound(`${field}: no ${noun} at "${abs}" (it is a file)`);
   return real;
 }
