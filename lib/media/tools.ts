@@ -22,13 +22,28 @@ export function findTool(
   return found;
 }
 
+// The binaries shipped inside npm packages (optional dependencies), so `npm ci` alone is enough on a fresh machine.
+const SHIPPED: Record<string, string> = {
+  ffmpeg: "@ffmpeg-installer/ffmpeg",
+  ffprobe: "@ffprobe-installer/ffprobe",
+};
+
+async function shippedBinary(name: string): Promise<string | null> {
+  try {
+    const mod = (await import(SHIPPED[name])) as { default?: { path?: string }; path?: string };
+    return mod.default?.path ?? mod.path ?? null;
+  } catch {
+    return null;
+  }
+}
+
 async function locate(name: string, override: string | undefined, searchPath: string): Promise<ToolInfo> {
-  const candidates = override
-    ? [override]
-    : searchPath
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((dir) => path.join(dir, process.platform === "win32" ? `${name}.exe` : name));
+  const onPath = searchPath
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, process.platform === "win32" ? `${name}.exe` : name));
+  const shipped = override ? null : await shippedBinary(name);
+  const candidates = override ? [override] : shipped ? [...onPath, shipped] : onPath;
   for (const file of candidates) {
     if (!(await isExecutable(file))) continue;
     try {
@@ -43,7 +58,7 @@ async function locate(name: string, override: string | undefined, searchPath: st
     path: null,
     error: override
       ? `${override} (from ${name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"}) is not an executable file`
-      : `${name} is not on PATH; install it (e.g. apt-get install -y ffmpeg) or set ${name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"}`,
+      : `${name} is not on PATH and no shipped binary was installed; install ffmpeg (e.g. apt-get install -y ffmpeg), run npm ci, or set ${name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"}`,
   };
 }
 

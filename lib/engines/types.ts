@@ -1,0 +1,84 @@
+// The engine interface: every backend (built-in, ComfyUI, Comfy API v2) renders a job through these four steps,
+// so rendering has one code path from the render route to the finished take.
+import type { Entry, Pass } from "../build/types.ts";
+
+export type EngineKind = "video" | "image" | "audio";
+
+/** Everything an engine needs to render one take (or one reference picture or voice). */
+export interface EngineJob {
+  kind: EngineKind;
+  /** Target id (`animatic`, `ltx2`, `card`, `silence`, ...). */
+  target: string;
+  ep: string;
+  pass: Pass;
+  /** Shot id (video) or reference key (image/audio). */
+  subject: string;
+  take: number;
+  /** File-name stem of the take (`sh010_t03`). */
+  stem: string;
+  width: number;
+  height: number;
+  fps: number;
+  /** Exact frame count to deliver (video); audio/image: 0. */
+  frames: number;
+  seed: bigint;
+  prompt: string | string[];
+  negative: string | null;
+  /** The compiled entry as it will be rendered (frozen into `<stem>.shotlist.json`). */
+  entry: Entry;
+  /** Input files by role (`first`, `last`, `plate`, `subject:<id>`, ...): absolute paths that exist. */
+  inputs: Record<string, string>;
+  /** A window of a recorded track to lay under the picture (seconds in the file). */
+  audio?: { path: string; start: number; end: number } | null;
+  /** Lines to show timed across the shot (the animatic's captions). */
+  captions?: { text: string; start: number; end: number }[];
+  /** Folder where the engine writes its raw outputs (a temp folder inside the shot folder). */
+  workDir: string;
+}
+
+export interface EngineProgress {
+  /** 0..1 */
+  progress: number;
+  step?: string;
+  steps?: number;
+  log?: string;
+}
+
+export interface Prepared {
+  /** Input names as the backend knows them (`studio/<sha1>.png` on ComfyUI; paths for the built-in engine). */
+  inputs: Record<string, string>;
+  notes: string[];
+}
+
+export interface Submitted {
+  /** The backend's own id for the work (ComfyUI prompt id); recorded as `backend_prompt_id`. */
+  backendPromptId: string;
+}
+
+export interface EngineOutputs {
+  /** Absolute paths of the files the engine produced, inside `job.workDir`. */
+  video?: string;
+  audio?: string;
+  image?: string;
+  /** Frames counted in the delivered video, when the engine knows them. */
+  frames?: number;
+  notes: string[];
+}
+
+export interface RunHooks {
+  signal: AbortSignal;
+  onProgress(p: EngineProgress): void;
+}
+
+export interface Engine {
+  /** Backend name: `builtin`, `local`, `cloud`, `deployment:<target>`, `router`. */
+  readonly backend: string;
+  /** Stage inputs (uploads, composites). */
+  prepare(job: EngineJob, hooks: RunHooks): Promise<Prepared>;
+  /** Hand the work to the backend; answers once it is accepted. */
+  submit(job: EngineJob, prepared: Prepared, hooks: RunHooks): Promise<Submitted>;
+  /** Follow progress until the work ends, then collect its outputs into `job.workDir`. Rejects on failure. */
+  collect(job: EngineJob, submitted: Submitted, hooks: RunHooks): Promise<EngineOutputs>;
+  /** Ask the backend to stop the work (pending: remove it; running: interrupt). */
+  cancel(job: EngineJob, submitted: Submitted | null): Promise<void>;
+}

@@ -1,0 +1,113 @@
+// The job model shared by the API (queueing, listing) and the worker pool (claiming, running).
+import type { Pass } from "../build/types.ts";
+
+/** Contract kinds first; `assemble` and `install` are internal kinds the contract's list does not name. */
+export type JobKind = "render" | "ref" | "upscale" | "post" | "tour" | "assemble" | "install";
+export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
+
+export interface JobInfo {
+  ep?: string;
+  pass?: Pass;
+  shot?: string;
+  take?: number;
+  target?: string;
+  backend?: string;
+  [more: string]: unknown;
+}
+
+export interface Job {
+  id: string;
+  kind: JobKind;
+  /** The backend the job runs on: `builtin`, `local`, `cloud`, `deployment:<target>`, `router`. */
+  lane: string;
+  title: string;
+  /** A job that must end (any way) before this one starts: continuity chains in cut order. */
+  after: string | null;
+  info: JobInfo;
+  /** What the worker needs to run it (kind-specific, JSON). */
+  payload: unknown;
+  status: JobStatus;
+  progress: number;
+  step: string | null;
+  steps: number | null;
+  /** ISO-8601 times. */
+  created: string;
+  started: string | null;
+  finished: string | null;
+  error: string | null;
+  /** The last 20 log lines. */
+  log: string[];
+  lease_owner: string | null;
+  /** Epoch milliseconds when the lease lapses. */
+  lease_expires: number | null;
+  backend_prompt_id: string | null;
+  /** Set by a cancel of a running job; the worker stops the engine and ends the job `canceled`. */
+  cancel_requested: boolean;
+  /** How many times a worker has started it (a lapsed lease gives it back to the queue). */
+  attempts: number;
+  /** Order within its lane among waiting jobs (smaller runs first). */
+  position: number;
+}
+
+export interface NewJob {
+  kind: JobKind;
+  lane: string;
+  title: string;
+  info: JobInfo;
+  payload: unknown;
+  after?: string | null;
+}
+
+export interface LaneState {
+  paused: boolean;
+  parallel: number;
+  waiting: string[];
+  running: string[];
+}
+
+export interface ProgressUpdate {
+  progress?: number;
+  step?: string | null;
+  steps?: number | null;
+  backend_prompt_id?: string | null;
+  /** One more log line (the store keeps the last 20). */
+  log?: string;
+}
+
+export interface JobStore {
+  add(job: NewJob): Promise<Job>;
+  get(id: string): Promise<Job | null>;
+  /** Every queued or running job, then the last 200 finished, newest first; and every lane's state. */
+  list(): Promise<{ jobs: Job[]; lanes: Record<string, LaneState> }>;
+  /**
+   * Atomically take the next runnable job for `owner` (across processes sharing the database): lane not paused,
+   * lane below its parallelism, `after` ended; lowest position first. Null when nothing can start.
+   */
+  claim(owner: string, leaseMs: number, lanes?: readonly string[]): Promise<Job | null>;
+  /** Extend the lease. Answers whether the owner still holds it and whether a cancel was asked for. */
+  heartbeat(id: string, owner: string, leaseMs: number): Promise<{ held: boolean; cancel: boolean }>;
+  update(id: string, owner: string, update: ProgressUpdate): Promise<void>;
+  finish(
+    id: string,
+    owner: string,
+    status: "succeeded" | "failed" | "canceled",
+    error?: string | null,
+  ): Promise<Job | null>;
+  /** A waiting job ends `canceled` at once; a running one gets `cancel_requested`. 404/409 as StudioError. */
+  cancel(id: string): Promise<Job>;
+  /** Place a waiting job at `index` in its lane (0 = next). 409 for a job that is not waiting. */
+  move(id: string, index: number): Promise<void>;
+  /** A new job with the same kind, lane, info and payload (409 unless the job has ended). */
+  retry(id: string): Promise<Job>;
+  pause(lane: string, paused: boolean): Promise<void>;
+  setParallel(lane: string, parallel: number): Promise<void>;
+  /** Running jobs whose lease lapsed go back to the queue (or fail after 3 attempts); returns those changed. */
+  reclaimExpired(now?: number): Promise<Job[]>;
+  /** Event outbox, so events of a worker in another process reach the API's sockets. */
+  emit(kind: string, data: unknown): Promise<void>;
+  eventsSince(id: number, limit?: number): Promise<{ id: number; kind: string; data: unknown }[]>;
+  /** The paid-run counter of this server session. */
+  paid(): Promise<{ count: number }>;
+  paidReset(): Promise<void>;
+  close(): Promise<void>;
+}

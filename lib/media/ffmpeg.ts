@@ -1,0 +1,127 @@
+// Running ffmpeg and ffprobe: the tools in force, a run with progress and cancellation, and what a file holds.
+import { execa } from "execa";
+import { StudioError } from "../errors.ts";
+import { findTool } from "./tools.ts";
+
+export type Env = Record<string, string | undefined>;
+
+/** The ffmpeg and ffprobe paths, or a 500 saying what to install. */
+export async function mediaTools(env: Env): Promise<{ ffmpeg: string; ffprobe: string }> {
+  const [ffmpeg, ffprobe] = await Promise.all([findTool("ffmpeg", env), findTool("ffprobe", env)]);
+  if (!ffmpeg.path) throw new StudioError(500, `no media tools: ${ffmpeg.error}`);
+  if (!ffprobe.path) throw new StudioError(500, `no media tools: ${ffprobe.error}`);
+  return { ffmpeg: ffmpeg.path, ffprobe: ffprobe.path };
+}
+
+export interface RunOptions {
+  env: Env;
+  signal?: AbortSignal;
+  /** Called with the seconds of output written so far (from `-progress`). */
+  onProgress?: (seconds: number) => void;
+}
+
+/** Run ffmpeg with `args` (input/output arguments only); rejects with the tail of its log on failure. */
+export async function runFfmpeg(args: readonly string[], opts: RunOptions): Promise<void> {
+  const { ffmpeg } = await mediaTools(opts.env);
+  const child = execa(
+    ffmpeg,
+    ["-hide_banner", "-nostdin", "-y", "-progress", "pipe:1", "-nostats", ...args],
+    {
+      cancelSignal: opts.signal,
+      reject: false,
+      buffer: { stdout: false, stderr: true },
+      stripFinalNewline: false,
+    },
+  );
+  if (opts.onProgress) {
+    let partial = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      partial += chunk.toString();
+      const lines = partial.split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+        if (m) opts.onProgress?.(Number(m[1]) / 1e6);
+      }
+    });
+  }
+  const result = await child;
+  if (result.isCanceled || opts.signal?.aborted) throw new Error("canceled");
+  if (result.exitCode !== 0) {
+    const tail = String(result.stderr ?? "")
+      .trim()
+      .split("\n")
+      .slice(-6)
+      .join("\n");
+    throw new Error(`ffmpeg failed (exit ${result.exitCode}): ${tail}`);
+  }
+}
+
+export interface ProbeInfo {
+  duration: number | null;
+  video: { codec: string; width: number; height: number; fps: number | null; pixFmt: string | null } | null;
+  audio: { codec: string; sampleRate: number | null; channels: number | null } | null;
+}
+
+/** What a media file holds (container duration, first video and audio stream). */
+export async function probe(file: string, env: Env): Promise<ProbeInfo> {
+  const { ffprobe } = await mediaTools(env);
+  const { stdout } = await execa(ffprobe, [
+    "-v",
+    "error",
+    "-show_entries",
+    "format=duration:stream=codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,pix_fmt,sample_rate,channels",
+    "-of",
+    "json",
+    file,
+  ]);
+  const data = JSON.parse(stdout) as {
+    format?: { duration?: string };
+    streams?: Record<string, string | number | undefined>[];
+  };
+  const streams = data.streams ?? [];
+  const v = streams.find((s) => s.codec_type === "video");
+  const a = streams.find((s) => s.codec_type === "audio");
+  const num = (x: unknown) => (x === undefined || x === "N/A" ? null : Number(x));
+  return {
+    duration: num(data.format?.duration),
+    video: v
+      ? {
+          codec: String(v.codec_name),
+          width: Number(v.width),
+          height: Number(v.height),
+          fps: rate(String(v.avg_frame_rate ?? "")) ?? rate(String(v.r_frame_rate ?? "")),
+          pixFmt: v.pix_fmt ? String(v.pix_fmt) : null,
+        }
+      : null,
+    audio: a
+      ? { codec: String(a.codec_name), sampleRate: num(a.sample_rate), channels: num(a.channels) }
+      : null,
+  };
+}
+
+function rate(text: string): number | null {
+  const [n, d] = text.split("/").map(Number);
+  if (!n || !d) return null;
+  return n / d;
+}
+
+/** The exact number of video frames (packets counted, not estimated from the duration). */
+export async function countFrames(file: string, env: Env): Promise<number> {
+  const { ffprobe } = await mediaTools(env);
+  const { stdout } = await execa(ffprobe, [
+    "-v",
+    "error",
+    "-select_streams",
+    "v:0",
+    "-count_packets",
+    "-show_entries",
+    "stream=nb_read_packets",
+    "-of",
+    "csv=p=0",
+    file,
+  ]);
+  const n = Number.parseInt(stdout.trim(), 10);
+  if (!Number.isFinite(n)) throw new Error(`ffprobe could not count the frames of ${file}`);
+  return n;
+}
