@@ -8,8 +8,8 @@ export type Env = Record<string, string | undefined>;
 /** The ffmpeg and ffprobe paths, or a 500 saying what to install. */
 export async function mediaTools(env: Env): Promise<{ ffmpeg: string; ffprobe: string }> {
   const [ffmpeg, ffprobe] = await Promise.all([findTool("ffmpeg", env), findTool("ffprobe", env)]);
-  if (!ffmpeg.path) throw new StudioError(500, `no media tools: ${ffmpeg.error}`);
-  if (!ffprobe.path) throw new StudioError(500, `no media tools: ${ffprobe.error}`);
+  if (ffmpeg.path === null) throw new StudioError(500, `no media tools: ${ffmpeg.error}`);
+  if (ffprobe.path === null) throw new StudioError(500, `no media tools: ${ffprobe.error}`);
   return { ffmpeg: ffmpeg.path, ffprobe: ffprobe.path };
 }
 
