@@ -1,0 +1,510 @@
+// The job store over libsql (embedded file or a libsql server): queue, leases, lanes, event outbox, paid counter.
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createClient, type ResultSet } from "@libsql/client";
+import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/libsql";
+import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
+import type { Services } from "../context.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import { migrate } from "./migrate.ts";
+import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
+import type { Job, JobStatus, JobStore, LaneState, NewJob } from "./types.ts";
+
+export interface JobStoreOptions {
+  /** Epoch milliseconds; tests move time with it. */
+  now?: () => number;
+  /** For a libsql server URL. */
+  authToken?: string;
+}
+
+/** The store, plus what the contract's interface leaves out. */
+export interface StudioJobStore extends JobStore {
+  /** Count `n` more runs sent to a paid backend; answers the new count. */
+  paidAdd(n?: number): Promise<{ count: number }>;
+}
+
+type Exec = BaseSQLiteDatabase<"async", ResultSet>;
+
+const ENDED: JobStatus[] = ["succeeded", "failed", "canceled"];
+const FINISHED_LISTED = 200;
+/** Finished jobs kept beyond the listed 200, so a recent one can still be read or retried. */
+const FINISHED_KEPT = 1000;
+const LOG_LINES = 20;
+const LOG_LINE_CHARS = 2000;
+const MAX_ATTEMPTS = 3;
+const EVENTS_KEPT_MS = 10 * 60_000;
+const HOUSEKEEP_EVERY_MS = 30_000;
+const BUSY_TIMEOUT_MS = 5000;
+const REMOTE = /^(https?|libsql|wss?):\/\//i;
+
+/**
+ * Writes of one process to one database go one at a time. The embedded client runs each statement synchronously
+ * on a pool of connections: a second connection's write waiting on the busy timeout would block the event loop
+ * while the first connection's open transaction needs that loop to commit. Keyed by database, not by store, so
+ * two stores on the same file in one process (tests, a worker beside the API) also take turns.
+ */
+const writeTails = new Map<string, Promise<void>>();
+
+function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const prev = writeTails.get(key) ?? Promise.resolve();
+  const run = prev.then(fn);
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  writeTails.set(key, tail);
+  void tail.then(() => {
+    if (writeTails.get(key) === tail) writeTails.delete(key);
+  });
+  return run;
+}
+
+export async function createJobStore(url: string, opts: JobStoreOptions = {}): Promise<StudioJobStore> {
+  const now = opts.now ?? Date.now;
+  const file = filePath(url);
+  if (!file && !REMOTE.test(url)) {
+    throw new Error(
+      `job database URL ${JSON.stringify(url.replace(/\?.*$/, ""))} is not supported: use file:<path> or a libsql server URL (libsql://, https://, wss://)`,
+    );
+  }
+  if (file) await mkdir(path.dirname(file), { recursive: true });
+  const key = file ?? url;
+  const client = createClient({
+    url,
+    timeout: BUSY_TIMEOUT_MS,
+    authToken: file ? undefined : opts.authToken,
+  });
+  try {
+    await serialize(key, async () => {
+      if (file) {
+        // WAL lets readers in other processes go on while one writes; the busy timeout (also set on every pooled
+        // connection by `timeout`) makes a second writer wait for the lock instead of failing at once.
+        await client.execute("PRAGMA journal_mode=WAL");
+        await client.execute(`PRAGMA busy_timeout=${BUSY_TIMEOUT_MS}`);
+      }
+      await migrate(client, undefined, now);
+    });
+  } catch (err) {
+    client.close();
+    // Without the query string: a libsql URL may carry `authToken` there.
+    throw new Error(`cannot open the job database ${url.replace(/\?.*$/, "")}: ${(err as Error).message}`);
+  }
+  const db = drizzle(client);
+  const write = <T>(fn: () => Promise<T>) => serialize(key, fn);
+  const inTx = <T>(fn: (tx: Exec) => Promise<T>) => write(() => db.transaction((tx) => fn(tx)));
+  const iso = (ms: number) => new Date(ms).toISOString();
+  let lastHousekeep = Number.NEGATIVE_INFINITY;
+
+  async function insertJob(exec: Exec, job: NewJob): Promise<Job> {
+    if (typeof job.lane !== "string" || !job.lane.trim()) throw badRequest("lane: required");
+    const [row] = await exec
+      .insert(jobs)
+      .values({
+        id: `j_${randomBytes(6).toString("hex")}`,
+        kind: job.kind,
+        lane: job.lane,
+        title: job.title ?? "",
+        after: job.after ?? null,
+        info: job.info ?? {},
+        payload: job.payload ?? null,
+        status: "queued",
+        progress: 0,
+        created: iso(now()),
+        log: [],
+        // Last in its lane's waiting order, computed in the same statement so two adders cannot tie.
+        position: sql`(SELECT coalesce(max(position), -1) + 1 FROM jobs WHERE lane = ${job.lane} AND status = 'queued')`,
+      })
+      .returning();
+    return toJob(row);
+  }
+
+  async function mustGet(exec: Exec, id: string): Promise<Job> {
+    const [row] = await exec.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+    if (!row) throw notFound(`job ${id} not found`);
+    return toJob(row);
+  }
+
+  // Old events and old finished jobs go, at most every 30 s, so the database stays small without a timer.
+  async function housekeep(): Promise<void> {
+    const t = now();
+    if (t - lastHousekeep < HOUSEKEEP_EVERY_MS) return;
+    lastHousekeep = t;
+    await write(async () => {
+      await db.delete(events).where(lt(events.created, t - EVENTS_KEPT_MS));
+      await db.run(sql`DELETE FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled') AND id NOT IN (
+        SELECT id FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled')
+        ORDER BY finished DESC, rowid DESC LIMIT ${FINISHED_KEPT})`);
+    });
+  }
+
+  const store: StudioJobStore = {
+    add: (job) => write(() => insertJob(db, job)),
+
+    async get(id) {
+      const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+      return row ? toJob(row) : null;
+    },
+
+    async list() {
+      // One batch is one read transaction: a job that ends meanwhile shows once, not twice or never.
+      const [running, waiting, finished, laneRows, seen] = await db.batch([
+        db
+          .select()
+          .from(jobs)
+          .where(eq(jobs.status, "running"))
+          .orderBy(asc(jobs.started), asc(jobs.created), sql`rowid`),
+        db
+          .select()
+          .from(jobs)
+          .where(eq(jobs.status, "queued"))
+          .orderBy(asc(jobs.position), asc(jobs.created), sql`rowid`),
+        db
+          .select()
+          .from(jobs)
+          .where(inArray(jobs.status, ENDED))
+          .orderBy(desc(jobs.finished), sql`rowid DESC`)
+          .limit(FINISHED_LISTED),
+        db.select().from(lanes),
+        db.selectDistinct({ lane: jobs.lane }).from(jobs),
+      ]);
+      const state: Record<string, LaneState> = {};
+      const names = new Set([...laneRows.map((l) => l.name), ...seen.map((s) => s.lane)]);
+      for (const name of [...names].sort()) {
+        const row = laneRows.find((l) => l.name === name);
+        state[name] = {
+          paused: row?.paused ?? false,
+          parallel: row?.parallel ?? 1,
+          waiting: [],
+          running: [],
+        };
+      }
+      for (const j of waiting) state[j.lane].waiting.push(j.id);
+      for (const j of running) state[j.lane].running.push(j.id);
+      return { jobs: [...running, ...waiting, ...finished].map(toJob), lanes: state };
+    },
+
+    async claim(owner, leaseMs, only) {
+      if (only && only.length === 0) return null;
+      checkLease(leaseMs);
+      const laneFilter = only
+        ? sql`AND j.lane IN (${sql.join(
+            only.map((l) => sql`${l}`),
+            sql`, `,
+          )})`
+        : sql``;
+      return inTx(async (tx) => {
+        const t = now();
+        // Inside BEGIN IMMEDIATE: no other writer, in this process or another, runs between pick and mark.
+        const [pick] = await tx.all<{ id: string }>(sql`
+          SELECT j.id AS id FROM jobs j LEFT JOIN lanes l ON l.name = j.lane
+          WHERE j.status = 'queued'
+            AND coalesce(l.paused, 0) = 0
+            AND (SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lane = j.lane) < coalesce(l.parallel, 1)
+            AND (j.after IS NULL OR NOT EXISTS (
+              SELECT 1 FROM jobs a WHERE a.id = j.after AND a.status IN ('queued', 'running')))
+            ${laneFilter}
+          ORDER BY j.position, j.created, j.rowid
+          LIMIT 1`);
+        if (!pick) return null;
+        const [row] = await tx
+          .update(jobs)
+          .set({
+            status: "running",
+            lease_owner: owner,
+            lease_expires: t + leaseMs,
+            started: iso(t),
+            attempts: sql`${jobs.attempts} + 1`,
+          })
+          // The status guard keeps a claim single even on a server that would not honour IMMEDIATE.
+          .where(and(eq(jobs.id, String(pick.id)), eq(jobs.status, "queued")))
+          .returning();
+        return row ? toJob(row) : null;
+      });
+    },
+
+    async heartbeat(id, owner, leaseMs) {
+      checkLease(leaseMs);
+      const rows = await write(() =>
+        db
+          .update(jobs)
+          .set({ lease_expires: now() + leaseMs })
+          .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
+          .returning({ cancel: jobs.cancel_requested }),
+      );
+      return { held: rows.length > 0, cancel: rows[0]?.cancel ?? false };
+    },
+
+    async update(id, owner, update) {
+      await inTx(async (tx) => {
+        const [row] = await tx
+          .select()
+          .from(jobs)
+          .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
+          .limit(1);
+        // A worker that lost its lease learns it on the next heartbeat; its late progress is dropped.
+        if (!row) return;
+        const set: Partial<JobRow> = {};
+        if (update.progress !== undefined && Number.isFinite(update.progress)) {
+          set.progress = Math.min(1, Math.max(0, update.progress));
+        }
+        if (update.step !== undefined) set.step = update.step;
+        if (update.steps !== undefined) set.steps = update.steps;
+        if (update.backend_prompt_id !== undefined) set.backend_prompt_id = update.backend_prompt_id;
+        if (update.log !== undefined) set.log = appendLog(row.log, update.log);
+        if (Object.keys(set).length) await tx.update(jobs).set(set).where(eq(jobs.id, id));
+      });
+    },
+
+    async finish(id, owner, status, error = null) {
+      if (!["succeeded", "failed", "canceled"].includes(status)) {
+        throw new Error(`finish: status must be succeeded, failed or canceled (got ${status})`);
+      }
+      const t = now();
+      const rows = await write(() =>
+        db
+          .update(jobs)
+          .set({
+            status,
+            finished: iso(t),
+            error: status === "succeeded" ? null : error,
+            progress: status === "succeeded" ? 1 : sql`${jobs.progress}`,
+            lease_owner: null,
+            lease_expires: null,
+          })
+          .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
+          .returning(),
+      );
+      await housekeep();
+      return rows[0] ? toJob(rows[0]) : null;
+    },
+
+    cancel: (id) =>
+      inTx(async (tx) => {
+        const job = await mustGet(tx, id);
+        if (ENDED.includes(job.status)) throw conflict(`job ${id} has already ended`);
+        const set: Partial<JobRow> =
+          job.status === "queued" ? { status: "canceled", finished: iso(now()) } : { cancel_requested: true };
+        const [row] = await tx.update(jobs).set(set).where(eq(jobs.id, id)).returning();
+        return toJob(row);
+      }),
+
+    async move(id, index) {
+      if (!Number.isInteger(index) || index < 0) throw badRequest("index: must be a whole number, 0 or more");
+      await inTx(async (tx) => {
+        const job = await mustGet(tx, id);
+        if (job.status === "running") throw conflict(`job ${id} is running: only waiting jobs can be moved`);
+        if (job.status !== "queued") {
+          throw conflict(`job ${id} has already ended: only waiting jobs can be moved`);
+        }
+        const waiting = await tx
+          .select({ id: jobs.id, position: jobs.position })
+          .from(jobs)
+          .where(and(eq(jobs.lane, job.lane), eq(jobs.status, "queued")))
+          .orderBy(asc(jobs.position), asc(jobs.created), sql`rowid`);
+        const order = waiting.filter((w) => w.id !== id);
+        order.splice(Math.min(index, order.length), 0, { id, position: job.position });
+        for (const [position, w] of order.entries()) {
+          if (w.position !== position || w.id === id) {
+            await tx.update(jobs).set({ position }).where(eq(jobs.id, w.id));
+          }
+        }
+      });
+    },
+
+    retry: (id) =>
+      inTx(async (tx) => {
+        const job = await mustGet(tx, id);
+        if (!ENDED.includes(job.status)) {
+          throw conflict(`job ${id} is ${job.status}: only an ended job can be retried`);
+        }
+        return insertJob(tx, {
+          kind: job.kind,
+          lane: job.lane,
+          title: job.title,
+          info: job.info,
+          payload: job.payload,
+          after: null,
+        });
+      }),
+
+    async pause(lane, paused) {
+      checkLane(lane);
+      await write(() =>
+        db
+          .insert(lanes)
+          .values({ name: lane, paused })
+          .onConflictDoUpdate({ target: lanes.name, set: { paused } }),
+      );
+    },
+
+    async setParallel(lane, parallel) {
+      checkLane(lane);
+      if (!Number.isInteger(parallel) || parallel < 1) {
+        throw badRequest("parallel: must be a whole number, 1 or more");
+      }
+      await write(() =>
+        db
+          .insert(lanes)
+          .values({ name: lane, parallel })
+          .onConflictDoUpdate({ target: lanes.name, set: { parallel } }),
+      );
+    },
+
+    reclaimExpired: (at) =>
+      inTx(async (tx) => {
+        const t = at ?? now();
+        const lapsed = await tx
+          .select()
+          .from(jobs)
+          .where(and(eq(jobs.status, "running"), lt(jobs.lease_expires, t)));
+        const changed: Job[] = [];
+        for (const row of lapsed) {
+          const cleared = { lease_owner: null, lease_expires: null };
+          let set: Partial<JobRow>;
+          if (row.cancel_requested) {
+            // Nobody is left to stop it: the cancel that was asked for is what happened.
+            set = { ...cleared, status: "canceled", finished: iso(t) };
+          } else if (row.attempts >= MAX_ATTEMPTS) {
+            set = {
+              ...cleared,
+              status: "failed",
+              finished: iso(t),
+              error: "its worker stopped answering three times",
+            };
+          } else {
+            set = {
+              ...cleared,
+              status: "queued",
+              started: null,
+              progress: 0,
+              step: null,
+              steps: null,
+              log: appendLog(row.log, "its worker stopped answering; queued again"),
+            };
+          }
+          const [updated] = await tx.update(jobs).set(set).where(eq(jobs.id, row.id)).returning();
+          changed.push(toJob(updated));
+        }
+        return changed;
+      }),
+
+    async emit(kind, data) {
+      await write(async () => {
+        await db.insert(events).values({ kind, data: data ?? null, created: now() });
+      });
+      await housekeep();
+    },
+
+    async eventsSince(id, limit = 500) {
+      const rows = await db
+        .select()
+        .from(events)
+        .where(gt(events.id, id))
+        .orderBy(asc(events.id))
+        .limit(Math.max(1, Math.floor(limit)));
+      return rows.map((r) => ({ id: r.id, kind: r.kind, data: r.data ?? null }));
+    },
+
+    async paid() {
+      const [row] = await db.select().from(meta).where(eq(meta.key, "paid_count")).limit(1);
+      return { count: Number(row?.value ?? 0) || 0 };
+    },
+
+    async paidAdd(n = 1) {
+      const rows = await write(() =>
+        db
+          .insert(meta)
+          .values({ key: "paid_count", value: String(n) })
+          .onConflictDoUpdate({
+            target: meta.key,
+            set: { value: sql`CAST(CAST(${meta.value} AS INTEGER) + ${n} AS TEXT)` },
+          })
+          .returning({ value: meta.value }),
+      );
+      return { count: Number(rows[0]?.value ?? 0) };
+    },
+
+    async paidReset() {
+      await write(() =>
+        db
+          .insert(meta)
+          .values({ key: "paid_count", value: "0" })
+          .onConflictDoUpdate({ target: meta.key, set: { value: "0" } }),
+      );
+    },
+
+    async close() {
+      // After the writes already queued, so a close right after a call does not cut it off.
+      await write(async () => client.close());
+    },
+  };
+  return store;
+}
+
+const opened = new Map<string, Promise<StudioJobStore>>();
+
+/** `STUDIO_DB_URL`, else the embedded database `<home>/studio.db`. */
+export function jobDatabaseUrl(services: Pick<Services, "home" | "env">): string {
+  const explicit = services.env.STUDIO_DB_URL?.trim();
+  return explicit || pathToFileURL(path.join(services.home, "studio.db")).href;
+}
+
+/** One store per database URL per process; closing it lets the next call open a fresh one. */
+export function openJobStore(services: Pick<Services, "home" | "env" | "now">): Promise<StudioJobStore> {
+  const url = jobDatabaseUrl(services);
+  const cached = opened.get(url);
+  if (cached) return cached;
+  const promise = createJobStore(url, {
+    now: () => services.now().getTime(),
+    authToken: services.env.STUDIO_DB_AUTH_TOKEN?.trim() || undefined,
+  }).then((store) => {
+    const close = store.close;
+    store.close = async () => {
+      if (opened.get(url) === promise) opened.delete(url);
+      await close();
+    };
+    return store;
+  });
+  opened.set(url, promise);
+  promise.catch(() => {
+    if (opened.get(url) === promise) opened.delete(url);
+  });
+  return promise;
+}
+
+function toJob(row: JobRow): Job {
+  return {
+    ...row,
+    info: row.info ?? {},
+    payload: row.payload ?? null,
+    log: Array.isArray(row.log) ? row.log : [],
+  };
+}
+
+function appendLog(log: unknown, line: string): string[] {
+  const lines = Array.isArray(log) ? (log as string[]) : [];
+  return [...lines, String(line).slice(0, LOG_LINE_CHARS)].slice(-LOG_LINES);
+}
+
+function checkLease(leaseMs: number): void {
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
+    throw new Error(`lease must be a positive number of milliseconds (got ${leaseMs})`);
+  }
+}
+
+function checkLane(lane: string): void {
+  if (typeof lane !== "string" || !lane.trim()) throw badRequest("lane: required");
+}
+
+/** The absolute path of a `file:` URL, or null for any other URL. */
+function filePath(url: string): string | null {
+  if (!/^file:/i.test(url)) return null;
+  let rest = url.slice(5).replace(/[?#].*$/, "");
+  if (rest.startsWith("//")) rest = rest.replace(/^\/\/[^/]*/, "");
+  const decoded = decodeURIComponent(rest);
+  // `file:///C:/x` names a Windows drive path.
+  return path.resolve(/^\/[A-Za-z]:/.test(decoded) ? decoded.slice(1) : decoded);
+}
