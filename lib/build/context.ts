@@ -147,6 +147,25 @@ const REF_KEYS: Readonly<Record<string, "image" | "audio">> = {
  * `series.refs` (§3.9): which image/audio targets make references, keyframes and voices. Checked when a compile
  * needs pictures from the image target; ids are checked against the registry once it holds targets of that kind.
  */
+/**
+ * Image and audio targets of the reference implementation (targets.md §2.1) that a series config may already name
+ * while this service does not ship them yet: accepted so existing shows still build, and typos are still caught.
+ */
+const REFERENCE_TARGETS: Record<string, readonly string[]> = {
+  image: [
+    "krea2",
+    "flux2_klein",
+    "flux2_klein_edit",
+    "flux_kontext",
+    "klein_erp_360",
+    "minimax_h3_still",
+    "qwen_image_21",
+    "qwen_rapid_aio",
+    "z_image_turbo",
+  ],
+  audio: ["ltx2_voice"],
+};
+
 export function checkRefsBlock(ctx: BuildCtx): void {
   const refs = ctx.series.raw.refs;
   if (refs === undefined || refs === null) return;
@@ -155,8 +174,8 @@ export function checkRefsBlock(ctx: BuildCtx): void {
   for (const [key, kind] of Object.entries(REF_KEYS)) {
     const v = refs[key];
     if (v === undefined || v === null) continue;
-    const known = ctx.targets.ids(kind);
-    const ok = typeof v === "string" && v.trim() !== "" && (known.length === 0 || known.includes(v));
+    const known = [...new Set([...ctx.targets.ids(kind), ...(REFERENCE_TARGETS[kind] ?? [])])].sort();
+    const ok = typeof v === "string" && v.trim() !== "" && known.includes(v);
     if (!ok) {
       const list = known.length ? ` (known: ${known.join(", ")})` : "";
       throw seriesError(

@@ -1,0 +1,328 @@
+// The built-in video target `animatic`: a timed card per shot (keyframe, plate or plain card with captions) at the
+// exact frame count, fps and size of the pass, with a sound track, encoded H.264 yuv420p by one ffmpeg child.
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
+import type { EngineJob, EngineOutputs } from "../types.ts";
+import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
+import { captionBox, fontsUsable, NO_FONT_NOTE, type TextBox } from "./text.ts";
+import { commit, discard, fpsArg, secs, tempBeside, throwIfCanceled, type WorkContext } from "./work.ts";
+
+/** What the take's sidecar records as its model. */
+export const ANIMATIC_MODEL = "animatic";
+
+export const AUDIO_RATE = 48_000;
+
+/** Input roles that can be the picture, best first. */
+export const PICTURE_ROLES = ["first", "plate"] as const;
+
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+async function isFile(file: string | undefined): Promise<boolean> {
+  if (!file) return false;
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Check the job can give an exact H.264 yuv420p clip; throws a message for a person. */
+export function checkAnimaticJob(job: EngineJob): void {
+  const { frames, fps, width, height } = job;
+  if (!Number.isInteger(frames) || frames < 1) {
+    throw new Error(`animatic: the frame count must be a whole number of at least 1 (got ${frames})`);
+  }
+  if (!(fps > 0 && Number.isFinite(fps))) throw new Error(`animatic: fps must be positive (got ${fps})`);
+  if (!(Number.isInteger(width) && Number.isInteger(height) && width >= 2 && height >= 2)) {
+    throw new Error(`animatic: the size must be whole pixels (got ${width}x${height})`);
+  }
+  if (width % 2 || height % 2) {
+    throw new Error(`animatic: H.264 yuv420p needs an even width and height (got ${width}x${height})`);
+  }
+}
+
+/**
+ * Captions for a shot when the caller has only its text: the action across the whole shot, the dialogue lines
+ * one after another, each on screen for a share of the shot proportional to its length.
+ */
+export function captionsAcross(
+  duration: number,
+  action: string,
+  lines: readonly string[],
+): { text: string; start: number; end: number }[] {
+  const out: { text: string; start: number; end: number }[] = [];
+  if (action.trim()) out.push({ text: action.trim(), start: 0, end: duration });
+  const said = lines.map((l) => l.trim()).filter(Boolean);
+  // A floor of 8 characters, so a one-word line still gets a readable moment.
+  const weights = said.map((l) => Math.max(8, [...l].length));
+  const total = weights.reduce((a, b) => a + b, 0);
+  let t = 0;
+  said.forEach((text, i) => {
+    const end = i === said.length - 1 ? duration : t + (duration * weights[i]) / total;
+    out.push({ text, start: t, end });
+    t = end;
+  });
+  return out;
+}
+
+interface Placed {
+  box: TextBox;
+  x: number;
+  y: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Caption boxes centred near the bottom; captions that overlap in time go to the next lane up so they never
+ * cover each other.
+ */
+async function layoutCaptions(job: EngineJob, duration: number, margin: number): Promise<Placed[]> {
+  // No captions given: the prompt (the shot's prose) stands for the whole shot.
+  const list = job.captions ?? [{ text: promptText(job.prompt), start: 0, end: duration }];
+  const fontSize = clamp(Math.round(job.height / 22), 9, 64);
+  const timed = list
+    .map((c, i) => ({ text: c.text.trim(), start: Math.max(0, c.start), end: Math.min(duration, c.end), i }))
+    .filter((c) => c.text && c.end > c.start)
+    .sort((a, b) => a.start - b.start || a.i - b.i);
+  const lanes: { end: number; height: number }[] = [];
+  const items: { box: TextBox; lane: number; start: number; end: number }[] = [];
+  for (const c of timed) {
+    const box = await captionBox(c.text, {
+      fontSize,
+      maxWidth: job.width - 2 * margin,
+      maxLines: 3,
+      align: "middle",
+    });
+    if (!box) continue;
+    let lane = lanes.findIndex((l) => l.end <= c.start + 1e-9);
+    if (lane < 0) {
+      lane = lanes.length;
+      lanes.push({ end: 0, height: 0 });
+    }
+    lanes[lane].end = c.end;
+    lanes[lane].height = Math.max(lanes[lane].height, box.height);
+    items.push({ box, lane, start: c.start, end: c.end });
+  }
+  const gap = Math.max(2, Math.round(margin / 2));
+  const bottoms: number[] = [];
+  let bottom = job.height - margin;
+  for (const l of lanes) {
+    bottoms.push(bottom);
+    bottom -= l.height + gap;
+  }
+  return items.map((it) => ({
+    box: it.box,
+    x: Math.max(0, Math.round((job.width - it.box.width) / 2)),
+    y: Math.max(0, bottoms[it.lane] - it.box.height),
+    start: it.start,
+    end: it.end,
+  }));
+}
+
+/** The still under the captions: picture or plain card, with the shot id header baked in. */
+async function basePicture(
+  job: EngineJob,
+  inputs: Record<string, string>,
+  header: TextBox | null,
+  margin: number,
+  notes: string[],
+): Promise<Buffer> {
+  const { width, height } = job;
+  const overlays = header ? [{ input: header.png, left: margin, top: margin }] : [];
+  for (const role of PICTURE_ROLES) {
+    const file = inputs[role];
+    if (!(await isFile(file))) continue;
+    try {
+      // Read into memory: libvips caches decoded files by name and would miss a keyframe rewritten in place.
+      const picture = await sharp(await readFile(file), { animated: false })
+        .rotate()
+        .resize(width, height, { fit: "cover", position: "centre" })
+        .flatten({ background: "#000000" })
+        .png()
+        .toBuffer();
+      notes.push(`picture: ${role === "first" ? "first keyframe" : "location plate"} ${path.basename(file)}`);
+      return await sharp(picture).composite(overlays).png({ compressionLevel: 1 }).toBuffer();
+    } catch (err) {
+      notes.push(`picture: ${path.basename(file)} could not be read (${(err as Error).message}); skipped`);
+    }
+  }
+  notes.push("picture: plain card (no keyframe or plate)");
+  return sharp(Buffer.from(cardSvg(width, height, PLAIN_CARD, null)))
+    .composite(overlays)
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}
+
+/** The audio part of the graph: the track's window (padded or cut to the shot) or silence, split for mp4 and wav. */
+async function audioSource(
+  job: EngineJob,
+  ctx: WorkContext,
+  samples: number,
+  inputIndex: number,
+): Promise<{ args: string[]; graph: string }> {
+  const tail = `atrim=end_sample=${samples},asetpts=N/SR/TB,asplit=2[am][aw]`;
+  const a = job.audio;
+  if (a) {
+    const why = await trackProblem(a, ctx);
+    if (why === null) {
+      ctx.notes.push(`audio: ${path.basename(a.path)} ${secs(a.start)}–${secs(a.end)} s`);
+      return {
+        args: ["-ss", secs(a.start), "-t", secs(a.end - a.start), "-i", `file:${a.path}`],
+        graph:
+          `[${inputIndex}:a]aresample=${AUDIO_RATE},` +
+          `aformat=sample_fmts=fltp:sample_rates=${AUDIO_RATE}:channel_layouts=stereo,apad,${tail}`,
+      };
+    }
+    ctx.notes.push(`audio: ${why}; silence instead`);
+  } else {
+    ctx.notes.push("audio: silence");
+  }
+  return { args: [], graph: `anullsrc=r=${AUDIO_RATE}:cl=stereo,${tail}` };
+}
+
+async function trackProblem(a: NonNullable<EngineJob["audio"]>, ctx: WorkContext): Promise<string | null> {
+  if (!(a.start >= 0 && a.end > a.start)) return `the window ${a.start}–${a.end} s is empty`;
+  if (!(await isFile(a.path))) return `${path.basename(a.path)} is missing`;
+  try {
+    const info = await probe(a.path, ctx.env);
+    if (!info.audio) return `${path.basename(a.path)} has no audio stream`;
+  } catch {
+    return `${path.basename(a.path)} could not be read`;
+  }
+  return null;
+}
+
+/** Render `<workDir>/<stem>.mp4` and `<workDir>/<stem>.wav`. */
+export async function renderAnimatic(
+  job: EngineJob,
+  inputs: Record<string, string>,
+  ctx: WorkContext,
+): Promise<EngineOutputs> {
+  checkAnimaticJob(job);
+  const { width, height, frames } = job;
+  const fps = fpsArg(job.fps);
+  const duration = frames / job.fps;
+  const samples = Math.max(1, Math.round(duration * AUDIO_RATE));
+  const margin = Math.max(4, Math.round(Math.min(width, height) * 0.04));
+
+  await mkdir(job.workDir, { recursive: true });
+  const scratch = path.join(job.workDir, `.${job.stem}.animatic-${randomBytes(4).toString("hex")}`);
+  const mp4 = path.join(job.workDir, `${job.stem}.mp4`);
+  const wav = path.join(job.workDir, `${job.stem}.wav`);
+  const tmpMp4 = tempBeside(mp4);
+  const tmpWav = tempBeside(wav);
+  await mkdir(scratch, { recursive: true });
+  try {
+    const text = await fontsUsable();
+    if (!text) ctx.notes.push(NO_FONT_NOTE);
+    const header = text
+      ? await captionBox(job.subject, {
+          fontSize: clamp(Math.round(height / 30), 8, 44),
+          maxWidth: width - 2 * margin,
+          maxLines: 1,
+          weight: "bold",
+        })
+      : null;
+    const base = await basePicture(job, inputs, header, margin, ctx.notes);
+    const captions = text ? await layoutCaptions(job, duration, margin) : [];
+    throwIfCanceled(ctx.signal);
+
+    // Every still is a single-frame input that overlay repeats; the colour source sets the exact frame clock and
+    // trim ends it at the exact count. Not `-frames:v`: reaching it closes the whole mp4 (ffmpeg <= 6), cutting
+    // the AAC track up to ~50 ms short, and a 1-frame clip loses its audio stream entirely.
+    const args: string[] = [];
+    const still = (file: string) => args.push("-f", "image2", "-pattern_type", "none", "-i", file);
+    const baseFile = path.join(scratch, "base.png");
+    await writeFile(baseFile, base);
+    still(baseFile);
+    let graph = `color=c=black:s=${width}x${height}:r=${fps}[bg];[bg][0:v]overlay=0:0:format=rgb[v0]`;
+    for (const [i, c] of captions.entries()) {
+      const file = path.join(scratch, `caption${String(i).padStart(3, "0")}.png`);
+      await writeFile(file, c.box.png);
+      still(file);
+      graph +=
+        `;[v${i}][${i + 1}:v]overlay=x=${c.x}:y=${c.y}:format=rgb:` +
+        `enable='gte(t,${secs(c.start)})*lt(t,${secs(c.end)})'[v${i + 1}]`;
+    }
+    graph +=
+      `;[v${captions.length}]trim=end_frame=${frames},setsar=1,` +
+      "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[vout]";
+    if (captions.length) ctx.notes.push(`captions: ${captions.length}`);
+
+    const audio = await audioSource(job, ctx, samples, captions.length + 1);
+    args.push(...audio.args);
+    graph += `;${audio.graph}`;
+    throwIfCanceled(ctx.signal);
+
+    args.push(
+      "-filter_complex",
+      graph,
+      "-map",
+      "[vout]",
+      "-map",
+      "[am]",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-tune",
+      "stillimage",
+      "-crf",
+      "20",
+      "-pix_fmt",
+      "yuv420p",
+      "-colorspace",
+      "bt709",
+      "-color_primaries",
+      "bt709",
+      "-color_trc",
+      "bt709",
+      "-r",
+      fps,
+      "-c:a",
+      "aac",
+      "-b:a",
+      "160k",
+      "-ar",
+      String(AUDIO_RATE),
+      "-ac",
+      "2",
+      "-movflags",
+      "+faststart",
+      "-f",
+      "mp4",
+      tmpMp4,
+      "-map",
+      "[aw]",
+      "-c:a",
+      "pcm_s16le",
+      "-ar",
+      String(AUDIO_RATE),
+      "-f",
+      "wav",
+      tmpWav,
+    );
+    await runFfmpeg(args, {
+      env: ctx.env,
+      signal: ctx.signal,
+      onProgress: (seconds) => ctx.report(seconds / duration),
+    });
+    const counted = await countFrames(tmpMp4, ctx.env);
+    if (counted !== frames)
+      throw new Error(`animatic: ffmpeg delivered ${counted} frames instead of ${frames}`);
+    await commit([
+      [tmpMp4, mp4],
+      [tmpWav, wav],
+    ]);
+    return { video: mp4, audio: wav, frames: counted, notes: [...ctx.notes] };
+  } catch (err) {
+    await discard([tmpMp4, tmpWav]);
+    throw err;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,172 @@
+// The files made once when a take finishes: its thumbnail, its 8-cell strip and its sound as a wav.
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { writeFileAtomic } from "../store/atomic.ts";
+import { countFrames, type Env, probe, runFfmpeg } from "./ffmpeg.ts";
+
+export const THUMB_MAX_WIDTH = 512;
+export const STRIP_CELL_MAX_WIDTH = 192;
+export const STRIP_CELLS = 8;
+const JPEG = { quality: 82, mozjpeg: true } as const;
+
+// A hidden name beside the final file, so a reader never sees a half-written one and a rename finishes it.
+function tempBeside(file: string, ext: string): string {
+  return path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp${ext}`,
+  );
+}
+
+const input = (file: string) => `file:${file}`;
+
+async function nonEmpty(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).size > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** One decoded frame of `mp4` as PNG bytes: frame `index`, found by seeking to just before its time. */
+async function grabFrame(
+  mp4: string,
+  index: number,
+  fps: number | null,
+  env: Env,
+  scratch: string,
+): Promise<Buffer> {
+  // Half a frame early: a seek exactly on a frame's time can drop it on rounding; frames before it are skipped.
+  const seek = fps && index > 0 ? ["-ss", ((index - 0.5) / fps).toFixed(6)] : [];
+  try {
+    await runFfmpeg(
+      [...seek, "-i", input(mp4), "-map", "0:v:0", "-frames:v", "1", "-f", "image2", "-c:v", "png", scratch],
+      {
+        env,
+      },
+    );
+  } catch (err) {
+    if (seek.length === 0) throw err;
+  }
+  // A seek past the last frame writes nothing: fall back to the first frame.
+  if (!(await nonEmpty(scratch)) && seek.length) {
+    await runFfmpeg(
+      ["-i", input(mp4), "-map", "0:v:0", "-frames:v", "1", "-f", "image2", "-c:v", "png", scratch],
+      { env },
+    );
+  }
+  return readFile(scratch);
+}
+
+/** `<stem>.jpg`: the frame a third into the clip, at most 512 px wide. */
+export async function makeThumbnail(mp4: string, jpgOut: string, env: Env): Promise<void> {
+  await mkdir(path.dirname(jpgOut), { recursive: true });
+  const [info, frames] = await Promise.all([probe(mp4, env), countFrames(mp4, env)]);
+  if (!info.video || frames < 1)
+    throw new Error(`${path.basename(mp4)} has no video frames to make a thumbnail of`);
+  const scratch = tempBeside(jpgOut, ".png");
+  try {
+    const png = await grabFrame(mp4, Math.floor(frames / 3), info.video.fps, env, scratch);
+    const jpeg = await sharp(png)
+      .resize({ width: THUMB_MAX_WIDTH, withoutEnlargement: true })
+      .flatten({ background: "#000000" })
+      .jpeg(JPEG)
+      .toBuffer();
+    await writeFileAtomic(jpgOut, jpeg);
+  } finally {
+    await rm(scratch, { force: true });
+  }
+}
+
+/** The frame index of each cell: cell i shows the frame at (i + 0.5) / cells of the clip. */
+export function stripFrames(frames: number, cells = STRIP_CELLS): number[] {
+  return Array.from({ length: cells }, (_, i) =>
+    Math.min(frames - 1, Math.floor(((i + 0.5) * frames) / cells)),
+  );
+}
+
+/**
+ * `<stem>_strip.jpg`: `cells` equal cells side by side (each at most 192 px wide), frames evenly spaced through
+ * the clip. One decode pass picks the frames; a clip with fewer frames than cells repeats frames.
+ */
+export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = STRIP_CELLS): Promise<void> {
+  if (!Number.isInteger(cells) || cells < 1) throw new RangeError("a strip needs at least one cell");
+  await mkdir(path.dirname(jpgOut), { recursive: true });
+  const [info, frames] = await Promise.all([probe(mp4, env), countFrames(mp4, env)]);
+  if (!info.video || frames < 1)
+    throw new Error(`${path.basename(mp4)} has no video frames to make a strip of`);
+  const { width, height } = info.video;
+  // Even sides, so every cell has the same size whatever the scaler rounds.
+  const cellW = Math.max(2, Math.floor(Math.min(STRIP_CELL_MAX_WIDTH, width) / 2) * 2);
+  const cellH = Math.max(2, Math.round((cellW * height) / width / 2) * 2);
+  const picks = stripFrames(frames, cells);
+  const unique = [...new Set(picks)];
+  const select = unique.map((i) => `eq(n,${i})`).join("+");
+  const scratch = tempBeside(jpgOut, ".png");
+  try {
+    await runFfmpeg(
+      [
+        "-i",
+        input(mp4),
+        "-map",
+        "0:v:0",
+        "-vf",
+        `select='${select}',scale=${cellW}:${cellH},setsar=1,tile=${unique.length}x1`,
+        "-frames:v",
+        "1",
+        "-f",
+        "image2",
+        "-c:v",
+        "png",
+        scratch,
+      ],
+      { env },
+    );
+    const tile = await readFile(scratch);
+    const cellsPng = await Promise.all(
+      picks.map((frame) =>
+        sharp(tile)
+          .extract({ left: unique.indexOf(frame) * cellW, top: 0, width: cellW, height: cellH })
+          .png()
+          .toBuffer(),
+      ),
+    );
+    const jpeg = await sharp({
+      create: { width: cellW * cells, height: cellH, channels: 3, background: "#000000" },
+    })
+      .composite(cellsPng.map((png, i) => ({ input: png, left: i * cellW, top: 0 })))
+      .jpeg(JPEG)
+      .toBuffer();
+    await writeFileAtomic(jpgOut, jpeg);
+  } finally {
+    await rm(scratch, { force: true });
+  }
+}
+
+/**
+ * The clip's sound as a 48 kHz 16-bit wav of exactly the clip's length (AAC's trailing padding cut, a short
+ * track padded), so peaks line up with the picture; a clip without sound gives silence of its length.
+ */
+export async function extractWav(mp4: string, wavOut: string, env: Env): Promise<void> {
+  await mkdir(path.dirname(wavOut), { recursive: true });
+  const info = await probe(mp4, env);
+  const tmp = tempBeside(wavOut, ".wav");
+  // The picture's length (frames / fps), not the container's, which counts AAC padding on older muxers.
+  const seconds = info.video?.fps ? (await countFrames(mp4, env)) / info.video.fps : info.duration;
+  const length = seconds !== null && seconds > 0 ? ["-t", seconds.toFixed(6)] : [];
+  const source = info.audio
+    ? ["-i", input(mp4), "-map", "0:a:0", ...(length.length ? ["-af", "apad"] : [])]
+    : ["-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo"];
+  if (!info.audio && length.length === 0)
+    throw new Error(`${path.basename(mp4)} has neither sound nor a length`);
+  try {
+    await runFfmpeg([...source, ...length, "-vn", "-ar", "48000", "-c:a", "pcm_s16le", "-f", "wav", tmp], {
+      env,
+    });
+    await rename(tmp, wavOut);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
