@@ -5,6 +5,7 @@ import { episodeStatusText } from "../lib/episode/status.ts";
 import { notFound } from "../lib/errors.ts";
 import { defineFunction, JsonText } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
+import { sweepQueuedTakes } from "../lib/render/sweep.ts";
 
 export default defineFunction({
   method: "GET",
@@ -17,6 +18,9 @@ export default defineFunction({
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     const pass = input.pass || "proxy";
+    // Render sweep (States table): queued takes whose job is gone are closed before the answer; an unbuilt pass
+    // has nothing to sweep and is refused below.
+    await sweepQueuedTakes(ctx, ep, pass);
     const text = await episodeStatusText(ctx, ep, pass, ctx.now());
     if (text === null)
       throw notFound(`the ${pass} pass of ${input.ep} is not built: build the episode first`);

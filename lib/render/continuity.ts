@@ -1,0 +1,79 @@
+// Continuity chains (rules 7 and 8, api-extras §4.2): the shot before a continuing shot in the cut, the take the
+// cut plays there, and the first frame cut from that take's last frame (before queueing and again at job start).
+import { mkdir, rename, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { Pass } from "../build/types.ts";
+import type { Build } from "../episode/builds.ts";
+import { type CutEntry, readCutList } from "../episode/cut.ts";
+import { type CutPick, cutPick, folderTakes } from "../episode/cut-view.ts";
+import { shotFolder } from "../episode/takes.ts";
+import { type Env, runFfmpeg } from "../media/ffmpeg.ts";
+
+/** The cut entry before `shot` (orphans and `out` entries skipped), or null when it leads. */
+export function previousInCut(cut: readonly CutEntry[], build: Build, shot: string): CutEntry | null {
+  const at = cut.findIndex((e) => e.shot === shot);
+  for (let i = at - 1; i >= 0; i--) {
+    const e = cut[i];
+    if (build.shots.has(e.shot) && !e.out) return e;
+  }
+  return null;
+}
+
+/** The take the cut plays for `entry` now (its pick, else the latest usable take of the pass it names). */
+export async function playing(ep: string, listPass: Pass, entry: CutEntry): Promise<CutPick> {
+  const pass = entry.pass ?? listPass;
+  return cutPick(entry, listPass, await folderTakes(ep, pass, entry.shot));
+}
+
+/** The mp4 of a picked take, absolute. */
+export const pickVideo = (ep: string, pick: CutPick, shot: string): string | null =>
+  pick.take && pick.usable ? path.join(shotFolder(ep, pick.pass, shot), `${pick.take.stem}.mp4`) : null;
+
+/** Whether the keyframe at `frame` is missing or older than the clip it should be cut from. */
+export async function frameOutdated(frame: string, video: string): Promise<"missing" | "older" | null> {
+  const [f, v] = await Promise.all([stat(frame).catch(() => null), stat(video).catch(() => null)]);
+  if (!f) return "missing";
+  if (v && f.mtimeMs < v.mtimeMs) return "older";
+  return null;
+}
+
+/** Write the last frame of `video` as the PNG `frame` (temp file and rename, so a reader never sees half). */
+export async function cutLastFrame(
+  video: string,
+  frame: string,
+  env: Env,
+  signal?: AbortSignal,
+): Promise<void> {
+  await mkdir(path.dirname(frame), { recursive: true });
+  const tmp = path.join(path.dirname(frame), `.${path.basename(frame, ".png")}.${process.pid}.cut.png`);
+  try {
+    // From one second before the end, each decoded frame overwrites the picture: the last one stays.
+    await runFfmpeg(
+      ["-sseof", "-1", "-i", video, "-map", "0:v:0", "-update", "1", "-f", "image2", "-c:v", "png", tmp],
+      { env, signal },
+    );
+    await rename(tmp, frame);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/** At job start: the first frame cut again from the take the cut plays now before `shot`, when there is one. */
+export async function recutAtStart(
+  ep: string,
+  pass: Pass,
+  build: Build,
+  shot: string,
+  frame: string,
+  env: Env,
+  signal?: AbortSignal,
+): Promise<{ shot: string; take: number; pass: Pass } | null> {
+  const cut = await readCutList(ep, pass);
+  const prev = previousInCut(cut, build, shot);
+  if (!prev) return null;
+  const pick = await playing(ep, pass, prev);
+  const video = pickVideo(ep, pick, prev.shot);
+  if (!video || pick.number === null) return null;
+  await cutLastFrame(video, frame, env, signal);
+  return { shot: prev.shot, take: pick.number, pass: pick.pass };
+}

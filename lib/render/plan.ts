@@ -1,0 +1,544 @@
+// POST /studio/render, planning: which shots of the request can be queued and with what. Each shot's target
+// (rule 11), settings (rules 10 and 12, the same code as GET /studio/shot's `effective`, with the request on top),
+// seed, size (rule 6), references (rule 3) and lane; one shot's refusal never stops the others (rule 1).
+// Nothing is written here: queue.ts reserves the takes of the shots planned.
+import path from "node:path";
+import { canRender } from "../build/choose.ts";
+import type { Entry, Pass } from "../build/types.ts";
+import type { Services } from "../context.ts";
+import { builtinModel } from "../engines/builtin/index.ts";
+import type { BuiltShot } from "../episode/builds.ts";
+import type { Current } from "../episode/current-entry.ts";
+import { folderTakes } from "../episode/cut-view.ts";
+import type { PassOverride } from "../episode/overrides-file.ts";
+import { targetBlock } from "../episode/overrides-file.ts";
+import { overrideSummary, relTo, type ShotContext, shotContext, shotSlots } from "../episode/shot-context.ts";
+import { type Effective, effectiveSettings, episodeNegative } from "../episode/shot-detail.ts";
+import { type MissingRef, missingRefs, type RefSlot } from "../episode/shot-refs.ts";
+import {
+  entryPresetHash,
+  entryStoryHash,
+  FileProbe,
+  keyframeGate,
+  refResolver,
+} from "../episode/staleness.ts";
+import { safeShot, type TakeRecord, takeStatus, takeUsable } from "../episode/takes.ts";
+import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
+import { badRequest, notFound } from "../errors.ts";
+import { continues } from "../script/story.ts";
+import type { Continuous } from "../script/types.ts";
+import { checkStrictSize, fitSize } from "../targets/grid.ts";
+import { type TargetSpec, takesNegative } from "../targets/registry.ts";
+import type { RenderRequest } from "./request.ts";
+import { chooseSeed, seedValue } from "./seed.ts";
+
+export interface SkippedShot {
+  shot: string;
+  reason: string;
+  take?: number;
+  missing_refs?: MissingRef[];
+  target?: string;
+}
+
+export interface ShotError {
+  shot: string;
+  error: string;
+  take?: number;
+}
+
+/** A reference file as the sidecar records it (`sha1` null when the file was missing). */
+export interface RecordedRef {
+  slot: string;
+  kind: "image" | "audio";
+  path: string;
+  role: string;
+  subject?: string;
+  location?: string;
+  optional: boolean;
+  sha1: string | null;
+}
+
+export interface PlannedShot {
+  shot: string;
+  built: BuiltShot;
+  target: string;
+  spec: TargetSpec;
+  /** The backend the job runs on (its lane). */
+  lane: string;
+  current: Current;
+  /** The shot-list document of the target without `shots`, as frozen beside the take. */
+  doc: Record<string, unknown>;
+  /** The entry as it will be rendered (seed, steps, prompt, size, model, loras, missing refs). */
+  entry: Entry;
+  seed: bigint;
+  seedSource: string;
+  model: string | null;
+  loras: { name: string; strength: number }[];
+  steps: number | null;
+  width: number;
+  height: number;
+  fps: number;
+  length: number;
+  lengthSource: "script" | "estimate" | "predicted";
+  negativeSource: Effective["negative_source"];
+  shotHash: string;
+  presetHash: string | null;
+  overrides: string[];
+  overrideStale: boolean;
+  refs: RecordedRef[];
+  missing: MissingRef[];
+  missingMode: "recompiled" | "blank" | null;
+  missingNote: string | null;
+  notes: string[];
+  saveLatent: boolean;
+  saveFrames: boolean;
+  /** The take's note: the request's, else the shot's override note, else empty. */
+  note: string;
+  /** How the shot continues the previous shot in the cut, on a target that renders that mode. */
+  chain: Continuous | null;
+  /** The first keyframe the target reads (absolute), or null. */
+  firstFrame: string | null;
+}
+
+export interface Plan {
+  vi: ViewInputs;
+  /** Shots to queue, in cut order. */
+  shots: PlannedShot[];
+  skipped: SkippedShot[];
+  errors: ShotError[];
+}
+
+export interface PlanDeps {
+  /** The engine of a backend; throws an error naming the problem for one that is not configured. */
+  engine(backend: string): unknown;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** The backend a target renders on when the request names none: the built-in engine's own, else `local`. */
+export const targetBackend = (spec: TargetSpec | undefined) =>
+  spec?.backend === "builtin" ? "builtin" : "local";
+
+/** Whether the target's saver can keep the sampler's latent (targets.md §3.12.1 step 8). */
+export function keepsLatent(spec: TargetSpec): boolean {
+  const saver = spec.binding.saver;
+  return isObject(saver) && saver.latent !== undefined && saver.latent !== null;
+}
+
+/** The target a take was made on (a take from before sidecars: the built target). */
+export const takeTarget = (t: TakeRecord, builtTarget: string) =>
+  typeof t.sidecar?.target === "string" && t.sidecar.target ? t.sidecar.target : builtTarget;
+
+/** `upscale.save_latents` of the series config for this pass: `final` (default), `always`, `never`. */
+function latentDefault(vi: ViewInputs, pass: Pass): boolean {
+  const up = vi.seriesRaw?.upscale;
+  const mode = isObject(up) && typeof up.save_latents === "string" ? up.save_latents : "final";
+  if (mode === "always") return true;
+  if (mode === "never") return false;
+  return pass === "final";
+}
+
+interface PlanCtx {
+  vi: ViewInputs;
+  req: RenderRequest;
+  deps: PlanDeps;
+  probe: FileProbe;
+  resolve: (p: string) => string;
+  negativeTxt: string | null;
+  seriesNegative: string | null;
+  continuity: Map<string, Continuous | null>;
+  laneProblems: Map<string, string | null>;
+}
+
+function laneProblem(c: PlanCtx, lane: string): string | null {
+  if (!c.laneProblems.has(lane)) {
+    let problem: string | null = null;
+    try {
+      c.deps.engine(lane);
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+    c.laneProblems.set(lane, problem);
+  }
+  return c.laneProblems.get(lane) ?? null;
+}
+
+/** Each shot's continuation mode, read from the story (its own line, else its sequence header). */
+function continuityModes(vi: ViewInputs): Map<string, Continuous | null> {
+  const out = new Map<string, Continuous | null>();
+  for (const seq of vi.story?.sequences ?? []) {
+    seq.shots.forEach((shot, i) => {
+      out.set(shot.id, continues(shot, seq, i));
+    });
+  }
+  return out;
+}
+
+/** The render plan of the request: shots to queue in cut order, and those skipped or in error. */
+export async function planRender(
+  services: Pick<Services, "home">,
+  ep: string,
+  req: RenderRequest,
+  deps: PlanDeps,
+): Promise<Plan> {
+  const vi = await loadViewInputs(services, ep, req.pass);
+  if (!vi) throw notFound(`the ${req.pass} pass of ${ep} is not built: build the episode first`);
+  if (req.target && vi.env.targets.get(req.target)?.kind !== "video") {
+    throw badRequest(
+      `target: '${req.target}' is not a video target (known: ${vi.env.targets.ids("video").join(", ")})`,
+    );
+  }
+  const cutOrder = vi.cut.map((e) => e.shot).filter((s) => vi.build.shots.has(s));
+  const errors: ShotError[] = [];
+  const skipped: SkippedShot[] = [];
+  let wanted: string[];
+  if (req.shots === null) wanted = cutOrder;
+  else {
+    const asked = new Set(req.shots);
+    for (const s of req.shots) {
+      if (!vi.build.shots.has(s)) {
+        errors.push({ shot: s, error: `${s} is not in the ${req.pass} build of this episode` });
+      }
+    }
+    wanted = cutOrder.filter((s) => asked.has(s));
+  }
+  const c: PlanCtx = {
+    vi,
+    req,
+    deps,
+    probe: new FileProbe([keyframeGate(ep)]),
+    resolve: refResolver(ep, vi.home),
+    negativeTxt: await episodeNegative(ep),
+    seriesNegative:
+      typeof vi.seriesRaw?.negative === "string" && vi.seriesRaw.negative.trim()
+        ? vi.seriesRaw.negative.trim()
+        : null,
+    continuity: continuityModes(vi),
+    laneProblems: new Map(),
+  };
+  // Rule 1: whatever goes wrong with one shot is that shot's error, never the whole request's.
+  const results = await Promise.all(
+    wanted.map((s) =>
+      planShot(c, vi.build.shots.get(s)!).catch(
+        (err: unknown): ShotError => ({ shot: s, error: `couldn't plan ${s}: ${(err as Error).message}` }),
+      ),
+    ),
+  );
+  const shots: PlannedShot[] = [];
+  for (const r of results) {
+    if ("error" in r) errors.push(r);
+    else if ("reason" in r) skipped.push(r);
+    else shots.push(r);
+  }
+  return { vi, shots, skipped, errors };
+}
+
+async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | SkippedShot | ShotError> {
+  const { vi, req } = c;
+  const shot = built.id;
+  const sc = shotContext(vi, built, req.target);
+  const target = sc.target;
+  if (!sc.next.ok) return { shot, error: `can't compile ${shot} for ${target}: ${sc.next.error}` };
+  const spec = vi.env.targets.get(target);
+  if (spec?.kind !== "video") {
+    return { shot, error: `${shot}'s target '${target}' is not a video target this episode knows` };
+  }
+  const current = sc.next.value;
+  const takes = await folderTakes(vi.ep, req.pass, shot);
+  const onTarget = takes.filter((t) => takeTarget(t, built.target) === target);
+
+  // Rule 3 of the redo check: queued or usable takes on the shot's current target mean "done".
+  if (!req.redo) {
+    const queued = [...onTarget].reverse().find((t) => takeStatus(t) === "queued");
+    if (queued) return { shot, reason: `t${two(queued.take)} is still queued`, take: queued.take };
+    const usable = [...onTarget].reverse().find(takeUsable);
+    if (usable) return { shot, reason: "has a usable take (pass redo: true)", take: usable.take };
+  }
+
+  const lane = req.backend ?? targetBackend(spec);
+  const builtin = spec.backend === "builtin";
+
+  const notes: string[] = [];
+  const eff = settingsFor(c, sc, spec, notes);
+  if (builtin && (req.model !== null || req.loras !== null || req.allowModelMismatch)) {
+    notes.push(`${spec.short} renders without a model: the request's model and LoRAs are not used`);
+  }
+
+  // Rule 6: a size off the target's grid.
+  let width = eff.width ?? current.width ?? vi.story?.series.width ?? 1344;
+  let height = eff.height ?? current.height ?? vi.story?.series.height ?? 768;
+  const multiple = spec.template.size_multiple ?? 1;
+  if (spec.template.size_fit === "error") {
+    const bad = checkStrictSize(width, height, multiple, spec.template);
+    if (bad) return { shot, error: `size ${width}x${height} does not fit ${spec.short}'s grid: ${bad}` };
+  } else {
+    const fit = fitSize(width, height, spec.template);
+    if (fit.changed) {
+      notes.push(`size ${width}x${height} snapped to ${fit.width}x${fit.height} for ${spec.short}`);
+      width = fit.width;
+      height = fit.height;
+    }
+  }
+
+  // Rule 3: missing references.
+  const slots = shotSlots(vi, sc);
+  const exists = new Map<RefSlot, boolean>();
+  await Promise.all(slots.map(async (s) => exists.set(s, await c.probe.exists(c.resolve(s.path)))));
+  const missing = missingRefs(slots, exists, (p) => relTo(vi.ep, c.resolve(p)));
+  let missingMode: PlannedShot["missingMode"] = null;
+  let missingNote: string | null = null;
+  if (missing.length) {
+    const names = missing.map((m) => `${m.slot} (${m.path})`).join(", ");
+    const never = missing.filter((m) => m.anyway === false);
+    if (!req.allowMissingRefs) {
+      return { shot, reason: `missing references: ${names}`, missing_refs: missing };
+    }
+    if (never.length) {
+      const why = never.map((m) => `${m.slot} (${m.path})${m.why ? `: ${m.why}` : ""}`).join(", ");
+      return {
+        shot,
+        reason: `cannot render without ${why}, even with allow_missing_refs`,
+        missing_refs: missing,
+      };
+    }
+    if (builtin || !spec.recipe.subject_slots) {
+      missingMode = "recompiled";
+      missingNote = builtin
+        ? `${spec.short} draws the card without them`
+        : `the prompt is written without ${names}`;
+    } else {
+      missingMode = "blank";
+      missingNote = `${spec.short} reads a picture in every slot: grey stand-ins are fed for ${names}`;
+    }
+    notes.push(`rendered without ${names} (allow_missing_refs)`);
+  }
+
+  // The lane last: a shot's own problems (size, references) say more than "no such backend".
+  const problem = laneProblem(c, lane);
+  if (problem !== null) return { shot, error: problem };
+  if (lane === "builtin" && !builtin) {
+    return {
+      shot,
+      error: `the builtin backend renders only the animatic; ${shot} renders on ${target} (send it to a backend that runs ${spec.short})`,
+    };
+  }
+
+  // Rules 4 and 5 (model files) concern only targets that load models.
+  if (!builtin) notes.push(`model files are not checked before queueing; the ${lane} backend reads them`);
+
+  const latentAsked = req.saveLatent ?? latentDefault(vi, req.pass);
+  const saveLatent = latentAsked && keepsLatent(spec);
+  if (req.saveLatent === true && !keepsLatent(spec)) {
+    notes.push(`save_latent is ignored: ${spec.short} cannot keep a latent`);
+  }
+
+  const block = targetBlock(vi.overrides, shot, target);
+  const parentRecord =
+    req.parentTake !== null ? (takes.find((t) => t.take === req.parentTake) ?? null) : null;
+  const parentSeed = parentRecord ? seedValue(parentRecord.sidecar?.seed) : null;
+  if (req.parentTake !== null && parentRecord === null) {
+    notes.push(`parent_take t${two(req.parentTake)} is not a take of ${shot} in the ${req.pass} pass`);
+  }
+  const seed = chooseSeed({
+    typed: req.seed,
+    pinned: seedValue(block?.seed),
+    built: seedValue(current.entry.seed),
+    mode: req.seedMode,
+    hasUsable: onTarget.some(takeUsable),
+    parent:
+      parentSeed !== null && req.parentTake !== null ? { take: req.parentTake, seed: parentSeed } : null,
+  });
+
+  const summary = overrideSummary(vi, sc);
+  const overrides = summary.fields.filter((f) => {
+    if (f === "seed") return seed.source === "override";
+    if (f === "prompt") return req.prompt === null && !isRetargeted(vi, sc);
+    if (f === "model" || f === "loras" || f === "steps" || f === "negative") {
+      return (req as unknown as Record<string, unknown>)[f] === null;
+    }
+    if (f === "size") return req.size === null;
+    if (f === "note") return req.note === null;
+    if (f === "target") return req.target === null;
+    return true;
+  });
+  const overrideNote = typeof block?.note === "string" && block.note.trim() !== "" ? block.note : null;
+
+  const mode = c.continuity.get(shot) ?? null;
+  const chain = mode && canRender(spec, mode) ? mode : null;
+  if (mode && !chain) notes.push(`${spec.short} draws continuous: ${mode} as a plain cut`);
+  if (chain === "latent" && builtin) {
+    notes.push(`${spec.short} draws the latent continuation as a plain cut: nothing is held`);
+  }
+  const keyframes = isObject(current.entry.keyframes) ? current.entry.keyframes : {};
+  const firstRel = typeof keyframes.first === "string" ? keyframes.first : null;
+  const firstFrame =
+    firstRel !== null
+      ? c.resolve(firstRel)
+      : chain === "first"
+        ? path.join(vi.ep, "refs", "shots", safeShot(shot), "first.png")
+        : null;
+
+  const refs = await recordRefs(c, slots, exists, plateSlot(c, sc, builtin));
+  const fps = current.fps;
+  const length = num(current.entry.length) ?? num(eff.length) ?? 1;
+  const defaults = current.defaults;
+  const docBase = vi.build.docs[target] ?? vi.build.docs[built.target];
+  const { shots: _shots, ...doc } = (docBase ?? {}) as unknown as Record<string, unknown>;
+  doc.target = target;
+  if (defaults) doc.defaults = defaults;
+  // A built-in target is labelled as what it is (the animatic's takes record model "animatic").
+  const model = builtin ? (builtinModel(target) ?? target) : eff.model;
+  const entry: Entry = {
+    ...current.entry,
+    seed: seed.seed,
+    steps: eff.steps,
+    prompt: eff.prompt === promptOf(current.entry) ? current.entry.prompt : eff.prompt,
+    width,
+    height,
+    model: eff.model,
+    loras: eff.loras,
+  };
+  if (eff.negative_source !== "none") entry.negative = eff.negative;
+  else if (entry.negative !== undefined) delete entry.negative;
+  entry.missing_refs = missing;
+  if (missingMode === "blank") entry.blanks = missing.map((m) => m.slot);
+
+  return {
+    shot,
+    built,
+    target,
+    spec,
+    lane,
+    current,
+    doc,
+    entry,
+    seed: seed.seed,
+    seedSource: seed.source,
+    model,
+    loras: eff.loras.map((l) => ({ name: l.name, strength: l.strength })),
+    steps: eff.steps,
+    width,
+    height,
+    fps,
+    length,
+    lengthSource: current.entry.length_estimated === true ? "estimate" : "script",
+    negativeSource: eff.negative_source,
+    shotHash: entryStoryHash(current.entry),
+    presetHash: defaults ? entryPresetHash(defaults, current.entry) : null,
+    overrides,
+    overrideStale: summary.stale,
+    refs,
+    missing,
+    missingMode,
+    missingNote,
+    notes: [...new Set(notes)],
+    saveLatent,
+    saveFrames: req.saveFrames,
+    note: req.note ?? overrideNote ?? "",
+    chain,
+    firstFrame,
+  };
+}
+
+const promptOf = (entry: Entry) =>
+  Array.isArray(entry.prompt)
+    ? entry.prompt.filter((x) => typeof x === "string").join("\n\n")
+    : typeof entry.prompt === "string"
+      ? entry.prompt
+      : "";
+
+function isRetargeted(vi: ViewInputs, sc: ShotContext): boolean {
+  const retarget = vi.overrides.shots?.[sc.built.id]?.target;
+  return (
+    (typeof retarget === "string" && retarget !== "") ||
+    (sc.source === "request" && sc.target !== sc.built.target)
+  );
+}
+
+/** `effective` as GET /studio/shot answers it, then the request's own values on top (the strongest layer). */
+function settingsFor(c: PlanCtx, sc: ShotContext, spec: TargetSpec, notes: string[]): Effective {
+  const { vi, req } = c;
+  const block = targetBlock(vi.overrides, sc.built.id, sc.target);
+  const passBlock = isObject(block?.[vi.pass]) ? (block?.[vi.pass] as PassOverride) : undefined;
+  const eff = effectiveSettings({
+    target: sc.target,
+    spec,
+    current: sc.reads,
+    block,
+    pass: passBlock,
+    retargeted: isRetargeted(vi, sc),
+    negativeTxt: c.negativeTxt,
+    seriesNegative: c.seriesNegative,
+    error: null,
+  });
+  notes.push(...(eff.notes ?? []));
+  if (req.prompt !== null) eff.prompt = req.prompt;
+  if (req.model !== null) eff.model = req.model;
+  if (req.loras !== null) eff.loras = req.loras.map((l) => ({ ...l }));
+  if (req.steps !== null) {
+    eff.steps = req.steps;
+    if (spec.recipe.fixed_steps)
+      notes.push(`steps ${req.steps} is recorded only: ${spec.short} runs a fixed schedule`);
+  }
+  if (req.negative !== null) {
+    if (takesNegative(spec)) {
+      eff.negative = req.negative;
+      eff.negative_source = "request";
+    } else {
+      notes.push(`${spec.short} takes no negative prompt: the request's negative is not used`);
+    }
+  }
+  if (req.size) {
+    eff.width = req.size.width;
+    eff.height = req.size.height;
+  }
+  return eff;
+}
+
+/** The plate the built-in animatic draws behind the card: the shot's location's `plate`, when the config names one. */
+function plateSlot(c: PlanCtx, sc: ShotContext, builtin: boolean): RefSlot | null {
+  if (!builtin) return null;
+  const key = sc.story?.location;
+  const locations = c.vi.seriesRaw?.locations;
+  const loc = key && isObject(locations) ? locations[key] : undefined;
+  const plate = isObject(loc) && typeof loc.plate === "string" && loc.plate.trim() ? loc.plate.trim() : null;
+  if (!plate || !key) return null;
+  return {
+    slot: "plate",
+    kind: "image",
+    path: plate,
+    role: "plate",
+    id: `location:${key}`,
+    location: key,
+    optional: true,
+  };
+}
+
+async function recordRefs(
+  c: PlanCtx,
+  slots: readonly RefSlot[],
+  exists: ReadonlyMap<RefSlot, boolean>,
+  plate: RefSlot | null,
+): Promise<RecordedRef[]> {
+  const all = plate && !slots.some((s) => s.path === plate.path) ? [...slots, plate] : [...slots];
+  return Promise.all(
+    all.map(async (s): Promise<RecordedRef> => {
+      const abs = c.resolve(s.path);
+      const there = exists.get(s) ?? (await c.probe.exists(abs));
+      const sha1 = there ? await c.probe.sha1(abs) : null;
+      return {
+        slot: s.slot,
+        kind: s.kind,
+        path: s.path,
+        role: s.role,
+        ...(s.subject !== undefined ? { subject: s.subject } : {}),
+        ...(s.location !== undefined ? { location: s.location } : {}),
+        optional: s.optional,
+        sha1,
+      };
+    }),
+  );
+}

@@ -1,0 +1,123 @@
+// Take sidecars as the render path writes them (api-extras §1.18, §5.8): reserved by an exclusive create, then
+// replaced atomically; every later change is a fresh read, a change and an atomic write under the episode lock.
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Pass } from "../build/types.ts";
+import { takeFileRel } from "../episode/take-summary.ts";
+import { shotFolder, takeStem } from "../episode/takes.ts";
+import { pyJson } from "../script/canonical.ts";
+import { writeFileAtomic } from "../store/atomic.ts";
+import { forgetJsonFile, parseJson } from "../store/json-file.ts";
+import { withLock } from "../store/lock.ts";
+
+export type Sidecar = Record<string, unknown>;
+
+export interface TakeRef {
+  ep: string;
+  pass: Pass;
+  shot: string;
+  take: number;
+}
+
+/** Backend error texts are cut to this many characters (api-extras §1.22). */
+export const NOTE_CHARS = 800;
+
+const NO_FLOATS: ReadonlySet<string> = new Set();
+
+export const stemOf = (t: TakeRef) => takeStem(t.shot, t.take);
+export const takeDir = (t: TakeRef) => shotFolder(t.ep, t.pass, t.shot);
+export const sidecarPath = (t: TakeRef) => path.join(takeDir(t), `${stemOf(t)}.json`);
+
+/** 2-space JSON with seeds (bigint) as exact integer literals. */
+export const sidecarText = (value: unknown) => `${pyJson(value, { indent: 2, floatKeys: NO_FLOATS })}\n`;
+
+/** The sidecar as on disk now (no cache); null when there is none; an unparsable one reads as queued. */
+export async function readSidecarNow(t: TakeRef): Promise<Sidecar | null> {
+  let text: string;
+  try {
+    text = await readFile(sidecarPath(t), "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+  try {
+    const value = parseJson(text.replace(/^\uFEFF/, ""));
+    if (value && typeof value === "object" && !Array.isArray(value)) return value as Sidecar;
+  } catch {
+    // Being written by another process, or hand-broken: treated as queued so it is never taken for finished.
+  }
+  return { status: "queued", unreadable: true };
+}
+
+/** Reserve the take number: false when that sidecar already exists. */
+export async function reserveSidecar(t: TakeRef, value: Sidecar): Promise<boolean> {
+  try {
+    await writeFile(sidecarPath(t), sidecarText(value), { flag: "wx" });
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+}
+
+export async function writeSidecar(t: TakeRef, value: Sidecar): Promise<void> {
+  await writeFileAtomic(sidecarPath(t), sidecarText(value));
+  forgetJsonFile(sidecarPath(t));
+}
+
+/**
+ * Change the sidecar under the episode lock: `change` gets the current value and answers the new one, or null
+ * to leave the file as it is. Answers what was written, or null.
+ */
+export function updateSidecar(
+  t: TakeRef,
+  change: (current: Sidecar) => Sidecar | null,
+): Promise<Sidecar | null> {
+  return withLock(t.ep, () => updateSidecarLocked(t, change));
+}
+
+/** updateSidecar for a caller that already holds the episode lock. */
+export async function updateSidecarLocked(
+  t: TakeRef,
+  change: (current: Sidecar) => Sidecar | null,
+): Promise<Sidecar | null> {
+  const current = await readSidecarNow(t);
+  if (current === null) return null;
+  const next = change(current);
+  if (next === null) return null;
+  await writeSidecar(t, next);
+  return next;
+}
+
+/**
+ * Close a queued take: `failed` with the reason, or `ok` with its files. A take no longer queued (closed by a
+ * cancel, a sweep or its own job) is left alone; answers the written sidecar or null.
+ */
+export function closeTake(t: TakeRef, fields: Sidecar, locked = false): Promise<Sidecar | null> {
+  const change = (current: Sidecar) =>
+    current.status === "queued" && current.unreadable !== true ? { ...current, ...fields } : null;
+  return locked ? updateSidecarLocked(t, change) : updateSidecar(t, change);
+}
+
+/** A reason as a take records it: one paragraph, cut to NOTE_CHARS. */
+export function noteText(reason: string): string {
+  const one = reason.trim();
+  return one.length > NOTE_CHARS ? `${one.slice(0, NOTE_CHARS - 1)}…` : one;
+}
+
+/** The `studio.take` payload (api-extras §3.3): `thumb` is the episode-relative picture or null. */
+export function takeEvent(
+  t: TakeRef,
+  status: string,
+  sidecar: Sidecar | null,
+): { ep: string; pass: Pass; shot: string; take: number; status: string; thumb: string | null } {
+  const thumb = typeof sidecar?.thumb === "string" && sidecar.thumb ? sidecar.thumb : null;
+  return {
+    ep: t.ep,
+    pass: t.pass,
+    shot: t.shot,
+    take: t.take,
+    status,
+    thumb: thumb ? takeFileRel(t.pass, t.shot, thumb) : null,
+  };
+}

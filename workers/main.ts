@@ -1,0 +1,67 @@
+// A worker-only host (`node workers/main.js`): runs the pool against the shared job database, no HTTP; its events
+// reach the API's sockets through the outbox. Stops gracefully on SIGINT/SIGTERM.
+import { jobDatabaseUrl, openJobStore } from "../lib/jobs/store.ts";
+import { consoleLogger } from "../runtime/log.ts";
+import { createServices } from "../runtime/services.ts";
+import { loadHandlers } from "./handlers.ts";
+import { OutboxWriter } from "./outbox.ts";
+import { defaultOwner, poolSettingsFromEnv, WorkerPool } from "./pool.ts";
+
+export interface WorkerHost {
+  owner: string;
+  pool: WorkerPool;
+  /** Stop claiming, wait (bounded) for running jobs, write the last events, close the database. */
+  stop(): Promise<void>;
+}
+
+export async function main(env: Record<string, string | undefined>): Promise<WorkerHost> {
+  const log = consoleLogger();
+  const owner = defaultOwner();
+  const settings = poolSettingsFromEnv(env);
+  let outbox: OutboxWriter | null = null;
+  const services = await createServices({
+    env: { ...env, STUDIO_ROLES: "worker" },
+    log,
+    events: { emit: (kind, data) => outbox?.emit(kind, data) },
+  });
+  const handlers = await loadHandlers(env);
+  const store = await openJobStore(services);
+  outbox = new OutboxWriter(store, owner, log);
+  const pool = new WorkerPool({
+    services,
+    store,
+    handlers,
+    owner,
+    leaseMs: settings.leaseMs,
+    concurrency: settings.concurrency,
+    emit: services.events.emit,
+  });
+  pool.start();
+  const kinds = Object.keys(handlers).join(", ") || "none";
+  process.stdout.write(
+    `Episode Studio worker ${owner} running (database: ${jobDatabaseUrl(services)}; kinds: ${kinds})\n`,
+  );
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      log.info("worker stopping");
+      await pool.stop({ graceful: true });
+      await outbox?.flush();
+      await store.close();
+    })();
+    return stopping;
+  };
+  const exit = () => {
+    void stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        log.error(`worker: stop failed: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", exit);
+  process.on("SIGTERM", exit);
+  return { owner, pool, stop };
+}

@@ -1,0 +1,131 @@
+// The event outbox between processes: every event a process emits is also written to the store tagged with the
+// process's origin id, and an API process tails the outbox and broadcasts only the rows other processes wrote.
+import type { EventSink, Logger } from "../lib/context.ts";
+import type { JobStore } from "../lib/jobs/types.ts";
+
+/** How an outbox row's data looks: who wrote it, and the event's own data. */
+export interface Envelope {
+  origin: string;
+  data: unknown;
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  return typeof value === "object" && value !== null && "origin" in value && "data" in value;
+}
+
+/**
+ * Writes events to the outbox in the order they were emitted; a failed write is logged, never thrown. Writes wait
+ * for a timer tick, so a claim or finish asked for in the same turn (they share the database's write queue) goes
+ * first: pages hear of a job a few milliseconds later, and the engine waits less for its next job.
+ */
+export class OutboxWriter implements EventSink {
+  private readonly buffer: { kind: string; row: Envelope }[] = [];
+  private draining: Promise<void> | null = null;
+  private readonly store: JobStore;
+  private readonly origin: string;
+  private readonly log: Logger;
+
+  constructor(store: JobStore, origin: string, log: Logger) {
+    this.store = store;
+    this.origin = origin;
+    this.log = log;
+  }
+
+  emit(kind: string, data: unknown): void {
+    this.buffer.push({ kind, row: { origin: this.origin, data } });
+    this.draining ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(() => this.drain())
+      .finally(() => {
+        this.draining = null;
+      });
+  }
+
+  /** Resolves once every event emitted so far is written (before a process exits). */
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    for (let event = this.buffer.shift(); event; event = this.buffer.shift()) {
+      try {
+        await this.store.emit(event.kind, event.row);
+      } catch (err) {
+        this.log.warn(
+          `outbox: event ${event.kind} not written: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+    }
+  }
+}
+
+export interface OutboxTailOptions {
+  store: JobStore;
+  /** This process's origin: its own rows were already sent to its sockets. */
+  origin: string;
+  sink: EventSink;
+  log: Logger;
+  intervalMs?: number;
+}
+
+const PAGE = 500;
+/** Bounds the skip to the end at start (10 minutes of events are kept; this is far more). */
+const MAX_SKIP_PAGES = 2_000;
+
+/** Polls the outbox from where it stood at start and broadcasts other processes' events. */
+export class OutboxTail {
+  private last = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private readonly opts: OutboxTailOptions;
+
+  constructor(opts: OutboxTailOptions) {
+    this.opts = opts;
+  }
+
+  async start(): Promise<void> {
+    // Events written before this process started were for sockets that are gone.
+    for (let i = 0; i < MAX_SKIP_PAGES; i++) {
+      const rows = await this.opts.store.eventsSince(this.last, PAGE);
+      if (rows.length) this.last = rows[rows.length - 1].id;
+      if (rows.length < PAGE) break;
+    }
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.poll().finally(() => {
+        this.running = null;
+        this.schedule();
+      });
+    }, this.opts.intervalMs ?? 200);
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      for (let i = 0; i < MAX_SKIP_PAGES && !this.stopped; i++) {
+        const rows = await this.opts.store.eventsSince(this.last, PAGE);
+        for (const row of rows) {
+          this.last = row.id;
+          if (!isEnvelope(row.data)) this.opts.sink.emit(row.kind, row.data);
+          else if (row.data.origin !== this.opts.origin) this.opts.sink.emit(row.kind, row.data.data);
+        }
+        if (rows.length < PAGE) break;
+      }
+    } catch (err) {
+      this.opts.log.warn(
+        `outbox: reading events failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+}

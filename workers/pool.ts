@@ -1,0 +1,405 @@
+// The worker pool: claims jobs while it has room, runs each with its kind's handler, holds the lease with a
+// heartbeat, writes progress (throttled) and the end, and emits `studio.job` on start, progress and end.
+import { randomUUID } from "node:crypto";
+import os from "node:os";
+import type { Services } from "../lib/context.ts";
+import { engineFor } from "../lib/engines/registry.ts";
+import type { Engine } from "../lib/engines/types.ts";
+import type { Job, JobStore, ProgressUpdate } from "../lib/jobs/types.ts";
+import { jobView } from "../lib/jobs/view.ts";
+import { onCancelRequested, onJobAdded } from "../lib/jobs/wake.ts";
+import type { JobContext, JobHandler } from "./types.ts";
+
+/** Kind → handler. Keys are strings so extension handlers (STUDIO_WORKER_EXTRA_HANDLERS) fit the same table. */
+export type HandlerTable = Readonly<Partial<Record<string, JobHandler>>>;
+
+export interface WorkerPoolOptions {
+  services: Services;
+  store: JobStore;
+  handlers: HandlerTable;
+  /** Lease owner id; unique per pool by default (host, pid, random). */
+  owner?: string;
+  leaseMs?: number;
+  /** How often an idle pool looks for work (wake() looks at once). */
+  pollMs?: number;
+  /** Jobs this pool runs at once, over every lane (the store caps each lane by its own parallelism). */
+  concurrency?: number;
+  /** Claim only from these lanes (all when absent). */
+  lanes?: readonly string[];
+  /** Smallest gap between two progress writes of one job (250 ms = 4 writes/s). */
+  progressMs?: number;
+  /** How long `stop()` waits for running jobs by default. */
+  stopWaitMs?: number;
+  emit(kind: string, data: unknown): void;
+  /** The job as events show it; the contract's job object by default. */
+  view?: (job: Job) => unknown;
+  /** Engine of a backend (lib/engines/registry.ts by default); tests and benchmarks pass scripted ones. */
+  engines?: (backend: string) => Engine;
+}
+
+export interface StopOptions {
+  /** true: stop claiming and wait for running jobs; false: also abort them (their rows stay for another worker). */
+  graceful: boolean;
+  timeoutMs?: number;
+}
+
+type AbortWhy = "cancel" | "stop" | "lease";
+
+interface RunningJob {
+  job: Job;
+  ctrl: AbortController;
+  why: AbortWhy | null;
+  /** A heartbeat saw cancel_requested (kept apart from `why`, which the first abort sets). */
+  cancelSeen: boolean;
+  ending: boolean;
+  pending: Omit<ProgressUpdate, "log">;
+  pendingLog: string[];
+  lastWrite: number;
+  timer: NodeJS.Timeout | null;
+  writes: Promise<void>;
+  done: Promise<void>;
+}
+
+const abortError = (message: string) => new DOMException(message, "AbortError");
+
+export function defaultOwner(): string {
+  return `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+/** Pool settings a host reads from its environment: STUDIO_LEASE_MS, STUDIO_WORKER_CONCURRENCY. */
+export function poolSettingsFromEnv(env: Record<string, string | undefined>): {
+  leaseMs: number;
+  concurrency: number;
+} {
+  const whole = (name: string, fallback: number, min: number) => {
+    const text = env[name]?.trim();
+    if (!text) return fallback;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min) throw new Error(`${name}: ${text} is not a whole number >= ${min}`);
+    return n;
+  };
+  return {
+    leaseMs: whole("STUDIO_LEASE_MS", 15_000, 30),
+    concurrency: whole("STUDIO_WORKER_CONCURRENCY", 4, 1),
+  };
+}
+
+export class WorkerPool {
+  readonly owner: string;
+  private readonly services: Services;
+  private readonly store: JobStore;
+  private readonly handlers: HandlerTable;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  private readonly lanes: readonly string[] | undefined;
+  private readonly progressMs: number;
+  private readonly stopWaitMs: number;
+  private readonly emitFn: (kind: string, data: unknown) => void;
+  private readonly view: (job: Job) => unknown;
+  private readonly engines: (backend: string) => Engine;
+
+  private state: "idle" | "running" | "stopping" | "stopped" = "idle";
+  private readonly running = new Map<string, RunningJob>();
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private reclaimTimer: NodeJS.Timeout | null = null;
+  private beating = false;
+  private reclaiming = false;
+  private readonly unsubscribe: (() => void)[] = [];
+
+  constructor(opts: WorkerPoolOptions) {
+    this.services = opts.services;
+    this.store = opts.store;
+    this.handlers = opts.handlers;
+    this.owner = opts.owner ?? defaultOwner();
+    this.leaseMs = opts.leaseMs ?? 15_000;
+    this.pollMs = opts.pollMs ?? 250;
+    this.concurrency = Math.max(1, opts.concurrency ?? 4);
+    this.lanes = opts.lanes;
+    this.progressMs = opts.progressMs ?? 250;
+    this.stopWaitMs = opts.stopWaitMs ?? 5_000;
+    this.emitFn = opts.emit;
+    this.view = opts.view ?? jobView;
+    this.engines = opts.engines ?? ((backend) => engineFor(backend, opts.services));
+  }
+
+  /** Jobs running in this pool now. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  start(): void {
+    if (this.state !== "idle") return;
+    this.state = "running";
+    this.unsubscribe.push(
+      onJobAdded(() => this.wake()),
+      onCancelRequested((id) => {
+        if (this.running.has(id)) void this.beat([id]);
+      }),
+    );
+    this.heartbeatTimer = setInterval(() => void this.beat(), Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.reclaimTimer = setInterval(() => void this.reclaim(), Math.max(10, Math.floor(this.leaseMs / 2)));
+    // A restarted host gives back what a dead one left before it looks for new work.
+    void this.reclaim().then(() => this.wake());
+  }
+
+  /** Look for work at once (e.g. right after the API inserted a job). */
+  wake(): void {
+    if (this.state !== "running") return;
+    void this.pump();
+  }
+
+  async stop(opts: StopOptions = { graceful: true }): Promise<void> {
+    if (this.state === "stopped" || this.state === "stopping") return;
+    const wasRunning = this.state === "running";
+    this.state = "stopping";
+    for (const off of this.unsubscribe.splice(0)) off();
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+    if (wasRunning) {
+      // A claim in flight may still hand over a job; it runs like the others.
+      await this.pumping;
+      if (!opts.graceful) for (const r of this.running.values()) this.abort(r, "stop");
+      const all = Promise.allSettled([...this.running.values()].map((r) => r.done));
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, opts.timeoutMs ?? this.stopWaitMs);
+      });
+      await Promise.race([all, waited]);
+      clearTimeout(timer);
+    }
+    // Jobs still running keep their rows; without heartbeats their leases lapse and another worker reclaims them.
+    if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
+    if (this.reclaimTimer) clearInterval(this.reclaimTimer);
+    this.heartbeatTimer = this.reclaimTimer = null;
+    for (const r of this.running.values()) if (r.timer) clearTimeout(r.timer);
+    this.state = "stopped";
+  }
+
+  private pump(): Promise<void> {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return this.pumping;
+    }
+    this.pumping = this.claimLoop().finally(() => {
+      this.pumping = null;
+      this.schedulePoll();
+    });
+    return this.pumping;
+  }
+
+  private async claimLoop(): Promise<void> {
+    do {
+      this.pumpAgain = false;
+      while (this.state === "running" && this.running.size < this.concurrency) {
+        let job: Job | null;
+        try {
+          job = await this.store.claim(this.owner, this.leaseMs, this.lanes);
+        } catch (err) {
+          this.services.log.warn(`worker: claim failed: ${message(err)}`);
+          return;
+        }
+        if (!job) break;
+        this.run(job);
+      }
+    } while (this.pumpAgain && this.state === "running");
+  }
+
+  private schedulePoll(): void {
+    if (this.state !== "running") return;
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = setTimeout(() => {
+      this.pollTimer = null;
+      void this.pump();
+    }, this.pollMs);
+  }
+
+  private run(job: Job): void {
+    const r: RunningJob = {
+      job,
+      ctrl: new AbortController(),
+      why: null,
+      cancelSeen: false,
+      ending: false,
+      pending: {},
+      pendingLog: [],
+      lastWrite: 0,
+      timer: null,
+      writes: Promise.resolve(),
+      done: Promise.resolve(),
+    };
+    this.running.set(job.id, r);
+    r.done = this.execute(r)
+      .catch((err) => this.services.log.error(`worker: job ${job.id} could not be closed: ${message(err)}`))
+      .finally(() => {
+        this.running.delete(job.id);
+        if (r.timer) clearTimeout(r.timer);
+        this.wake();
+      });
+  }
+
+  private async execute(r: RunningJob): Promise<void> {
+    const { job } = r;
+    this.emitJob(job);
+    const handler = this.handlers[job.kind];
+    let status: "succeeded" | "failed" | "canceled" | null;
+    let error: string | null = null;
+    if (!handler) {
+      status = "failed";
+      error = `no handler for ${job.kind} jobs on this worker`;
+    } else {
+      try {
+        await handler(job, this.context(r));
+        status = "succeeded";
+      } catch (err) {
+        if (r.cancelSeen || r.why === "cancel") {
+          status = "canceled";
+          error = "canceled";
+        } else if (r.why === "stop" || r.why === "lease") {
+          // Not this job's failure: the row stays running until its lease lapses and a worker takes it again.
+          status = null;
+        } else {
+          status = "failed";
+          error = message(err);
+        }
+      }
+    }
+    r.ending = true;
+    // The end sets progress 1 on success, so only what the end does not say is still worth a write.
+    if (status === "succeeded") {
+      delete r.pending.progress;
+      delete r.pending.step;
+      delete r.pending.steps;
+    }
+    this.flush(r);
+    await r.writes;
+    if (status === null || r.why === "lease") return;
+    const ended = await this.store.finish(job.id, this.owner, status, error);
+    if (ended) this.emitJob(ended);
+  }
+
+  private context(r: RunningJob): JobContext {
+    return {
+      services: this.services,
+      store: this.store,
+      owner: this.owner,
+      signal: r.ctrl.signal,
+      engine: (backend) => this.engines(backend),
+      progress: (update) => this.progress(r, update),
+      emit: (kind, data) => this.emit(kind, data),
+    };
+  }
+
+  private progress(r: RunningJob, update: ProgressUpdate): void {
+    if (r.ending) return;
+    const { log, ...fields } = update;
+    for (const [key, value] of Object.entries(fields)) {
+      if (value !== undefined) (r.pending as Record<string, unknown>)[key] = value;
+    }
+    if (log !== undefined) r.pendingLog = [...r.pendingLog, log].slice(-20);
+    if (r.timer) return;
+    const wait = r.lastWrite + this.progressMs - Date.now();
+    if (wait <= 0) this.flush(r);
+    else r.timer = setTimeout(() => this.flush(r), wait);
+  }
+
+  /** Writes what progress() gathered, in order after earlier writes; the local copy follows for the event. */
+  private flush(r: RunningJob): void {
+    if (r.timer) clearTimeout(r.timer);
+    r.timer = null;
+    const fields = r.pending;
+    const logs = r.pendingLog;
+    if (Object.keys(fields).length === 0 && logs.length === 0) return;
+    r.pending = {};
+    r.pendingLog = [];
+    r.lastWrite = Date.now();
+    const updates: ProgressUpdate[] = logs.length
+      ? [{ ...fields, log: logs[0] }, ...logs.slice(1).map((log) => ({ log }))]
+      : [fields];
+    r.writes = r.writes.then(async () => {
+      try {
+        for (const u of updates) await this.store.update(r.job.id, this.owner, u);
+      } catch (err) {
+        this.services.log.warn(`worker: progress of job ${r.job.id} not written: ${message(err)}`);
+        return;
+      }
+      r.job = { ...r.job, ...fields, log: [...r.job.log, ...logs].slice(-20) };
+      this.emitJob(r.job);
+    });
+  }
+
+  /** Extend the leases of running jobs; a cancel asked for or a lease lost aborts the job's handler. */
+  private async beat(ids?: string[]): Promise<void> {
+    if (!ids && this.beating) return;
+    if (!ids) this.beating = true;
+    try {
+      const targets = (ids ?? [...this.running.keys()])
+        .map((id) => this.running.get(id))
+        .filter((r): r is RunningJob => !!r && !r.ending);
+      await Promise.all(
+        targets.map(async (r) => {
+          try {
+            const { held, cancel } = await this.store.heartbeat(r.job.id, this.owner, this.leaseMs);
+            if (!held) {
+              this.services.log.warn(`worker: lost the lease of job ${r.job.id}; another worker has it`);
+              this.abort(r, "lease");
+            } else if (cancel) {
+              r.cancelSeen = true;
+              this.abort(r, "cancel");
+            }
+          } catch (err) {
+            this.services.log.warn(`worker: heartbeat of job ${r.job.id} failed: ${message(err)}`);
+          }
+        }),
+      );
+    } finally {
+      if (!ids) this.beating = false;
+    }
+  }
+
+  private abort(r: RunningJob, why: AbortWhy): void {
+    if (why === "lease") r.why = "lease";
+    if (r.ctrl.signal.aborted) return;
+    r.why = why;
+    const text =
+      why === "cancel"
+        ? "the job was canceled"
+        : why === "stop"
+          ? "the worker is stopping"
+          : "the worker lost the job's lease";
+    r.ctrl.abort(abortError(text));
+  }
+
+  private async reclaim(): Promise<void> {
+    if (this.reclaiming || this.state !== "running") return;
+    this.reclaiming = true;
+    try {
+      const changed = await this.store.reclaimExpired();
+      for (const job of changed) this.emitJob(job);
+      if (changed.length) this.wake();
+    } catch (err) {
+      this.services.log.warn(`worker: reclaiming lapsed leases failed: ${message(err)}`);
+    } finally {
+      this.reclaiming = false;
+    }
+  }
+
+  private emitJob(job: Job): void {
+    this.emit("studio.job", this.view(job));
+  }
+
+  private emit(kind: string, data: unknown): void {
+    try {
+      this.emitFn(kind, data);
+    } catch (err) {
+      this.services.log.warn(`worker: event ${kind} not sent: ${message(err)}`);
+    }
+  }
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
