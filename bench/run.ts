@@ -1,10 +1,14 @@
 // npm run bench: runs every benchmark and prints its figures; nothing here can fail a build.
+import { run as assembleBench } from "./assemble.ts";
 import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
+import { run as queueBench } from "./queue.ts";
 
 const benches: [string, () => Promise<void>][] = [
   ["build", buildBench],
   ["episode-status", episodeStatusBench],
+  ["assemble", assembleBench],
+  ["queue", queueBench],
 ];
 const only = process.argv[2];
 console.log(`node ${process.version}, ${(await import("node:os")).cpus().length} cores`);

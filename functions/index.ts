@@ -1,7 +1,9 @@
 // The route table: every function module, statically imported (a test checks no file is left out).
 import type { StudioFunction } from "../lib/fn.ts";
+import assemble from "./assemble.ts";
 import browse from "./browse.ts";
 import build from "./build.ts";
+import cancel from "./cancel.ts";
 import configGet from "./config-get.ts";
 import configPut from "./config-put.ts";
 import cutCopy from "./cut-copy.ts";
@@ -20,11 +22,14 @@ import issuesDelete from "./issues-delete.ts";
 import issuesExport from "./issues-export.ts";
 import issuesGet from "./issues-get.ts";
 import issuesPost from "./issues-post.ts";
+import jobsAction from "./jobs-action.ts";
+import jobsGet from "./jobs-get.ts";
 import overrideDelete from "./override-delete.ts";
 import overridePut from "./override-put.ts";
 import pick from "./pick.ts";
 import promoteGet from "./promote-get.ts";
 import promotePost from "./promote-post.ts";
+import render from "./render.ts";
 import serverStop from "./server-stop.ts";
 import shot from "./shot.ts";
 import shotPreview from "./shot-preview.ts";
@@ -46,6 +51,7 @@ export const functions: readonly StudioFunction[] = [
   episodeNewPost,
   importScripts,
   build,
+  assemble,
   sourceCheck,
   sourceGet,
   sourcePut,
@@ -63,7 +69,11 @@ export const functions: readonly StudioFunction[] = [
   issuesExport,
   issuesGet,
   issuesPost,
+  jobsGet,
+  jobsAction,
   overrideDelete,
   overridePut,
   pick,
+  render,
+  cancel,
 ] as StudioFunction[];

@@ -1,8 +1,14 @@
-// The standalone server: one Node process serving every route, /ws, and a graceful stop (exit 3 = restart).
+// The standalone server: one Node process serving every route, /ws, and a graceful stop (exit 3 = restart). With
+// role `worker` it runs the job pool in the same process; with role `api` it relays other processes' outbox events.
 import { serve } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import { functions } from "../functions/index.ts";
-import type { ServerControl } from "../lib/context.ts";
+import type { EventSink, ServerControl } from "../lib/context.ts";
+import { openJobStore } from "../lib/jobs/store.ts";
+import type { JobStore } from "../lib/jobs/types.ts";
+import { loadHandlers } from "../workers/handlers.ts";
+import { OutboxTail, OutboxWriter } from "../workers/outbox.ts";
+import { defaultOwner, poolSettingsFromEnv, WorkerPool } from "../workers/pool.ts";
 import { createApp } from "./app.ts";
 import { consoleLogger } from "./log.ts";
 import { createServices } from "./services.ts";
@@ -45,7 +51,41 @@ export async function main(
   const { host, port } = parseArgs(argv, env);
   const log = consoleLogger();
   const hub = new WsHub();
-  const services = await createServices({ env, log, events: hub });
+  const origin = defaultOwner();
+  let outbox: OutboxWriter | null = null;
+  // Straight to this process's sockets; also to the outbox for the sockets of any other API process.
+  const events: EventSink = {
+    emit(kind, data) {
+      hub.emit(kind, data);
+      outbox?.emit(kind, data);
+    },
+  };
+  const services = await createServices({ env, log, events });
+  const settings = poolSettingsFromEnv(env);
+  const handlers = services.roles.includes("worker") ? await loadHandlers(env) : {};
+  let store: JobStore | null = null;
+  try {
+    store = await openJobStore(services);
+    outbox = new OutboxWriter(store, origin, log);
+  } catch (err) {
+    // The other routes still answer; the job routes report the database problem themselves.
+    log.error(`jobs are off in this process: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const pool =
+    store && services.roles.includes("worker")
+      ? new WorkerPool({
+          services,
+          store,
+          handlers,
+          owner: origin,
+          leaseMs: settings.leaseMs,
+          concurrency: settings.concurrency,
+          emit: (kind, data) => events.emit(kind, data),
+        })
+      : null;
+  const tail =
+    store && services.roles.includes("api") ? new OutboxTail({ store, origin, sink: hub, log }) : null;
+  await tail?.start();
   const wss = new WebSocketServer({ noServer: true });
 
   let stopping = false;
@@ -60,6 +100,8 @@ export async function main(
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
     process.stdout.write(`Episode Studio listening on ${url}/studio/ (settings: ${services.home})\n`);
     listening(url);
+    // Only once the port is ours: a host that cannot listen exits before it takes any job.
+    pool?.start();
   });
   server.on("error", (err) => {
     process.stderr.write(`episode-studio: cannot listen on ${host}:${port}: ${err.message}\n`);
@@ -70,8 +112,13 @@ export async function main(
     if (stopping) return;
     stopping = true;
     // Let the reply that asked for the stop reach the client before sockets close.
-    setTimeout(() => {
+    setTimeout(async () => {
       log.info(`stopping (exit ${code})`);
+      // No new jobs start; running ones get a bounded wait, then keep their rows for the next worker to reclaim.
+      await pool?.stop({ graceful: true }).catch((err: unknown) => log.error(`worker pool: ${String(err)}`));
+      await tail?.stop();
+      await outbox?.flush();
+      await store?.close().catch(() => {});
       hub.closeAll();
       wss.close();
       server.close(() => process.exit(code));

@@ -1,0 +1,158 @@
+// Assembly benchmark: a built 100-shot episode whose proxy takes all match the cut (12 frames at 24 fps, AAC);
+// the assembler's stream-copy join against a full re-encode join of the same clips, at 256x144 and, for scale,
+// at the final pass's 1344x768 (a copy join costs the same at any size, a re-encode grows with the picture).
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { execa } from "execa";
+import { silentLogger } from "../lib/context.ts";
+import { buildFolder } from "../lib/episode/build.ts";
+import { mapLimit } from "../lib/episode/find.ts";
+import { assembleEpisode } from "../lib/media/assemble.ts";
+import { concatList, videoCodecArgs } from "../lib/media/assemble-args.ts";
+import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { line, type Timing, time } from "./stats.ts";
+
+const SHOTS = 100;
+const FRAMES = 12;
+const FPS = 24;
+const AUDIO = ["-c:a", "aac", "-ar", "48000", "-ac", "2"];
+
+function script(): string {
+  const out = ["= asm01  Joins", "", "# sq01  kitchen", ""];
+  for (let i = 1; i <= SHOTS; i++) out.push(`## ${shotId(i - 1)}`, `dur: ${FRAMES / FPS}`, "Ada waits.", "");
+  return out.join("\n");
+}
+
+const shotId = (i: number) => `sh${String((i + 1) * 10).padStart(4, "0")}`;
+
+interface Episode {
+  ep: string;
+  files: string[];
+  services: Parameters<typeof assembleEpisode>[0] & Parameters<typeof buildFolder>[0];
+}
+
+/** A built episode whose every proxy take is the same matching clip of `width`x`height`. */
+async function episode(dir: string, ffmpeg: string, width: number, height: number): Promise<Episode> {
+  const env = { PATH: process.env.PATH };
+  const ep = path.join(dir, "show", `asm${width}`);
+  await mkdir(ep, { recursive: true });
+  const series = {
+    series: { id: "bench", title: "Bench", fps: FPS, width: 1344, height: 768 },
+    proxy: { width, height },
+    style: { look: "a flat 2D cartoon" },
+    audio: { mode: "generate" },
+    subjects: { ada: { name: "Ada", design: "a tall woman in a green raincoat" } },
+    locations: { kitchen: { description: "a cramped kitchen at night" } },
+  };
+  await writeFile(path.join(ep, "series.json"), JSON.stringify(series, null, 2));
+  await writeFile(path.join(ep, `asm${width}.md`), script());
+  const services = {
+    home: path.join(dir, "home"),
+    env,
+    roles: ["api"],
+    version: "bench",
+    log: silentLogger,
+    events: { emit() {} },
+    now: () => new Date(),
+  };
+  const built = await buildFolder(services, ep);
+  if (!built.ok) throw new Error(`the bench episode does not build: ${built.error}`);
+
+  // One clip made with ffmpeg, copied as every shot's take (same bytes: the join cannot tell).
+  const clip = path.join(dir, `clip${width}.mp4`);
+  const seconds = FRAMES / FPS;
+  await execa(ffmpeg, [
+    "-v",
+    "error",
+    "-f",
+    "lavfi",
+    "-i",
+    `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${seconds}`,
+    "-f",
+    "lavfi",
+    "-i",
+    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
+    "-frames:v",
+    String(FRAMES),
+    ...videoCodecArgs("proxy"),
+    ...AUDIO,
+    clip,
+  ]);
+  // Takes from the engines carry their sound as `<stem>_h3.wav` too; the assembler reads that.
+  const wav = path.join(dir, `clip${width}.wav`);
+  await execa(ffmpeg, ["-v", "error", "-i", clip, "-vn", "-c:a", "pcm_s16le", wav]);
+  const files = await mapLimit(
+    [...Array(SHOTS)].map((_, i) => shotId(i)),
+    8,
+    async (shot) => {
+      const folder = path.join(ep, "renders_proxy", shot);
+      await mkdir(folder, { recursive: true });
+      const stem = `${shot}_t01`;
+      const sidecar = { version: 1, shot, take: 1, pass: "proxy", status: "ok", frames: FRAMES, fps: FPS };
+      await writeFile(path.join(folder, `${stem}.json`), JSON.stringify(sidecar));
+      await copyFile(clip, path.join(folder, `${stem}.mp4`));
+      await copyFile(wav, path.join(folder, `${stem}_h3.wav`));
+      return path.join(folder, `${stem}.mp4`);
+    },
+  );
+  return { ep, files, services };
+}
+
+/** The assembler's join of matching clips, and one ffmpeg re-encoding the same clips into one file. */
+async function joins(
+  e: Episode,
+  ffmpeg: string,
+  dir: string,
+  runs: number,
+): Promise<[Timing, Timing, number]> {
+  const t0 = performance.now();
+  const first = await assembleEpisode(e.services, e.ep, "proxy");
+  const cold = performance.now() - t0;
+  if (!first.ok) throw new Error(`the bench cut does not assemble: ${first.error}`);
+  if (first.report.reencoded !== 0) throw new Error("the bench clips were expected to match the cut");
+  const copy = await time(() => assembleEpisode(e.services, e.ep, "proxy"), runs, 1);
+  const list = path.join(dir, "all.ffconcat");
+  await writeFile(
+    list,
+    concatList(
+      e.files.map((file) => ({ file, frames: FRAMES })),
+      FPS,
+    ),
+  );
+  const args = ["-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list];
+  const out = [...videoCodecArgs("proxy"), ...AUDIO, path.join(dir, "full.mp4")];
+  const full = await time(() => execa(ffmpeg, [...args, ...out]), Math.min(runs, 3), 1);
+  return [copy, full, cold];
+}
+
+export async function run(): Promise<void> {
+  const { ffmpeg } = await mediaTools({ PATH: process.env.PATH });
+  const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-assemble-"));
+  try {
+    const small = await episode(dir, ffmpeg, 256, 144);
+    const [copy, full, cold] = await joins(small, ffmpeg, dir, 5);
+    // Every clip made to need a re-encode (another size): the per-clip path, then the same join.
+    const perClip = await time(
+      () => assembleEpisode(small.services, small.ep, "proxy", { size: { width: 254, height: 144 } }),
+      1,
+      0,
+    );
+    const large = await episode(dir, ffmpeg, 1344, 768);
+    const [copyL, fullL] = await joins(large, ffmpeg, dir, 1);
+
+    console.log(
+      `assemble (${SHOTS} matching clips of ${FRAMES} frames at ${FPS} fps, ${(SHOTS * FRAMES) / FPS} s)`,
+    );
+    console.log(`  256x144 first assembly (every take probed): ${cold.toFixed(0)} ms`);
+    console.log(line("  256x144 stream-copy join (assembleEpisode)", copy));
+    console.log(line("  256x144 full re-encode join (one ffmpeg)", full));
+    console.log(`  256x144 full re-encode / stream copy: ${(full.median / copy.median).toFixed(2)}x`);
+    console.log(line("  256x144 every clip re-encoded, then joined", perClip));
+    console.log(line("  1344x768 stream-copy join", copyL));
+    console.log(line("  1344x768 full re-encode join", fullL));
+    console.log(`  1344x768 full re-encode / stream copy: ${(fullL.median / copyL.median).toFixed(2)}x`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
