@@ -7,6 +7,7 @@ import { openJobStore } from "../lib/jobs/store.ts";
 import type { Job } from "../lib/jobs/types.ts";
 import { jobsAnswer, jobView } from "../lib/jobs/view.ts";
 import { cancelRequested, jobAdded } from "../lib/jobs/wake.ts";
+import { sweepQueuedTakes } from "../lib/render/sweep.ts";
 
 const ACTIONS = "cancel, move, retry, pause or paid-reset";
 const WHOLE = "must be a whole number, 0 or more";
@@ -57,6 +58,10 @@ export default defineFunction({
         changed = await store.cancel(input.id);
         // A pool in this process stops the job now rather than at its next heartbeat.
         if (changed.status === "running") cancelRequested(changed.id);
+        // A render that never ran has no handler to close its take: the sweep closes it now, not at the next listing.
+        else if (changed.kind === "render" && typeof changed.info.ep === "string" && changed.info.pass) {
+          await sweepQueuedTakes(ctx, changed.info.ep, changed.info.pass, { store });
+        }
         break;
       case "move":
         await store.move(input.id, input.index);

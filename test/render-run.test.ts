@@ -245,6 +245,17 @@ describe("POST /studio/cancel", () => {
     refusal(await s.call("POST", "/cancel", { ep, shot: "sh010" }), 400, /^take: /);
   });
 
+  it("closes the take of a waiting render canceled from the queue (POST /studio/jobs/cancel)", async () => {
+    const ep = await s.episode(SCRIPT);
+    await store.pause("builtin", true);
+    const res = await render({ ep, shots: ["sh010"] });
+    const id = res.body.queued[0].prompt_id;
+    const jobs = await s.call("POST", "/jobs/cancel", { id });
+    expect(jobs.status).toBe(200);
+    expect((await store.get(id))?.status).toBe("canceled");
+    expect(await sidecar(ep, "sh010", 1)).toMatchObject({ status: "failed", save_notes: "canceled before it ran" });
+  });
+
   it("stops a running job and waits until its handler closed the take 'canceled'", async () => {
     const ep = await s.episode(SCRIPT);
     const res = await render({ ep, shots: ["sh010"] });
