@@ -37,6 +37,15 @@ export default defineFunction({
     const pass = input.pass ?? "proxy";
     await mediaTools(ctx.env);
     const store = await openJobStore(ctx);
+    // Waiting on a paused lane would hang the request for its whole limit: say so at once instead.
+    if ((await store.list()).lanes.builtin?.paused) {
+      return {
+        ok: false,
+        output: null,
+        report: null,
+        error: "the builtin lane is paused: resume it (POST /studio/jobs/pause) to assemble",
+      };
+    }
     const payload: AssemblePayload = { ep, pass, partial: input.partial === true, size };
     const job = await store.add({
       kind: "assemble",

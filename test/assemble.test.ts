@@ -580,6 +580,23 @@ describe("POST /studio/assemble", () => {
     expect(jobs.map((j) => j.status)).toEqual(["failed"]);
   });
 
+  it("answers ok: false at once while the built-in lane is paused, instead of waiting on it", async () => {
+    const ep = await s.episode(SHORT);
+    await store.pause("builtin", true);
+    try {
+      const { status, body } = await s.call("POST", "/assemble", { ep });
+      expect(status).toBe(200);
+      expect(body).toEqual({
+        ok: false,
+        output: null,
+        report: null,
+        error: expect.stringMatching(/lane is paused/),
+      });
+    } finally {
+      await store.pause("builtin", false);
+    }
+  });
+
   it("answers 501 for upscaled and publish, 400 for a bad pass or size", async () => {
     const ep = await s.episode(SHORT, { build: false });
     refusal(
