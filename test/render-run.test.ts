@@ -253,7 +253,10 @@ describe("POST /studio/cancel", () => {
     const jobs = await s.call("POST", "/jobs/cancel", { id });
     expect(jobs.status).toBe(200);
     expect((await store.get(id))?.status).toBe("canceled");
-    expect(await sidecar(ep, "sh010", 1)).toMatchObject({ status: "failed", save_notes: "canceled before it ran" });
+    expect(await sidecar(ep, "sh010", 1)).toMatchObject({
+      status: "failed",
+      save_notes: "canceled before it ran",
+    });
   });
 
   it("stops a running job and waits until its handler closed the take 'canceled'", async () => {
