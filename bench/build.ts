@@ -7,24 +7,10 @@ import { silentLogger } from "../lib/context.ts";
 import { buildFolder } from "../lib/episode/build.ts";
 import { compileEnv, prepare } from "../lib/episode/compile-env.ts";
 import { previewShot } from "../lib/episode/preview.ts";
+import { benchSeries } from "./show.ts";
 import { line, time } from "./stats.ts";
 
-const SERIES = {
-  series: { id: "bench", title: "Bench", fps: 24, width: 1344, height: 768 },
-  proxy: { width: 448, height: 256, audio_mode: "generate" },
-  style: { look: "a flat 2D cartoon" },
-  audio: { mode: "generate" },
-  subjects: {
-    ada: { name: "Ada", design: "a tall woman in a green raincoat", sheet: "refs/ada.png", voice: "dry" },
-    bo: { name: "Bo", design: "a stocky bearded man", sheet: "refs/bo.png", voice: "warm" },
-    mom: { name: "Mom", voice: "warm, from another room" },
-    kettle: { kind: "prop", name: "the kettle", design: "a dented steel kettle", sheet: "refs/kettle.png" },
-  },
-  locations: {
-    kitchen: { description: "a cramped kitchen at night", plate: "refs/_bg/kitchen.png" },
-    street: { description: "a wet street at night", plate: "refs/_bg/street.png" },
-  },
-};
+const SERIES = benchSeries();
 
 /** 30 sequences of 10 shots: dialogue, props, three targets, latent and first continuations. */
 export function syntheticScript(sequences = 30, shotsPer = 10): string {

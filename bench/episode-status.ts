@@ -14,28 +14,14 @@ import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
 import { createApp } from "../runtime/app.ts";
 import { syntheticScript } from "./build.ts";
+import { benchSeries } from "./show.ts";
 import { line, type Timing, time } from "./stats.ts";
 
 const gzip = promisify(gzipCb);
 const TAKES = 10;
 const COLD_SAMPLES = 7;
 
-const SERIES = {
-  series: { id: "bench", title: "Bench", fps: 24, width: 1344, height: 768, target: "minimax_h3_ref2va" },
-  proxy: { width: 512, height: 288, audio_mode: "generate" },
-  style: { look: "a flat 2D cartoon" },
-  audio: { mode: "generate" },
-  subjects: {
-    ada: { name: "Ada", design: "a tall woman in a green raincoat", sheet: "refs/ada.png", voice: "dry" },
-    bo: { name: "Bo", design: "a stocky bearded man", sheet: "refs/bo.png", voice: "warm" },
-    mom: { name: "Mom", voice: "warm, from another room" },
-    kettle: { kind: "prop", name: "the kettle", design: "a dented steel kettle", sheet: "refs/kettle.png" },
-  },
-  locations: {
-    kitchen: { description: "a cramped kitchen at night", plate: "refs/_bg/kitchen.png" },
-    street: { description: "a wet street at night", plate: "refs/_bg/street.png" },
-  },
-};
+const SERIES = benchSeries({ target: "minimax_h3_ref2va", proxy: { width: 512, height: 288 } });
 
 function summarize(samples: number[]): Timing {
   const s = [...samples].sort((a, b) => a - b);
