@@ -309,10 +309,17 @@ export async function episodeStatusText(
     }),
   );
 
+  // A context may compile the shot for another target (an episode target set after the build): made in slices
+  // so that a first listing of a long episode lets other requests through between them.
+  const shotContexts: (ShotContext | null)[] = [];
+  for (const [i, entry] of cut.entries()) {
+    const built = build.shots.get(entry.shot);
+    shotContexts.push(built ? cachedContext(vi, built) : null);
+    if (i % 16 === 15) await new Promise((r) => setImmediate(r));
+  }
   const rows = await Promise.all(
     cut.map(async (entry, order) => {
-      const built = build.shots.get(entry.shot);
-      const sc = built ? cachedContext(vi, built) : null;
+      const sc = shotContexts[order];
       const r: RowInput = {
         vi,
         entry,
