@@ -34,7 +34,21 @@ export interface EngineJob {
   captions?: { text: string; start: number; end: number }[];
   /** Folder where the engine writes its raw outputs (a temp folder inside the shot folder). */
   workDir: string;
+  /**
+   * ComfyUI engines: the patched API-format graph to run (node id → node). A string input equal to one of
+   * `inputs`' absolute paths is replaced by that file's uploaded name at submit.
+   */
+  graph?: ApiGraph;
 }
+
+/** One node of a ComfyUI API-format graph; an input is a literal or a link `[node_id, output_index]`. */
+export interface ApiNode {
+  class_type: string;
+  inputs: Record<string, unknown>;
+  _meta?: { title?: string };
+}
+
+export type ApiGraph = Record<string, ApiNode>;
 
 export interface EngineProgress {
   /** 0..1 */

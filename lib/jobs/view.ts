@@ -72,6 +72,8 @@ export async function paidState(store: JobStore, services: Pick<Services, "home"
 
 /** The GET /studio/jobs body; also what every POST /studio/jobs/{action} answers. */
 export async function jobsAnswer(store: JobStore, services: Pick<Services, "home">): Promise<JobsAnswer> {
+  // A job whose worker died is never listed as running past its lease, even between the pool's reclaim rounds.
+  await store.reclaimExpired();
   const [list, paid] = await Promise.all([store.list(), paidState(store, services)]);
   return { jobs: list.jobs.map(jobView), lanes: list.lanes, paid };
 }
