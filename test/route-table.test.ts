@@ -73,3 +73,16 @@ describe("runtime/function.ts", () => {
     expect(() => createFunctionHandler(env.services, ["GET /nope"])).toThrow(/no route GET \/nope/);
   });
 });
+
+describe("runtime/worker-entry.ts", () => {
+  it("serves the routes named in STUDIO_FUNCTIONS", async () => {
+    const { default: entry } = await import("../runtime/worker-entry.ts");
+    const env = { STUDIO_HOME: env0().home, STUDIO_FUNCTIONS: "GET /info" };
+    const info = await entry.fetch(new Request("http://127.0.0.1/api/studio/info"), env);
+    expect(info.status).toBe(200);
+    expect(await entry.fetch(new Request("http://127.0.0.1/studio/config"), env)).toHaveProperty(
+      "status",
+      404,
+    );
+  });
+});
