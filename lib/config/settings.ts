@@ -1,9 +1,10 @@
-// Minimal read of settings.json: the default and detected targets (the settings routes come later).
+// Reads settings.json (with the environment's settings over it): what builds, jobs and the settings routes use.
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
 import { readJsonFile } from "../store/json-file.ts";
 import { studioDataDir } from "./home.ts";
+import { envSettings } from "./settings-env.ts";
 
 export interface TargetChoice {
   video?: string;
@@ -21,17 +22,29 @@ export function settingsFile(services: Pick<Services, "home">): string {
   return path.join(studioDataDir(services.home), "settings.json");
 }
 
-/** The settings file, with `default_targets` and `detected_targets` always objects. Absent file: both empty. */
-export async function readSettings(services: Pick<Services, "home">): Promise<Settings> {
-  const file = settingsFile(services);
-  const raw = await readJsonFile(file, "settings.json");
-  if (raw === undefined) return { default_targets: {}, detected_targets: {} };
-  if (!isObject(raw)) throw new StudioError(500, `settings.json at ${file} must be a JSON object`);
+/**
+ * The settings file, with `default_targets` and `detected_targets` always objects. Absent file: both empty.
+ * Given `env`, a setting an environment variable sets (settings-env.ts) replaces the file's value.
+ */
+export async function readSettings(
+  services: Pick<Services, "home"> & { env?: Services["env"] },
+): Promise<Settings> {
+  const raw = await readSettingsFile(services);
   return {
     ...raw,
+    ...envSettings(services.env).values,
     default_targets: targetChoice(raw.default_targets),
     detected_targets: targetChoice(raw.detected_targets),
   };
+}
+
+/** The file as stored (shared with the cache: do not mutate); `{}` when absent, 500 when not an object. */
+export async function readSettingsFile(services: Pick<Services, "home">): Promise<Record<string, unknown>> {
+  const file = settingsFile(services);
+  const raw = await readJsonFile(file, "settings.json");
+  if (raw === undefined) return {};
+  if (!isObject(raw)) throw new StudioError(500, `settings.json at ${file} must be a JSON object`);
+  return raw;
 }
 
 /** The machine's default video target: chosen, else detected, else the built-in animatic. */
@@ -40,7 +53,7 @@ export function defaultVideoTarget(settings: Pick<Settings, "default_targets" | 
 }
 
 // Only non-empty strings count; anything else in a hand-edited file is ignored rather than fatal.
-function targetChoice(value: unknown): TargetChoice {
+export function targetChoice(value: unknown): TargetChoice {
   if (!isObject(value)) return {};
   const out: TargetChoice = {};
   for (const kind of ["video", "image", "audio"] as const) {
