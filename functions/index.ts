@@ -1,6 +1,7 @@
 // The route table: every function module, statically imported (a test checks no file is left out).
 import type { StudioFunction } from "../lib/fn.ts";
 import assemble from "./assemble.ts";
+import backends from "./backends.ts";
 import browse from "./browse.ts";
 import build from "./build.ts";
 import cancel from "./cancel.ts";
@@ -26,11 +27,18 @@ import jobsAction from "./jobs-action.ts";
 import jobsGet from "./jobs-get.ts";
 import overrideDelete from "./override-delete.ts";
 import overridePut from "./override-put.ts";
+import passthroughModels from "./passthrough-models.ts";
+import passthroughModelsFolder from "./passthrough-models-folder.ts";
+import passthroughObjectInfo from "./passthrough-object-info.ts";
 import pick from "./pick.ts";
 import promoteGet from "./promote-get.ts";
 import promotePost from "./promote-post.ts";
+import queue from "./queue.ts";
 import render from "./render.ts";
+import sdkInstall from "./sdk-install.ts";
 import serverStop from "./server-stop.ts";
+import settingsGet from "./settings-get.ts";
+import settingsPut from "./settings-put.ts";
 import shot from "./shot.ts";
 import shotPreview from "./shot-preview.ts";
 import sourceCheck from "./source-check.ts";
@@ -76,4 +84,12 @@ export const functions: readonly StudioFunction[] = [
   pick,
   render,
   cancel,
+  settingsGet,
+  settingsPut,
+  backends,
+  sdkInstall,
+  passthroughModels,
+  passthroughModelsFolder,
+  passthroughObjectInfo,
+  queue,
 ] as StudioFunction[];

@@ -57,6 +57,11 @@ export interface StudioFunction<S extends z.ZodType = z.ZodType> {
   rawBody?: boolean;
   /** Routes only answered for callers on this machine (server/stop). */
   localOnly?: boolean;
+  /**
+   * Mounted at `<path>` and `/api<path>` instead of under /studio: the engine pass-throughs the contract names
+   * at the server's root (`/models`, `/object_info/{node}`, `/queue`).
+   */
+  root?: boolean;
   handler(input: z.output<S>, ctx: Ctx): Promise<HandlerResult> | HandlerResult;
 }
 

@@ -11,6 +11,10 @@ import { fileResponse, jsonResponse, jsonTextResponse } from "./respond.ts";
 import type { HubSocket, WsHub } from "./ws.ts";
 
 export const PREFIXES = ["/studio", "/api/studio"] as const;
+const ROOT_PREFIXES = ["", "/api"] as const;
+
+/** Where a function answers: under /studio and /api/studio, or at the root and /api for `root` routes. */
+export const mountsOf = (fn: StudioFunction): readonly string[] => (fn.root ? ROOT_PREFIXES : PREFIXES);
 
 export interface AppOptions {
   /** The page socket hub; without it /ws is not served (per-function deployments). */
@@ -23,29 +27,30 @@ export function createApp(
   opts: AppOptions = {},
 ): Hono {
   const app = new Hono();
+  // Every mounted path with the methods it answers, so another method there is a 405, not a 404.
   const methodsByPath = new Map<string, Set<Method>>();
   for (const fn of functions) {
-    const set = methodsByPath.get(fn.path) ?? new Set<Method>();
-    set.add(fn.method);
-    methodsByPath.set(fn.path, set);
+    for (const prefix of mountsOf(fn)) {
+      const full = prefix + fn.path;
+      const set = methodsByPath.get(full) ?? new Set<Method>();
+      set.add(fn.method);
+      methodsByPath.set(full, set);
+      app.on(fn.method, full, (c) => runFunction(fn, c, services));
+    }
   }
 
   let openapi: string | undefined;
   for (const prefix of PREFIXES) {
-    for (const fn of functions) {
-      app.on(fn.method, prefix + fn.path, (c) => runFunction(fn, c, services));
-    }
     app.get(`${prefix}/openapi.json`, (c) => {
       openapi ??= JSON.stringify(buildOpenApi(functions, services.version));
       return c.body(openapi, 200, { "content-type": "application/json; charset=utf-8" });
     });
-    // A known path asked with another method is a 405, not a 404.
-    for (const [routePath, methods] of methodsByPath) {
-      const allow = [...methods, ...(methods.has("GET") ? ["HEAD"] : [])].join(", ");
-      app.all(prefix + routePath, (c) =>
-        c.json({ error: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}` }, 405, { allow }),
-      );
-    }
+  }
+  for (const [full, methods] of methodsByPath) {
+    const allow = [...methods, ...(methods.has("GET") ? ["HEAD"] : [])].join(", ");
+    app.all(full, (c) =>
+      c.json({ error: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}` }, 405, { allow }),
+    );
   }
 
   if (opts.hub) {

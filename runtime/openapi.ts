@@ -7,7 +7,7 @@ type Json = Record<string, unknown>;
 export function buildOpenApi(functions: readonly StudioFunction[], version: string): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const fn of functions) {
-    const openPath = `/studio${fn.path.replace(/:([A-Za-z_]\w*)/g, "{$1}")}`;
+    const openPath = `${fn.root ? "" : "/studio"}${fn.path.replace(/:([A-Za-z_]\w*)/g, "{$1}")}`;
     const op: Json = {
       summary: fn.summary,
       operationId: `${fn.method.toLowerCase()}${fn.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string) => (ch ? ch.toUpperCase() : ""))}`,

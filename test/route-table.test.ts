@@ -25,7 +25,7 @@ describe("route table", () => {
   });
 
   it("has one module per method and path", () => {
-    const keys = functions.map((f) => `${f.method} ${f.path}`);
+    const keys = functions.map((f) => `${f.method} ${f.root ? "" : "/studio"}${f.path}`);
     expect(new Set(keys).size).toBe(keys.length);
   });
 
@@ -36,7 +36,7 @@ describe("route table", () => {
     };
     expect(doc.openapi).toBe("3.1.0");
     for (const fn of functions) {
-      const p = `/studio${fn.path.replace(/:(\w+)/g, "{$1}")}`;
+      const p = `${fn.root ? "" : "/studio"}${fn.path.replace(/:(\w+)/g, "{$1}")}`;
       expect(doc.paths[p]?.[fn.method.toLowerCase()], `${fn.method} ${p}`).toBeTruthy();
     }
     const app = createApp(env.services, functions);

@@ -1,0 +1,192 @@
+// The settings in force (file, then environment), the GET /studio/settings answer and the checked PUT write.
+import { stat } from "node:fs/promises";
+import type { Services } from "../context.ts";
+import { badRequest, StudioError } from "../errors.ts";
+import { writeJsonAtomic } from "../store/atomic.ts";
+import { forgetJsonFile } from "../store/json-file.ts";
+import { withLock } from "../store/lock.ts";
+import { shippedTargets, TARGET_KINDS, type TargetKind } from "../targets/registry.ts";
+import { readSettings, readSettingsFile, settingsFile, type TargetChoice } from "./settings.ts";
+import { envSettings } from "./settings-env.ts";
+import type { SettingsUpdate } from "./settings-schema.ts";
+import {
+  isApiKey,
+  type LocalVia,
+  normalDeployments,
+  normalIdList,
+  normalLocalVia,
+  normalPaidLimit,
+  normalPath,
+  normalTargetLimits,
+  normalUrl,
+  type SettingsField,
+} from "./settings-values.ts";
+
+/** The Comfy API v2 client is part of this service: nothing to install, always ready. */
+export interface SdkState {
+  status: "ready";
+  error: null;
+  command: null;
+  python: null;
+}
+
+export function sdkState(): SdkState {
+  return { status: "ready", error: null, command: null, python: null };
+}
+
+/** Every setting in force, well-formed (a hand-edited value that cannot be used counts as unset). */
+export interface EffectiveSettings {
+  local_url: string | null;
+  engine_url: string | null;
+  cloud_url: string | null;
+  api_key: string | null;
+  deployments: Record<string, string>;
+  path: string | null;
+  paid_limit: number | null;
+  enabled_drafts: string[];
+  target_limits: Record<string, Record<string, unknown>>;
+  local_via: LocalVia | null;
+  default_targets: TargetChoice;
+  detected_targets: TargetChoice;
+}
+
+export interface SettingsView extends Omit<EffectiveSettings, "api_key"> {
+  /** Write-only: `"set"` or null, never the key. */
+  api_key: "set" | null;
+  sdk: SdkState;
+}
+
+export interface SettingsAnswer {
+  settings: SettingsView;
+  file: string;
+  from_env: Partial<Record<SettingsField, string>>;
+}
+
+type SettingsServices = Pick<Services, "home" | "env">;
+
+export async function effectiveSettings(services: SettingsServices): Promise<EffectiveSettings> {
+  const s = await readSettings(services);
+  return {
+    local_url: normalUrl(s.local_url),
+    engine_url: normalUrl(s.engine_url),
+    cloud_url: normalUrl(s.cloud_url),
+    api_key: isApiKey(s.api_key) ? s.api_key.trim() : null,
+    deployments: normalDeployments(s.deployments),
+    path: normalPath(s.path),
+    paid_limit: normalPaidLimit(s.paid_limit) ?? null,
+    enabled_drafts: normalIdList(s.enabled_drafts),
+    target_limits: normalTargetLimits(s.target_limits),
+    local_via: normalLocalVia(s.local_via),
+    default_targets: s.default_targets,
+    detected_targets: s.detected_targets,
+  };
+}
+
+/** The GET /studio/settings body. */
+export async function settingsAnswer(services: SettingsServices): Promise<SettingsAnswer> {
+  const s = await effectiveSettings(services);
+  return {
+    settings: { ...s, api_key: s.api_key ? "set" : null, sdk: sdkState() },
+    file: settingsFile(services),
+    from_env: envSettings(services.env).from,
+  };
+}
+
+/**
+ * Check `update` against the targets and the disk, then merge it into the file atomically (other keys in the
+ * file are kept). Null (or a blank address) removes a field. Answers as GET.
+ */
+export async function writeSettings(
+  services: SettingsServices,
+  update: SettingsUpdate,
+): Promise<SettingsAnswer> {
+  await checkUpdate(update);
+  const file = settingsFile(services);
+  await withLock(file, async () => {
+    const next: Record<string, unknown> = { ...(await readSettingsFile(services)) };
+    const put = (field: SettingsField, value: unknown) => {
+      if (value === null || value === undefined) delete next[field];
+      else next[field] = value;
+    };
+    for (const field of ["local_url", "engine_url", "cloud_url"] as const) {
+      if (update[field] !== undefined) put(field, normalUrl(update[field]));
+    }
+    if (update.api_key !== undefined) put("api_key", update.api_key?.trim() ?? null);
+    if (update.deployments !== undefined) put("deployments", nonEmpty(normalDeployments(update.deployments)));
+    if (update.path !== undefined) put("path", normalPath(update.path));
+    if (update.paid_limit !== undefined) put("paid_limit", update.paid_limit);
+    if (update.enabled_drafts !== undefined) {
+      const list = normalIdList(update.enabled_drafts);
+      put("enabled_drafts", list.length ? list : null);
+    }
+    if (update.target_limits !== undefined)
+      put("target_limits", nonEmpty(normalTargetLimits(update.target_limits)));
+    if (update.local_via !== undefined) put("local_via", update.local_via);
+    for (const field of ["default_targets", "detected_targets"] as const) {
+      const value = update[field];
+      if (value === undefined) continue;
+      const out: TargetChoice = {};
+      for (const kind of TARGET_KINDS) {
+        const id = value?.[kind];
+        if (id) out[kind] = id;
+      }
+      put(field, nonEmpty(out));
+    }
+    await writeJsonAtomic(file, next);
+    forgetJsonFile(file);
+  });
+  return settingsAnswer(services);
+}
+
+function nonEmpty<T extends object>(value: T): T | null {
+  return Object.keys(value).length ? value : null;
+}
+
+// What the schema cannot see: target ids that exist with the right kind, a folder that exists.
+async function checkUpdate(update: SettingsUpdate): Promise<void> {
+  const needsTargets = update.default_targets || update.detected_targets || update.deployments;
+  const targets = needsTargets ? await shippedTargets() : undefined;
+  if (targets) {
+    for (const field of ["default_targets", "detected_targets"] as const) {
+      for (const kind of TARGET_KINDS) {
+        const id = update[field]?.[kind];
+        if (id) checkTarget(`${field}.${kind}`, id, kind, targets);
+      }
+    }
+    for (const id of Object.keys(update.deployments ?? {}))
+      checkTarget(`deployments.${id}`, id, null, targets);
+  }
+  if (update.path?.trim()) await checkFolder(update.path);
+}
+
+function checkTarget(
+  field: string,
+  id: string,
+  kind: TargetKind | null,
+  targets: Awaited<ReturnType<typeof shippedTargets>>,
+): void {
+  const spec = targets.get(id);
+  const what = kind ? `${kind} target` : "target";
+  if (!spec) {
+    throw badRequest(
+      `${field}: "${id}" is not a known ${what} (known: ${targets.ids(kind ?? undefined).join(", ")})`,
+    );
+  }
+  if (kind && spec.kind !== kind)
+    throw badRequest(`${field}: "${id}" is ${an(spec.kind)} target, not ${an(kind)} target`);
+}
+
+const an = (kind: string) => (/^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`);
+
+async function checkFolder(value: string): Promise<void> {
+  const folder = normalPath(value);
+  if (!folder) throw badRequest(`path: "${value}" must be an absolute folder path, or null`);
+  try {
+    if (!(await stat(folder)).isDirectory()) throw badRequest(`path: "${folder}" is not a folder`);
+  } catch (err) {
+    if (err instanceof StudioError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw badRequest(`path: "${folder}" does not exist`);
+    throw badRequest(`path: "${folder}" cannot be read (${code ?? (err as Error).message})`);
+  }
+}
