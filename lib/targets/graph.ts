@@ -1,0 +1,789 @@
+// Patching a target's API-format ComfyUI graph for one job (targets.md §3.12): widgets, LoRAs, saver, keyframes,
+// reference chains, pruning; plus a JSON writer that keeps 64-bit seeds exact.
+import type { LoraItem, TargetSpec } from "./registry.ts";
+
+/** A link to another node's output: `[node id, output index]`. */
+export type Link = [string, number];
+
+export interface ApiNode {
+  class_type: string;
+  inputs: Record<string, unknown>;
+  _meta?: { title?: string; [extra: string]: unknown };
+}
+
+/** API ("prompt") format: node id → node (engines.md §A.3). */
+export type ApiGraph = Record<string, ApiNode>;
+
+/**
+ * Job values a graph is patched with. `seed` may be a bigint: ComfyUI seeds go up to 2^64, past what a JS number
+ * holds exactly, so a bigint is written into the graph as is and `graphJson` serialises it as a bare JSON number.
+ */
+export interface PatchValues {
+  prompt?: string | string[];
+  negative?: string | null;
+  seed?: bigint | number;
+  steps?: number;
+  width?: number;
+  height?: number;
+  length?: number;
+  fps?: number;
+  model?: string | null;
+  /** `null` leaves the graph's loaders alone; `[]` means no LoRA (loader strength 0, or removed under `base`). */
+  loras?: LoraItem[] | null;
+  cfg?: number;
+  sampler?: string;
+  /** The take's output name stem for the core saver (`filename_prefix`). */
+  prefix?: string;
+  /** The accelerator fallback (`base` preset, §4.5) is in force: LoRA loaders with nothing to load are removed. */
+  base?: boolean;
+  [param: string]: unknown;
+}
+
+/** Uploaded file names (as ComfyUI's `LoadImage` reads them) for queue-time inputs. */
+export interface PatchInputs {
+  first?: string | null;
+  last?: string | null;
+  references?: string[];
+}
+
+export interface PatchOptions {
+  /**
+   * `core` (default): the project's saver nodes are not installed, so the workflow's own core output node
+   * (`binding.saver.core`, e.g. `SaveVideo`) stays and the engine reads outputs from `/history`. `pack`: the saver
+   * named by `binding.saver` replaces the workflow's output node (§3.12.1 step 2).
+   */
+  saver?: "core" | "pack";
+  /**
+   * Pack saver inputs by job value name (`project_root`, `subfolder`, `take`, `sidecar`, …); `save_latent: true`
+   * wires the sampler named by `binding.saver.latent` into the saver's `latent` input.
+   */
+  saverValues?: Record<string, unknown>;
+}
+
+export interface PatchResult {
+  graph: ApiGraph;
+  /** Id of the output node the job's result comes from (the saver). */
+  saver: string;
+  /** Things a person should know about this patch (unused values, removed features). */
+  notes: string[];
+}
+
+interface WidgetSpec {
+  class_type: string;
+  field: string;
+  title?: string;
+  feeds?: [string, string];
+  all?: boolean;
+  scale?: number;
+}
+
+interface LoraSpec {
+  class_type: string;
+  name: string;
+  strength: string;
+  strength_clip?: string;
+  input?: string;
+  chain?: boolean;
+  title?: string;
+  stage?: string;
+  insert_after?: { class_type: string; title?: string; output: number };
+}
+
+interface SaverSpec {
+  class_type: string;
+  inputs?: Record<string, string>;
+  replace?: { class_type: string; inputs: Record<string, string> };
+  replaces?: string;
+  drop?: string[];
+  set?: Record<string, unknown>;
+  core?: { class_type: string; inputs?: Record<string, string>; set?: Record<string, unknown> };
+  latent?: { class_type: string; output: number; upstream_of?: string };
+}
+
+/** A graph or binding problem, worded for the person who owns the workflow. */
+export class GraphError extends Error {
+  readonly target: string;
+  constructor(target: string, message: string) {
+    super(`${target}: ${message}`);
+    this.name = "GraphError";
+    this.target = target;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+export const isLink = (v: unknown): v is Link =>
+  Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "number";
+
+const titleOf = (n: ApiNode) => (typeof n._meta?.title === "string" ? n._meta.title : "");
+
+// structuredClone, not a JSON round trip: a bigint seed from an earlier patch must survive the copy.
+const copyGraph = (g: ApiGraph): ApiGraph => structuredClone(g);
+
+// ─── small graph operations ──────────────────────────────────────────────────────────────────────────────────
+
+/** Ids of nodes of `classType`, in graph order. */
+export function nodesOf(g: ApiGraph, classType: string): string[] {
+  return Object.keys(g).filter((id) => g[id].class_type === classType);
+}
+
+/** Every `[node, input]` that reads output `slot` of `id` (any output when `slot` is omitted). */
+export function consumers(g: ApiGraph, id: string, slot?: number): { node: string; input: string }[] {
+  const out: { node: string; input: string }[] = [];
+  for (const [nid, n] of Object.entries(g)) {
+    for (const [name, v] of Object.entries(n.inputs)) {
+      if (isLink(v) && v[0] === id && (slot === undefined || v[1] === slot))
+        out.push({ node: nid, input: name });
+    }
+  }
+  return out;
+}
+
+/** Point every reader of `from` (node, output) at `to`, except readers in `except`. */
+function repoint(g: ApiGraph, from: Link, to: Link, except: ReadonlySet<string> = new Set()): void {
+  for (const c of consumers(g, from[0], from[1])) {
+    if (!except.has(c.node)) g[c.node].inputs[c.input] = [to[0], to[1]];
+  }
+}
+
+/** Delete `id` and, recursively, every node that reads it (a consumer without its input cannot run). */
+function deleteWithConsumers(g: ApiGraph, id: string): void {
+  if (!g[id]) return;
+  const readers = [...new Set(consumers(g, id).map((c) => c.node))];
+  delete g[id];
+  for (const r of readers) deleteWithConsumers(g, r);
+}
+
+/** Remove `id`, giving each reader of its output the source of `input` instead (a pass-through splice). */
+function spliceOut(g: ApiGraph, id: string, input: string): void {
+  const src = g[id]?.inputs[input];
+  if (!isLink(src)) {
+    deleteWithConsumers(g, id);
+    return;
+  }
+  for (const c of consumers(g, id)) g[c.node].inputs[c.input] = [src[0], src[1]];
+  delete g[id];
+}
+
+/** A new id: `stem` plus the smallest unused positive integer (§3.12.5). */
+function freshId(g: ApiGraph, stem: string): string {
+  for (let i = 1; ; i++) if (!(`${stem}${i}` in g)) return `${stem}${i}`;
+}
+
+/** The next free numeric id (LoRA loaders and chain copies use numeric ids like the rest of the graph). */
+function nextNumericId(g: ApiGraph): string {
+  let max = 0;
+  for (const id of Object.keys(g)) if (/^\d+$/.test(id)) max = Math.max(max, Number(id));
+  return String(max + 1);
+}
+
+function addNode(g: ApiGraph, id: string, classType: string, inputs: Record<string, unknown>, title: string) {
+  g[id] = { class_type: classType, inputs, _meta: { title } };
+  return id;
+}
+
+/** The saver and every node it depends on. */
+function ancestors(g: ApiGraph, root: string): Set<string> {
+  const keep = new Set<string>();
+  const stack = [root];
+  while (stack.length) {
+    const id = stack.pop()!;
+    if (keep.has(id) || !g[id]) continue;
+    keep.add(id);
+    for (const v of Object.values(g[id].inputs)) if (isLink(v)) stack.push(v[0]);
+  }
+  return keep;
+}
+
+// ─── widget specs ────────────────────────────────────────────────────────────────────────────────────────────
+
+function describe(spec: WidgetSpec): string {
+  const parts = [spec.class_type];
+  if (spec.title !== undefined) parts.push(`titled "${spec.title}"`);
+  if (spec.feeds) parts.push(`feeding ${spec.feeds[0]}.${spec.feeds[1]}`);
+  return parts.join(" ");
+}
+
+/** The nodes a widget spec selects (§1.5 selection rule); throws naming class, filter and count. */
+export function selectNodes(g: ApiGraph, spec: WidgetSpec, target: string, param: string): string[] {
+  let ids = nodesOf(g, spec.class_type);
+  if (spec.title !== undefined) ids = ids.filter((id) => titleOf(g[id]) === spec.title);
+  if (spec.feeds) {
+    const [cls, input] = spec.feeds;
+    const fed = new Set<string>();
+    for (const n of Object.values(g)) {
+      const v = n.inputs[input];
+      if (n.class_type === cls && isLink(v)) fed.add(v[0]);
+    }
+    ids = ids.filter((id) => fed.has(id));
+  }
+  const ok = spec.all ? ids.length >= 1 : ids.length === 1;
+  if (!ok) {
+    const want = spec.all ? "at least one" : "exactly one";
+    throw new GraphError(
+      target,
+      `param '${param}': ${describe(spec)} matched ${ids.length} node${ids.length === 1 ? "" : "s"}` +
+        `${ids.length ? ` (${ids.join(", ")})` : ""}, expected ${want}; fix the workflow or the binding`,
+    );
+  }
+  return ids;
+}
+
+function scaled(value: unknown, scale: number | undefined): unknown {
+  if (scale === undefined || typeof value !== "number") return value;
+  const v = value * scale;
+  return Number.isInteger(value) ? Math.round(v) : v;
+}
+
+function asSpecs(raw: unknown): Record<string, unknown>[] {
+  if (Array.isArray(raw)) return raw.filter(isObject);
+  return isObject(raw) ? [raw] : [];
+}
+
+const isWidgetSpec = (s: Record<string, unknown>): boolean =>
+  typeof s.class_type === "string" && typeof s.field === "string";
+
+// ─── the patch ───────────────────────────────────────────────────────────────────────────────────────────────
+
+interface Ctx {
+  spec: TargetSpec;
+  g: ApiGraph;
+  notes: string[];
+  /** Classes whose specs are skipped: they only exist with the other saver. */
+  skipClasses: Set<string>;
+}
+
+function setParam(ctx: Ctx, param: string, value: unknown): void {
+  for (const s of asSpecs(params(ctx.spec)[param])) {
+    if (s.via === "loader") continue;
+    if (!isWidgetSpec(s)) continue;
+    const ws = s as unknown as WidgetSpec;
+    if (ctx.skipClasses.has(ws.class_type)) continue;
+    for (const id of selectNodes(ctx.g, ws, ctx.spec.id, param)) {
+      ctx.g[id].inputs[ws.field] = scaled(value, ws.scale);
+    }
+  }
+}
+
+function params(spec: TargetSpec): Record<string, unknown> {
+  return isObject(spec.binding.params) ? spec.binding.params : {};
+}
+
+function saverSpec(spec: TargetSpec): SaverSpec | null {
+  const s = spec.binding.saver;
+  return isObject(s) && typeof s.class_type === "string" ? (s as unknown as SaverSpec) : null;
+}
+
+/** §3.12.1 step 2, pack form: the saver takes the replaced node's inputs; returns the saver id. */
+function placePackSaver(ctx: Ctx, saver: SaverSpec): string {
+  const { g } = ctx;
+  const existing = nodesOf(g, saver.class_type);
+  if (existing.length) return existing[0];
+  const replace = saver.replace ?? (saver.replaces ? { class_type: saver.replaces, inputs: {} } : undefined);
+  const inputs: Record<string, unknown> = {};
+  if (replace) {
+    const found = nodesOf(g, replace.class_type);
+    if (found.length !== 1) {
+      throw new GraphError(
+        ctx.spec.id,
+        `saver: ${replace.class_type} matched ${found.length} nodes, expected exactly one to replace with ${saver.class_type}`,
+      );
+    }
+    const old = g[found[0]];
+    for (const [to, from] of Object.entries(replace.inputs)) {
+      if (old.inputs[from] !== undefined) inputs[to] = structuredClone(old.inputs[from]);
+    }
+    deleteWithConsumers(g, found[0]);
+  }
+  Object.assign(inputs, saver.set ?? {});
+  for (const cls of saver.drop ?? []) for (const id of nodesOf(g, cls)) deleteWithConsumers(g, id);
+  return addNode(g, "h3_saver", saver.class_type, inputs, `${saver.class_type} (h3pipe)`);
+}
+
+/**
+ * §3.12.1 step 8: the sampler whose latent the pack saver keeps. `upstream_of` picks the nearest node of the class
+ * above that saver input (the last stage of a two-stage graph), else the class must be unique.
+ */
+function wireLatent(ctx: Ctx, saverId: string, latent: NonNullable<SaverSpec["latent"]>): void {
+  const { g } = ctx;
+  let found: string | null = null;
+  if (latent.upstream_of) {
+    const start = g[saverId].inputs[latent.upstream_of];
+    const queue = isLink(start) ? [start[0]] : [];
+    const seen = new Set<string>();
+    while (queue.length && !found) {
+      const id = queue.shift()!;
+      if (seen.has(id) || !g[id]) continue;
+      seen.add(id);
+      if (g[id].class_type === latent.class_type) found = id;
+      for (const v of Object.values(g[id].inputs)) if (isLink(v)) queue.push(v[0]);
+    }
+  } else {
+    const all = nodesOf(g, latent.class_type);
+    found = all.length === 1 ? all[0] : null;
+  }
+  if (!found) {
+    throw new GraphError(ctx.spec.id, `saver.latent: no single ${latent.class_type} to keep the latent of`);
+  }
+  g[saverId].inputs.latent = [found, latent.output];
+}
+
+/** Core form: the workflow's own output node stays (the saver pack is not installed). */
+function findCoreSaver(ctx: Ctx, saver: SaverSpec | null): string {
+  const { g } = ctx;
+  const cls = saver?.core?.class_type;
+  if (!cls) throw new GraphError(ctx.spec.id, "binding.saver.core names no output node class");
+  for (const d of saver?.drop ?? []) {
+    if (d !== cls) for (const id of nodesOf(g, d)) deleteWithConsumers(g, id);
+  }
+  const found = nodesOf(g, cls);
+  if (found.length !== 1) {
+    throw new GraphError(
+      ctx.spec.id,
+      `saver: ${cls} matched ${found.length} nodes, expected exactly one output node in the workflow`,
+    );
+  }
+  return found[0];
+}
+
+// LoRAs (§3.12.2) ─────────────────────────────────────────────────────────────────────────────────────────────
+
+function loraStage(item: LoraItem): string | null {
+  if (item.stage) return item.stage;
+  const n = item.name.toLowerCase();
+  if (/high[_-]?noise/.test(n)) return "high";
+  if (/low[_-]?noise/.test(n)) return "low";
+  return null;
+}
+
+function applyLoras(ctx: Ctx, ls: LoraSpec, items: LoraItem[], base: boolean): void {
+  const { g, spec } = ctx;
+  const mine = items.filter((l) => {
+    const st = loraStage(l);
+    return !ls.stage || st === null || st === ls.stage;
+  });
+  const input = ls.input ?? "model";
+  const isClipLoader = ls.class_type === "LoraLoader";
+  let loaders = nodesOf(g, ls.class_type);
+  if (ls.title !== undefined) loaders = loaders.filter((id) => titleOf(g[id]) === ls.title);
+
+  if (mine.length === 0) {
+    if (base) {
+      // Strength 0 would still make ComfyUI load a file the accelerator fallback knows is missing.
+      for (const id of loaders) {
+        if (isClipLoader) for (const c of consumers(g, id, 1)) g[c.node].inputs[c.input] = g[id].inputs.clip;
+        spliceOut(g, id, input);
+      }
+      if (loaders.length)
+        ctx.notes.push(`removed ${loaders.length} LoRA loader(s): the base preset has no LoRA`);
+    } else if (loaders.length) {
+      g[loaders[0]].inputs[ls.strength] = 0;
+      if (ls.strength_clip) g[loaders[0]].inputs[ls.strength_clip] = 0;
+    }
+    return;
+  }
+  if (mine.length > 1 && !ls.chain) {
+    throw new GraphError(
+      spec.id,
+      `param 'loras': ${mine.length} LoRAs but the ${ls.class_type} binding does not chain`,
+    );
+  }
+  const fill = (id: string, l: LoraItem) => {
+    g[id].inputs[ls.name] = l.name;
+    g[id].inputs[ls.strength] = l.strength;
+    if (ls.strength_clip) g[id].inputs[ls.strength_clip] = l.strength;
+  };
+
+  let first: string;
+  if (loaders.length) {
+    first = loaders[0];
+  } else if (ls.insert_after) {
+    const ia = ls.insert_after;
+    const anchor = selectNodes(
+      g,
+      { class_type: ia.class_type, field: "", title: ia.title },
+      spec.id,
+      "loras (insert_after)",
+    )[0];
+    first = nextNumericId(g);
+    const inputs: Record<string, unknown> = { [input]: [anchor, ia.output] };
+    // A clip-and-model loader after a checkpoint also takes over the checkpoint's CLIP output (slot 1).
+    if (isClipLoader) inputs.clip = [anchor, 1];
+    addNode(g, first, ls.class_type, inputs, ls.title ?? "LoRA 1 (h3jobs)");
+    repoint(g, [anchor, ia.output], [first, 0], new Set([first]));
+    if (isClipLoader) repoint(g, [anchor, 1], [first, 1], new Set([first]));
+  } else {
+    throw new GraphError(
+      spec.id,
+      `param 'loras': no ${ls.class_type} node${ls.title ? ` titled "${ls.title}"` : ""} to load ${mine[0].name} and no insert_after`,
+    );
+  }
+  fill(first, mine[0]);
+  let last = first;
+  const chain = new Set([first]);
+  for (let i = 1; i < mine.length; i++) {
+    const id = nextNumericId(g);
+    const inputs: Record<string, unknown> = { ...g[first].inputs, [input]: [last, 0] };
+    if (isClipLoader) inputs.clip = [last, 1];
+    addNode(g, id, ls.class_type, inputs, `LoRA ${i + 1} (h3jobs)`);
+    fill(id, mine[i]);
+    chain.add(id);
+    last = id;
+  }
+  if (last !== first) {
+    repoint(g, [first, 0], [last, 0], chain);
+    if (isClipLoader) repoint(g, [first, 1], [last, 1], chain);
+  }
+}
+
+// ltx2 keyframes (§3.12.3) ───────────────────────────────────────────────────────────────────────────────────
+
+interface LtxStage {
+  sampler: string;
+  guider: string;
+  concat: string;
+  separate: string | null;
+}
+
+function singleReader(g: ApiGraph, id: string, slot: number, cls: string): string | null {
+  const r = consumers(g, id, slot).filter((c) => g[c.node].class_type === cls);
+  return r.length ? r[0].node : null;
+}
+
+function ltxStages(ctx: Ctx): LtxStage[] {
+  const { g, spec } = ctx;
+  const samplers = nodesOf(g, "SamplerCustomAdvanced");
+  const ups = nodesOf(g, "LTXVLatentUpsampler");
+  if (ups.length > 1)
+    throw new GraphError(spec.id, `keyframes: ${ups.length} LTXVLatentUpsampler nodes, expected at most one`);
+  const describeStage = (sampler: string): LtxStage => {
+    const n = g[sampler].inputs;
+    const guider = isLink(n.guider) ? n.guider[0] : null;
+    const concat = isLink(n.latent_image) ? n.latent_image[0] : null;
+    if (!guider || !concat || g[concat]?.class_type !== "LTXVConcatAVLatent") {
+      throw new GraphError(
+        spec.id,
+        `keyframes: sampler ${sampler} must read a guider and an LTXVConcatAVLatent latent_image`,
+      );
+    }
+    return { sampler, guider, concat, separate: singleReader(g, sampler, 0, "LTXVSeparateAVLatent") };
+  };
+  if (ups.length === 0) {
+    if (samplers.length !== 1) {
+      throw new GraphError(
+        spec.id,
+        `keyframes: ${samplers.length} SamplerCustomAdvanced nodes in a one-stage graph`,
+      );
+    }
+    return [describeStage(samplers[0])];
+  }
+  // Stage 1 is the sampler whose separated video (possibly through a crop) feeds the upsampler.
+  const upSrc = g[ups[0]].inputs.samples;
+  let src = isLink(upSrc) ? upSrc[0] : null;
+  if (src && g[src]?.class_type === "LTXVCropGuides") {
+    const l = g[src].inputs.latent;
+    src = isLink(l) ? l[0] : null;
+  }
+  const sepIn = src && g[src]?.class_type === "LTXVSeparateAVLatent" ? g[src].inputs.av_latent : null;
+  const first = isLink(sepIn) ? sepIn[0] : null;
+  if (!first || !samplers.includes(first) || samplers.length !== 2) {
+    throw new GraphError(
+      spec.id,
+      "keyframes: cannot tell the two stages apart (the upsampler must read stage 1's separated video latent)",
+    );
+  }
+  return [describeStage(first), describeStage(samplers.find((s) => s !== first)!)];
+}
+
+function strengthOf(spec: TargetSpec, key: string, fallback: number): number {
+  const ks = spec.recipe.keyframe_strength;
+  const v = isObject(ks) ? ks[key] : undefined;
+  return typeof v === "number" ? v : fallback;
+}
+
+function ltxFirstFrame(ctx: Ctx, first: string | null | undefined): void {
+  const { g, spec } = ctx;
+  const i2v = nodesOf(g, "LTXVImgToVideoInplace");
+  if (!first) {
+    for (const id of i2v) spliceOut(g, id, "latent");
+    return;
+  }
+  const loads = nodesOf(g, "LoadImage");
+  if (loads.length !== 1) {
+    throw new GraphError(
+      spec.id,
+      `first frame: LoadImage matched ${loads.length} nodes, expected exactly one`,
+    );
+  }
+  if (i2v.length === 0)
+    throw new GraphError(spec.id, "first frame: the workflow has no LTXVImgToVideoInplace");
+  g[loads[0]].inputs.image = first;
+  for (const id of i2v) {
+    const lat = g[id].inputs.latent;
+    const base = isLink(lat) && g[lat[0]]?.class_type === "EmptyLTXVLatentVideo";
+    g[id].inputs.bypass = false;
+    g[id].inputs.strength = base ? strengthOf(spec, "first", 0.7) : strengthOf(spec, "first_refine", 1.0);
+  }
+}
+
+function ltxLastFrame(ctx: Ctx, last: string): void {
+  const { g, spec } = ctx;
+  const stages = ltxStages(ctx);
+  const vaeSrc = (() => {
+    for (const cls of ["VAEDecodeTiled", "VAEDecode", "LTXVLatentUpsampler", "LTXVImgToVideoInplace"]) {
+      for (const id of nodesOf(g, cls)) if (isLink(g[id].inputs.vae)) return g[id].inputs.vae as Link;
+    }
+    throw new GraphError(spec.id, "last frame: no video VAE found (VAEDecodeTiled.vae)");
+  })();
+  const load = addNode(g, "h3_last_load1", "LoadImage", { image: last }, "last frame (h3pipe)");
+  const pre = addNode(
+    g,
+    freshId(g, "h3_last_pre"),
+    "LTXVPreprocess",
+    { image: [load, 0], img_compression: 18 },
+    "last frame preprocess (h3pipe)",
+  );
+  const strength = strengthOf(spec, "last", 1.0);
+  stages.forEach((st, i) => {
+    const guider = g[st.guider].inputs;
+    const concat = g[st.concat].inputs;
+    const guide = addNode(
+      g,
+      freshId(g, `h3_guide${i + 1}_`),
+      "LTXVAddGuide",
+      {
+        positive: guider.positive,
+        negative: guider.negative,
+        vae: vaeSrc,
+        latent: concat.video_latent,
+        image: [pre, 0],
+        frame_idx: -1,
+        strength,
+      },
+      `last frame guide, stage ${i + 1} (h3pipe)`,
+    );
+    guider.positive = [guide, 0];
+    guider.negative = [guide, 1];
+    concat.video_latent = [guide, 2];
+    if (!st.separate) return;
+    // The guide frames ride at the end of the latent: crop them before the upsampler or the decoder reads it.
+    const existing = consumers(g, st.separate, 0).find((c) => g[c.node].class_type === "LTXVCropGuides");
+    let crop = existing?.node;
+    if (!crop) {
+      crop = addNode(
+        g,
+        freshId(g, `h3_crop${i + 1}_`),
+        "LTXVCropGuides",
+        { latent: [st.separate, 0] },
+        `crop guides, stage ${i + 1} (h3pipe)`,
+      );
+      repoint(g, [st.separate, 0], [crop, 2], new Set([crop]));
+    }
+    g[crop].inputs.positive = [guide, 0];
+    g[crop].inputs.negative = [guide, 1];
+  });
+}
+
+// Reference chains for edit targets (§3.12.3) ─────────────────────────────────────────────────────────────
+
+function referenceChains(ctx: Ctx, names: string[]): void {
+  const { g, spec } = ctx;
+  const refs = isObject(spec.binding.references) ? spec.binding.references : {};
+  const links = (isObject(refs.links) ? refs.links : {}) as Record<string, string>;
+  const max = typeof spec.capabilities.max_refs === "number" ? spec.capabilities.max_refs : Infinity;
+  if (names.length > max) {
+    throw new GraphError(spec.id, `${names.length} reference images, but ${spec.short} reads at most ${max}`);
+  }
+  const head = Object.keys(g).filter((id) => titleOf(g[id]) === "Reference 1");
+  if (head.length !== 1) {
+    throw new GraphError(
+      spec.id,
+      `references: a node titled "Reference 1" matched ${head.length} nodes, expected exactly one`,
+    );
+  }
+  const chain = Object.keys(g).filter((id) => {
+    const t = titleOf(g[id]);
+    return t === "Reference 1" || t.startsWith("Reference 1 ");
+  });
+  const roleOf = (id: string) => titleOf(g[id]).slice("Reference 1".length).trim();
+  const roleNodes: Record<string, string> = {};
+  for (const id of chain) {
+    const role = roleOf(id);
+    if (role in links) roleNodes[role] = id;
+  }
+  for (const role of Object.keys(links)) {
+    if (!roleNodes[role]) throw new GraphError(spec.id, `references: no node titled "Reference 1 ${role}"`);
+  }
+  const inChain = new Set(chain);
+
+  if (names.length === 0) {
+    for (const [role, id] of Object.entries(roleNodes)) {
+      const src = g[id].inputs[links[role]];
+      for (const c of consumers(g, id, 0)) {
+        if (!inChain.has(c.node)) g[c.node].inputs[c.input] = src;
+      }
+    }
+    for (const id of chain) delete g[id];
+    return;
+  }
+
+  g[head[0]].inputs.image = names[0];
+  // Readers of chain 1's role outputs outside the chain, re-pointed to the last chain once it exists.
+  const outside: Record<string, { node: string; input: string }[]> = {};
+  for (const [role, id] of Object.entries(roleNodes)) {
+    outside[role] = consumers(g, id, 0).filter((c) => !inChain.has(c.node));
+  }
+  let prevRoles = { ...roleNodes };
+  for (let i = 2; i <= names.length; i++) {
+    const idMap: Record<string, string> = {};
+    for (const id of chain) {
+      const role = roleOf(id);
+      idMap[id] = role ? `h3ref${i}_${role.replace(/\s+/g, "_")}` : `h3ref${i}`;
+    }
+    const roles: Record<string, string> = {};
+    for (const id of chain) {
+      const role = roleOf(id);
+      const copy = structuredClone(g[id]);
+      for (const [k, v] of Object.entries(copy.inputs)) {
+        if (isLink(v) && idMap[v[0]]) copy.inputs[k] = [idMap[v[0]], v[1]];
+      }
+      if (role in links) {
+        copy.inputs[links[role]] = [prevRoles[role], 0];
+        roles[role] = idMap[id];
+      }
+      if (id === head[0]) copy.inputs.image = names[i - 1];
+      copy._meta = { ...copy._meta, title: role ? `Reference ${i} ${role}` : `Reference ${i}` };
+      g[idMap[id]] = copy;
+    }
+    prevRoles = roles;
+  }
+  for (const [role, readers] of Object.entries(outside)) {
+    for (const c of readers) g[c.node].inputs[c.input] = [prevRoles[role], 0];
+  }
+}
+
+function targetPatch(ctx: Ctx, inputs: PatchInputs): void {
+  const { spec } = ctx;
+  if (spec.id === "ltx2") {
+    ltxFirstFrame(ctx, inputs.first);
+    if (inputs.last) ltxLastFrame(ctx, inputs.last);
+    return;
+  }
+  if (isObject(spec.binding.references)) {
+    referenceChains(ctx, inputs.references ?? []);
+    return;
+  }
+  if (inputs.first || inputs.last || inputs.references?.length) {
+    ctx.notes.push(
+      `${spec.short} reads no keyframes or reference images here; the uploaded inputs are unused`,
+    );
+  }
+}
+
+const HANDLED = new Set(["model", "loras", "steps", "seed"]);
+
+/**
+ * Patch `graph` (API format) for one job on `spec` (targets.md §3.12.1 steps 1–10 and 13). The input graph is not
+ * changed. Throws `GraphError` for a binding that does not fit the graph.
+ */
+export function patchGraph(
+  spec: TargetSpec,
+  graph: ApiGraph,
+  values: PatchValues,
+  inputs: PatchInputs = {},
+  options: PatchOptions = {},
+): PatchResult {
+  const g = copyGraph(graph);
+  const saver = saverSpec(spec);
+  const mode = options.saver ?? "core";
+  const skip = new Set<string>();
+  if (mode === "core" && saver) skip.add(saver.class_type);
+  if (mode === "pack" && saver) {
+    const replaced = saver.replace?.class_type ?? saver.replaces;
+    if (replaced) skip.add(replaced);
+    for (const d of saver.drop ?? []) skip.add(d);
+  }
+  const ctx: Ctx = { spec, g, notes: [], skipClasses: skip };
+  const p = params(spec);
+
+  const saverId = mode === "pack" && saver ? placePackSaver(ctx, saver) : findCoreSaver(ctx, saver);
+
+  if (values.model) setParam(ctx, "model", values.model);
+  if (values.loras !== undefined && values.loras !== null) {
+    for (const s of asSpecs(p.loras))
+      applyLoras(ctx, s as unknown as LoraSpec, values.loras, values.base === true);
+  }
+  if (values.steps !== undefined) {
+    if ("steps" in p) setParam(ctx, "steps", values.steps);
+    else ctx.notes.push(`steps ${values.steps} is recorded but unused: ${spec.short} has a fixed schedule`);
+  }
+  if (values.seed !== undefined) setParam(ctx, "seed", values.seed);
+  for (const param of Object.keys(p)) {
+    if (HANDLED.has(param)) continue;
+    let v = values[param];
+    if (v === undefined || v === null) continue;
+    if (param === "prompt" && Array.isArray(v)) v = v.join("\n\n");
+    setParam(ctx, param, v);
+  }
+
+  if (mode === "pack" && saver) {
+    const sv = options.saverValues ?? {};
+    for (const [input, name] of Object.entries(saver.inputs ?? {})) {
+      if (sv[name] !== undefined) g[saverId].inputs[input] = sv[name];
+    }
+    if (sv.save_latent === true && saver.latent) wireLatent(ctx, saverId, saver.latent);
+  } else if (saver?.core) {
+    for (const [input, name] of Object.entries(saver.core.inputs ?? {})) {
+      if (values[name] !== undefined && values[name] !== null) g[saverId].inputs[input] = values[name];
+    }
+    Object.assign(g[saverId].inputs, saver.core.set ?? {});
+  }
+
+  const review = spec.binding.review_nodes;
+  if (Array.isArray(review)) {
+    for (const cls of review)
+      if (typeof cls === "string") for (const id of nodesOf(g, cls)) deleteWithConsumers(g, id);
+  }
+
+  targetPatch(ctx, inputs);
+
+  if (spec.binding.prune === true) {
+    const keep = ancestors(g, saverId);
+    for (const id of Object.keys(g)) if (!keep.has(id)) delete g[id];
+  }
+  for (const [id, n] of Object.entries(g)) {
+    for (const [k, v] of Object.entries(n.inputs)) {
+      if (isLink(v) && !g[v[0]]) {
+        throw new GraphError(spec.id, `node ${id} (${n.class_type}).${k} reads node ${v[0]}, which is gone`);
+      }
+    }
+  }
+  return { graph: g, saver: saverId, notes: ctx.notes };
+}
+
+/** Node classes a job on this graph would send (neutral values, no inputs): what readiness checks against. */
+export function jobClasses(spec: TargetSpec, graph: ApiGraph, options: PatchOptions = {}): string[] {
+  const { graph: g } = patchGraph(spec, graph, {}, {}, options);
+  return [...new Set(Object.values(g).map((n) => n.class_type))].sort();
+}
+
+/**
+ * JSON text of a graph (or any payload holding one) with bigints written as bare numbers, so a 64-bit seed reaches
+ * ComfyUI exactly (`JSON.stringify` throws on bigint, and a number would round above 2^53).
+ */
+export function graphJson(value: unknown): string {
+  const write = (v: unknown): string => {
+    if (typeof v === "bigint") return v.toString();
+    if (v === null || typeof v !== "object") {
+      const s = JSON.stringify(v);
+      return s === undefined ? "null" : s;
+    }
+    if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? "null" : write(x))).join(",")}]`;
+    const parts: string[] = [];
+    for (const [k, x] of Object.entries(v))
+      if (x !== undefined) parts.push(`${JSON.stringify(k)}:${write(x)}`);
+    return `{${parts.join(",")}}`;
+  };
+  return write(value);
+}
