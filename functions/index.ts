@@ -25,6 +25,7 @@ import issuesGet from "./issues-get.ts";
 import issuesPost from "./issues-post.ts";
 import jobsAction from "./jobs-action.ts";
 import jobsGet from "./jobs-get.ts";
+import modelsPicker from "./models-picker.ts";
 import overrideDelete from "./override-delete.ts";
 import overridePut from "./override-put.ts";
 import passthroughModels from "./passthrough-models.ts";
@@ -44,6 +45,7 @@ import shotPreview from "./shot-preview.ts";
 import sourceCheck from "./source-check.ts";
 import sourceGet from "./source-get.ts";
 import sourcePut from "./source-put.ts";
+import targets from "./targets.ts";
 import thumb from "./thumb.ts";
 
 export const functions: readonly StudioFunction[] = [
@@ -92,4 +94,6 @@ export const functions: readonly StudioFunction[] = [
   passthroughModelsFolder,
   passthroughObjectInfo,
   queue,
+  targets,
+  modelsPicker,
 ] as StudioFunction[];

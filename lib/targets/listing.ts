@@ -1,0 +1,430 @@
+// The targets listing (targets.md §1.13) with readiness on the local ComfyUI (§4.5), and the model picker lists
+// (api-extras §1.16): what GET /studio/targets and GET /studio/models answer.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { engineAddress } from "../backends/list.ts";
+import { effectiveSettings } from "../config/settings-store.ts";
+import type { Services } from "../context.ts";
+import { models as comfyModels } from "../engines/comfyui/readiness.ts";
+import { badRequest, StudioError } from "../errors.ts";
+import { seriesHome } from "../paths/series-home.ts";
+import {
+  type Confidence,
+  globMatch,
+  hasSignature,
+  identify,
+  readSafetensorsHeader,
+  relation,
+} from "./modelid.ts";
+import { baseName, type ComfyAnswer, modelFolder, modelSpecs, type Readiness, readiness } from "./models.ts";
+import { cachedReadiness, fetchComfyAnswer, storeReadiness } from "./readiness-cache.ts";
+import {
+  loadShowTargets,
+  shippedTargets,
+  TARGET_KINDS,
+  type TargetKind,
+  type TargetSpec,
+  targetsForShow,
+  videoCapabilities,
+} from "./registry.ts";
+import { resolveWorkflow, workflowName } from "./workflow.ts";
+
+type Svc = Pick<Services, "home" | "env" | "log">;
+
+/** The machine defaults when settings choose none and nothing was detected: the built-in targets. */
+export const BUILTIN_DEFAULTS: Readonly<Record<TargetKind, string>> = {
+  video: "animatic",
+  image: "card",
+  audio: "silence",
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+export const isBuiltinTarget = (spec: TargetSpec) => spec.backend === "builtin";
+
+/** `?kind=`: absent or empty means every kind; anything else but video/image/audio is a 400. */
+export function parseKind(value: string | undefined): TargetKind | undefined {
+  if (value === undefined || value === "") return undefined;
+  if ((TARGET_KINDS as readonly string[]).includes(value)) return value as TargetKind;
+  throw badRequest(`kind must be video, image or audio (got ${JSON.stringify(value)})`);
+}
+
+/** `?ready=`: 1/true on, 0/false/empty off, anything else a 400 (api-extras §2.3 row 27). */
+export function parseReady(value: string | undefined): boolean {
+  if (value === undefined || value === "" || value === "0" || value === "false") return false;
+  if (value === "1" || value === "true") return true;
+  throw badRequest(`ready must be 1, 0, true or false (got ${JSON.stringify(value)})`);
+}
+
+/** Where a show's own targets live: the series home of the episode (its parent when the config is there). */
+export async function showDirOf(epReal: string): Promise<string> {
+  return (await seriesHome(epReal)).home;
+}
+
+export interface ModelParamView {
+  family: string;
+  label: string;
+  patterns: string[];
+  folder: string | null;
+  tier: "required" | "accelerator" | "optional";
+  feature?: string;
+}
+
+function modelsView(spec: TargetSpec): Record<string, ModelParamView> {
+  const out: Record<string, ModelParamView> = {};
+  for (const [param, m] of Object.entries(modelSpecs(spec))) {
+    const raw = spec.models?.[param] ?? {};
+    const view: ModelParamView = {
+      family: m.family,
+      label: typeof raw.label === "string" && raw.label ? raw.label : m.family,
+      patterns: [...(m.patterns ?? [])],
+      folder: modelFolder(spec, param),
+      tier: m.tier ?? "required",
+    };
+    if (m.feature) view.feature = m.feature;
+    out[param] = view;
+  }
+  return out;
+}
+
+function presetsView(spec: TargetSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const pass of ["final", "proxy"] as const) {
+    const p = spec.presets[pass];
+    if (!p) continue;
+    // A proxy without a model renders the series model, then the final's: said as `model: null`.
+    out[pass] = { ...p, model: p.model ?? null };
+  }
+  return out;
+}
+
+function widgetsView(spec: TargetSpec): Record<string, unknown> {
+  const params = isObject(spec.binding.params) ? spec.binding.params : {};
+  const out: Record<string, unknown> = {};
+  for (const [param, v] of Object.entries(params)) out[param] = Array.isArray(v) ? (v[0] ?? null) : v;
+  return out;
+}
+
+/** One target as the listing describes it (without readiness). */
+export function describeTarget(spec: TargetSpec, isDefault: boolean): Record<string, unknown> {
+  const builtin = isBuiltinTarget(spec);
+  return {
+    id: spec.id,
+    kind: spec.kind,
+    label: spec.label,
+    short: spec.short,
+    default: isDefault,
+    presets: presetsView(spec),
+    widgets: widgetsView(spec),
+    workflow: builtin ? null : workflowName(spec),
+    loader: spec.binding.loader ?? null,
+    saver: spec.binding.saver ?? null,
+    template: spec.template,
+    capabilities: spec.kind === "video" ? videoCapabilities(spec) : spec.capabilities,
+    models: modelsView(spec),
+    downloads: isObject(spec.downloads) ? spec.downloads : {},
+    backend: builtin ? "builtin" : "local",
+    custom: spec.custom === true,
+    draft: spec.draft === true,
+  };
+}
+
+/** The default per kind: settings' choice, else the detected one, else the built-in target. */
+export async function defaultTargets(
+  services: Pick<Services, "home" | "env">,
+): Promise<Record<TargetKind, string>> {
+  const s = await effectiveSettings(services);
+  const out = { ...BUILTIN_DEFAULTS };
+  for (const kind of TARGET_KINDS)
+    out[kind] = s.default_targets[kind] || s.detected_targets[kind] || out[kind];
+  return out;
+}
+
+const READY_BUILTIN: Readiness = {
+  status: "ready",
+  missing: [],
+  resolved: {},
+  by_pass: {},
+  features_off: [],
+  nodes_missing: [],
+};
+
+/** The models folders a target's files live in (plus `loras`). */
+function foldersOf(spec: TargetSpec): string[] {
+  const out = new Set<string>(["loras"]);
+  for (const param of Object.keys(modelSpecs(spec))) {
+    const f = modelFolder(spec, param);
+    if (f) out.add(f);
+  }
+  return [...out];
+}
+
+export interface GraphView {
+  source: string;
+  where: string;
+  name: string;
+}
+
+interface Checked {
+  readiness: Readiness;
+  graph: GraphView | null;
+}
+
+const cacheKey = (spec: TargetSpec, showDir: string | null) =>
+  spec.custom && showDir ? `${showDir}\u0000${spec.id}` : spec.id;
+
+/**
+ * Readiness of each target on the local engine: built-in targets are always ready; the rest come from the kept
+ * answer, else one fresh look at `/object_info` and the model folders shared by every target not kept.
+ */
+export async function readinessOf(
+  services: Svc,
+  specs: readonly TargetSpec[],
+  showDir: string | null,
+): Promise<Map<string, Checked>> {
+  const out = new Map<string, Checked>();
+  const address = engineAddress(await effectiveSettings(services));
+  const todo: TargetSpec[] = [];
+  for (const spec of specs) {
+    if (isBuiltinTarget(spec)) {
+      out.set(spec.id, { readiness: READY_BUILTIN, graph: null });
+      continue;
+    }
+    const hit = cachedReadiness(address, cacheKey(spec, showDir));
+    if (hit) out.set(spec.id, unwrap(hit));
+    else todo.push(spec);
+  }
+  if (todo.length === 0) return out;
+  const answer: ComfyAnswer = await fetchComfyAnswer(address, todo.flatMap(foldersOf));
+  await Promise.all(
+    todo.map(async (spec) => {
+      const checked = await checkOne(services, spec, showDir, address, answer);
+      storeReadiness(address, cacheKey(spec, showDir), wrap(checked));
+      out.set(spec.id, checked);
+    }),
+  );
+  return out;
+}
+
+// The cache keeps Readiness objects; the graph rides along on a hidden key so one entry holds both.
+const GRAPH = Symbol("graph");
+type Kept = Readiness & { [GRAPH]?: GraphView | null };
+const wrap = (c: Checked): Readiness => Object.assign({ ...c.readiness }, { [GRAPH]: c.graph }) as Kept;
+function unwrap(r: Readiness): Checked {
+  return { readiness: r, graph: (r as Kept)[GRAPH] ?? null };
+}
+
+async function checkOne(
+  services: Svc,
+  spec: TargetSpec,
+  showDir: string | null,
+  address: string,
+  answer: ComfyAnswer,
+): Promise<Checked> {
+  if (answer.objectInfo === null) return { readiness: await readiness(spec, answer), graph: null };
+  const wf = await resolveWorkflow(spec, {
+    env: services.env,
+    objectInfo: Array.isArray(answer.objectInfo) ? undefined : (answer.objectInfo as never),
+    ...(spec.custom && showDir ? { targetDir: path.join(showDir, "targets", spec.id) } : {}),
+    fetch: async (route) => {
+      const res = await fetch(address.replace(/\/+$/, "") + route, { signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, text: () => res.text() };
+    },
+  });
+  const familyGlobs = showDir ? await seriesFamilyGlobs(showDir) : {};
+  if (!wf.ok) {
+    const r = await readiness(spec, answer, { familyGlobs });
+    return {
+      readiness: { ...r, status: r.status === "unknown" ? r.status : "not_ready", error: wf.error },
+      graph: null,
+    };
+  }
+  const r = await readiness(spec, answer, { familyGlobs, graph: wf.graph });
+  return { readiness: r, graph: { source: wf.source, where: wf.where, name: wf.name } };
+}
+
+export interface ListingQuery {
+  kind?: TargetKind;
+  showDir: string | null;
+  ready: boolean;
+}
+
+/** GET /studio/targets: `{targets, default}`. */
+export async function listTargets(
+  services: Svc,
+  q: ListingQuery,
+): Promise<{ targets: Record<string, unknown>[]; default: Record<TargetKind, string> }> {
+  const shipped = await shippedTargets();
+  const specs: TargetSpec[] = [];
+  for (const kind of TARGET_KINDS) {
+    if (q.kind && kind !== q.kind) continue;
+    for (const id of shipped.ids(kind)) specs.push(shipped.get(id)!);
+  }
+  if (q.showDir) {
+    const own = await loadShowTargets(q.showDir);
+    for (const e of own.errors) services.log.warn(`custom target skipped: ${e}`);
+    for (const s of own.targets) if (!q.kind || s.kind === q.kind) specs.push(s);
+  }
+  const defaults = await defaultTargets(services);
+  const checked = q.ready ? await readinessOf(services, specs, q.showDir) : null;
+  const targets = specs.map((spec) => {
+    const view = describeTarget(spec, defaults[spec.kind] === spec.id);
+    const c = checked?.get(spec.id);
+    if (c) {
+      view.readiness = c.readiness;
+      view.graph = c.graph;
+    }
+    return view;
+  });
+  return { targets, default: defaults };
+}
+
+/** Series config `model_families` ({family: [globs]}) of the show, when it has one that reads. */
+async function seriesFamilyGlobs(showDir: string): Promise<Record<string, string[]>> {
+  try {
+    const home = await seriesHome(showDir);
+    if (!home.config) return {};
+    const raw: unknown = JSON.parse((await readFile(home.config, "utf8")).replace(/^\uFEFF/, ""));
+    const fams = isObject(raw) && isObject(raw.model_families) ? raw.model_families : {};
+    const out: Record<string, string[]> = {};
+    for (const [f, globs] of Object.entries(fams)) {
+      if (Array.isArray(globs)) out[f] = globs.filter((g): g is string => typeof g === "string");
+    }
+    return out;
+  } catch {
+    return {}; // a broken config is the build's to report, not the picker's
+  }
+}
+
+export interface PickerFile {
+  name: string;
+  folder: string;
+  match: "name" | "fingerprint" | "other";
+  mismatch: boolean;
+  family: string | null;
+  label: string | null;
+  confidence: Confidence;
+  detail: string;
+  base?: string;
+}
+
+export interface PickerQuery {
+  target: string;
+  param: string;
+  showDir: string | null;
+}
+
+/** GET /studio/models: the local engine's files for one model param, the target's family first. */
+export async function modelsPicker(services: Svc, q: PickerQuery): Promise<Record<string, unknown>> {
+  const registry = await targetsForShow(q.showDir);
+  const spec = registry.get(q.target);
+  if (!spec) throw badRequest(`unknown target ${JSON.stringify(q.target)}`);
+  const m = modelSpecs(spec)[q.param];
+  if (!m) throw badRequest(`target ${spec.id} has no model param ${JSON.stringify(q.param)}`);
+  const folder = modelFolder(spec, q.param);
+  if (!folder) throw badRequest(`target ${spec.id}: no models folder is known for ${q.param}`);
+  const raw = spec.models?.[q.param] ?? {};
+  const label = typeof raw.label === "string" && raw.label ? raw.label : m.family;
+  const extra = q.showDir ? ((await seriesFamilyGlobs(q.showDir))[m.family] ?? []) : [];
+  const patterns = [...(m.patterns ?? []), ...extra];
+
+  const address = engineAddress(await effectiveSettings(services));
+  let listed: string[] | null;
+  try {
+    listed = await comfyModels(address, folder);
+  } catch (err) {
+    throw new StudioError(503, `the local backend does not answer: ${(err as Error).message}`);
+  }
+  const files = listed ?? [];
+
+  // Other families' name patterns (every target the show can use), to flag a file that names another family.
+  const others: { family: string; patterns: string[] }[] = [];
+  for (const kind of TARGET_KINDS) {
+    for (const id of registry.ids(kind)) {
+      for (const o of Object.values(modelSpecs(registry.get(id)!))) {
+        if (o.family !== m.family && o.patterns?.length)
+          others.push({ family: o.family, patterns: o.patterns });
+      }
+    }
+  }
+  const comfyPath = services.env.COMFYUI_PATH?.trim();
+  const canFingerprint = Boolean(comfyPath) && folder !== "loras" && hasSignature(m.family);
+  let headersRead = false;
+
+  const out: PickerFile[] = [];
+  for (const name of files) {
+    const lower = baseName(name).toLowerCase();
+    const excluded = (m.exclude ?? []).some((g) => globMatch(g, lower));
+    const byName = !excluded && patterns.some((g) => globMatch(g, lower));
+    const otherByName = others.find((o) => o.patterns.some((g) => globMatch(g, lower)))?.family ?? null;
+    let id: ReturnType<typeof identify> | null = null;
+    if (canFingerprint && comfyPath) {
+      try {
+        id = identify(await readSafetensorsHeader(path.join(comfyPath, "models", folder, name)), lower);
+        headersRead = true;
+      } catch {
+        id = null; // an unreadable file is simply not evidence
+      }
+    }
+    const rel = id?.family ? relation(id.family, m.family) : null;
+    const byHeader = !excluded && (rel === "same" || rel === "variant");
+    const match: PickerFile["match"] = byName ? "name" : byHeader ? "fingerprint" : "other";
+    const family = id?.family ?? (byName ? m.family : otherByName);
+    const mismatch = rel === "different" || (!byName && !byHeader && otherByName !== null && !id?.family);
+    const f: PickerFile = {
+      name,
+      folder,
+      match,
+      mismatch,
+      family,
+      label: family,
+      confidence: id?.family ? id.confidence : family ? "name" : "unknown",
+      detail: id
+        ? id.detail
+        : byName
+          ? `name matches ${m.family}`
+          : excluded
+            ? `name is excluded for ${m.family}`
+            : otherByName
+              ? `name matches ${otherByName}`
+              : "no family recognised by name",
+    };
+    if (id?.base) f.base = id.base;
+    out.push(f);
+  }
+  const rank = { name: 0, fingerprint: 1, other: 2 } as const;
+  const sorted = out
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank[a.f.match] - rank[b.f.match] || a.i - b.i)
+    .map((x) => x.f);
+  const mine = sorted.filter((f) => f.match !== "other");
+  const rest = sorted.filter((f) => f.match === "other");
+  return {
+    target: spec.id,
+    param: q.param,
+    family: m.family,
+    label,
+    patterns,
+    folder,
+    class_type: typeof raw.class_type === "string" ? raw.class_type : null,
+    field: typeof raw.field === "string" ? raw.field : null,
+    fingerprint: headersRead,
+    files: sorted,
+    groups: [
+      {
+        family: m.family,
+        label,
+        files: mine.map((f) => ({ ...f, match: f.match === "name" ? "name" : "header" })),
+      },
+      {
+        family: null,
+        label: "unverified",
+        detail: headersRead
+          ? `files in models/${folder} whose name and header do not show ${m.family}`
+          : `files in models/${folder} whose name does not show ${m.family} (headers not read: COMFYUI_PATH is not set)`,
+        files: rest.map((f) => ({ ...f, match: null })),
+      },
+    ],
+  };
+}
