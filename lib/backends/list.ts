@@ -1,6 +1,6 @@
 // The configured backends (local, cloud, deployments, router, builtin) and one bounded probe of each.
 import { DEFAULT_ENGINE } from "../config/config.ts";
-import { type EffectiveSettings, effectiveSettings } from "../config/settings-store.ts";
+import { type EffectiveSettings, effectiveSettings, SDK_MISSING } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { BackendUnreachable, callBackend, PROBE_TIMEOUT_MS } from "./http.ts";
 
@@ -104,14 +104,8 @@ export async function probe(
       }
       case "comfy-cloud":
       case "comfy-deployment": {
-        if (!apiKey) return "no API key is set (settings api_key, or STUDIO_API_KEY)";
-        // A read that needs the key: 401/403 says the key is refused; other answers say the service is there.
-        const res = await callBackend(where, "/api/v2/jobs?limit=1", {
-          ...call,
-          headers: { authorization: `Bearer ${apiKey}` },
-        });
-        if (res.status === 401 || res.status === 403) return `${where} refused the API key (${res.status})`;
-        return res.status >= 500 ? `${where} answered ${res.status}` : null;
+        // Contract: while the SDK is missing, cloud and every deployment are down.
+        return SDK_MISSING;
       }
     }
   } catch (err) {
