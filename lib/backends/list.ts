@@ -75,17 +75,13 @@ export async function listBackends(
 ): Promise<BackendsAnswer> {
   const s = await effectiveSettings(services);
   const backends = await Promise.all(
-    configuredBackends(s).map(async (b) => ({ ...b, down: await probe(b, s.api_key, opts) })),
+    configuredBackends(s).map(async (b) => ({ ...b, down: await probe(b, opts) })),
   );
   return { backends, api_key: s.api_key !== null };
 }
 
 /** Why `backend` is down, or null when it answered as it should. */
-export async function probe(
-  backend: Backend,
-  apiKey: string | null,
-  opts: ProbeOptions = {},
-): Promise<string | null> {
+export async function probe(backend: Backend, opts: ProbeOptions = {}): Promise<string | null> {
   const where = backend.where ?? "";
   const call = { timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS, signal: opts.signal, discardBody: true };
   try {

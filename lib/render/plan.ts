@@ -7,6 +7,8 @@ import { canRender } from "../build/choose.ts";
 import type { Entry, Pass } from "../build/types.ts";
 import type { Services } from "../context.ts";
 import { builtinModel } from "../engines/builtin/index.ts";
+import { models as comfyModels } from "../engines/comfyui/readiness.ts";
+import { localAddress } from "../engines/registry.ts";
 import type { BuiltShot } from "../episode/builds.ts";
 import type { Current } from "../episode/current-entry.ts";
 import { folderTakes } from "../episode/cut-view.ts";
@@ -28,6 +30,14 @@ import { badRequest, notFound } from "../errors.ts";
 import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
+import {
+  type Listing,
+  type MissingFile,
+  type ModelsResolution,
+  modelFolder,
+  modelSpecs,
+  resolveModels,
+} from "../targets/models.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import type { RenderRequest } from "./request.ts";
 import { chooseSeed, seedValue } from "./seed.ts";
@@ -38,6 +48,16 @@ export interface SkippedShot {
   take?: number;
   missing_refs?: MissingRef[];
   target?: string;
+  /** Model files the target needs that the backend does not have (rule 4). */
+  missing_files?: Pick<MissingFile, "param" | "tier" | "want" | "family" | "folder" | "url" | "source">[];
+}
+
+/** How one model param of the take was served, as the sidecar's `resolved` records it. */
+export interface ResolvedParam {
+  want: string;
+  using: string | null;
+  how: string;
+  tier: string;
 }
 
 export interface ShotError {
@@ -98,6 +118,10 @@ export interface PlannedShot {
   chain: Continuous | null;
   /** The first keyframe the target reads (absolute), or null. */
   firstFrame: string | null;
+  /** Model files checked against the backend (rules 4 and 5), or null when they were not (built-in, other lanes). */
+  resolved: Record<string, ResolvedParam> | null;
+  /** The accelerator fallback is in force: the preset's `base` renders. */
+  base: boolean;
 }
 
 export interface Plan {
@@ -151,6 +175,10 @@ interface PlanCtx {
   seriesNegative: string | null;
   continuity: Map<string, Continuous | null>;
   laneProblems: Map<string, string | null>;
+  services: Pick<Services, "home"> & { env?: Services["env"] };
+  /** Installed files per models folder of the local backend, by folder (one listing per request). */
+  listings: Map<string, Promise<readonly string[] | null>>;
+  localUrl: Promise<string> | null;
 }
 
 function laneProblem(c: PlanCtx, lane: string): string | null {
@@ -179,7 +207,7 @@ function continuityModes(vi: ViewInputs): Map<string, Continuous | null> {
 
 /** The render plan of the request: shots to queue in cut order, and those skipped or in error. */
 export async function planRender(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home"> & { env?: Services["env"] },
   ep: string,
   req: RenderRequest,
   deps: PlanDeps,
@@ -218,6 +246,9 @@ export async function planRender(
         : null,
     continuity: continuityModes(vi),
     laneProblems: new Map(),
+    services,
+    listings: new Map(),
+    localUrl: null,
   };
   // Rule 1: whatever goes wrong with one shot is that shot's error, never the whole request's.
   const results = await Promise.all(
@@ -326,8 +357,34 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     };
   }
 
-  // Rules 4 and 5 (model files) concern only targets that load models.
-  if (!builtin) notes.push(`model files are not checked before queueing; the ${lane} backend reads them`);
+  // Rules 4 and 5 (model files) concern only targets that load models; the local ComfyUI is asked which it has.
+  let models: ModelsResolution | null = null;
+  if (!builtin && lane === "local") {
+    const checked = await checkModels(c, spec, eff);
+    if ("error" in checked) return { shot, error: checked.error };
+    models = checked;
+    if (models.blocked) {
+      const lacking = models.missing.filter((m) => m.tier !== "optional");
+      const names = lacking.map((m) => `${m.want} (${m.param})`).join(", ");
+      return {
+        shot,
+        reason: `missing model files: ${names || models.notes.join("; ")}`,
+        target,
+        missing_files: lacking.map((m) => ({
+          param: m.param,
+          tier: m.tier,
+          want: m.want,
+          family: m.family,
+          folder: m.folder,
+          url: m.url,
+          source: m.source,
+        })),
+      };
+    }
+    notes.push(...models.notes);
+  } else if (!builtin) {
+    notes.push(`model files are not checked before queueing; the ${lane} backend reads them`);
+  }
 
   const latentAsked = req.saveLatent ?? latentDefault(vi, req.pass);
   const saveLatent = latentAsked && keepsLatent(spec);
@@ -390,7 +447,8 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
   doc.target = target;
   if (defaults) doc.defaults = defaults;
   // A built-in target is labelled as what it is (the animatic's takes record model "animatic").
-  const model = builtin ? (builtinModel(target) ?? target) : eff.model;
+  const model = builtin ? (builtinModel(target) ?? target) : (models?.files.model ?? eff.model);
+  const loras = models ? models.loras : eff.loras;
   const entry: Entry = {
     ...current.entry,
     seed: seed.seed,
@@ -399,7 +457,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     width,
     height,
     model: eff.model,
-    loras: eff.loras,
+    loras: models ? models.loras.map((l) => ({ ...l })) : eff.loras,
   };
   if (eff.negative_source !== "none") entry.negative = eff.negative;
   else if (entry.negative !== undefined) delete entry.negative;
@@ -418,7 +476,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     seed: seed.seed,
     seedSource: seed.source,
     model,
-    loras: eff.loras.map((l) => ({ name: l.name, strength: l.strength })),
+    loras: loras.map((l) => ({ name: l.name, strength: l.strength })),
     steps: eff.steps,
     width,
     height,
@@ -440,7 +498,60 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     note: req.note ?? overrideNote ?? "",
     chain,
     firstFrame,
+    resolved: models ? resolvedParams(models) : null,
+    base: models?.base ?? false,
   };
+}
+
+/** The sidecar's `resolved`: each model param's wanted file, the file used, how it was chosen and its tier. */
+function resolvedParams(m: ModelsResolution): Record<string, ResolvedParam> {
+  const out: Record<string, ResolvedParam> = {};
+  for (const [param, r] of Object.entries(m.params)) {
+    out[param] = { want: r.want, using: r.using, how: r.how, tier: r.tier };
+  }
+  return out;
+}
+
+/** The local ComfyUI's files for the target's model folders, resolved against what the shot wants (§4.5). */
+async function checkModels(
+  c: PlanCtx,
+  spec: TargetSpec,
+  eff: Effective,
+): Promise<ModelsResolution | { error: string }> {
+  c.localUrl ??= localAddress({ home: c.services.home, env: c.services.env ?? {} });
+  const url = await c.localUrl;
+  const folders = new Set<string>();
+  for (const param of Object.keys(modelSpecs(spec))) {
+    const folder = modelFolder(spec, param);
+    if (folder) folders.add(folder);
+  }
+  const listing: Record<string, readonly string[] | null> = {};
+  try {
+    await Promise.all(
+      [...folders].map(async (folder) => {
+        let files = c.listings.get(folder);
+        if (!files) {
+          files = comfyModels(url, folder);
+          c.listings.set(folder, files);
+        }
+        listing[folder] = await files;
+      }),
+    );
+  } catch (err) {
+    return {
+      error: `the local backend at ${url} did not list its models: ${(err as Error).message}`,
+    };
+  }
+  const families = c.vi.seriesRaw?.model_families;
+  const familyGlobs: Record<string, string[]> = {};
+  if (isObject(families)) {
+    for (const [k, v] of Object.entries(families))
+      if (Array.isArray(v)) familyGlobs[k] = v.filter((x): x is string => typeof x === "string");
+  }
+  return resolveModels(spec, c.req.pass, listing as Listing, {
+    familyGlobs,
+    job: { model: eff.model, loras: eff.loras.map((l) => ({ ...l, name: l.name, strength: l.strength })) },
+  });
 }
 
 const promptOf = (entry: Entry) =>

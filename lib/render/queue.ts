@@ -175,6 +175,10 @@ function queueSidecar(
     s.missing_mode = p.missingMode;
     s.missing_note = p.missingNote;
   }
+  if (p.resolved) {
+    s.resolved = p.resolved;
+    s.base = p.base;
+  }
   s.inputs = {};
   Object.assign(s, extra);
   s.notes = p.notes;

@@ -18,6 +18,7 @@ import { loadViewInputs, type ViewInputs } from "../../lib/episode/view-inputs.t
 import type { Job } from "../../lib/jobs/types.ts";
 import { countFrames, probe, runFfmpeg } from "../../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../../lib/media/take-media.ts";
+import { takeGraph } from "../../lib/render/comfy-graph.ts";
 import { recutAtStart } from "../../lib/render/continuity.ts";
 import { frozenPath, type RenderPayload } from "../../lib/render/queue.ts";
 // A worker-only host registers the render retry too (the jobs routes may run in any process that has handlers).
@@ -37,6 +38,7 @@ import {
 import { localIso } from "../../lib/render/time.ts";
 import { parseJson } from "../../lib/store/json-file.ts";
 import { withLock } from "../../lib/store/lock.ts";
+import { shippedTargets } from "../../lib/targets/registry.ts";
 import type { JobContext, JobHandler } from "../types.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -201,6 +203,14 @@ export const renderJob: JobHandler = async (job, ctx) => {
       captions: captionsFor(vi, p.shot, frames / fps),
       workDir,
     };
+    // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
+    const patchNotes: string[] = [];
+    const spec = vi?.env.targets.get(p.target) ?? (await shippedTargets()).get(p.target);
+    if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
+      const patched = await takeGraph(spec, sidecar, engineJob, env);
+      engineJob.graph = patched.graph;
+      patchNotes.push(...patched.notes);
+    }
     await mkdir(workDir, { recursive: true });
     const hooks: RunHooks = {
       signal: ctx.signal,
@@ -212,7 +222,8 @@ export const renderJob: JobHandler = async (job, ctx) => {
           ...(e.log !== undefined ? { log: e.log } : {}),
         }),
     };
-    const prepared: Prepared = await engine.prepare(engineJob, hooks);
+    const ready: Prepared = await engine.prepare(engineJob, hooks);
+    const prepared: Prepared = { ...ready, notes: [...patchNotes, ...ready.notes] };
     await updateSidecar(t, (s) => (s.status === "queued" ? { ...s, inputs: prepared.inputs } : null));
     submitted = await engine.submit(engineJob, prepared, hooks);
     const backendId = submitted.backendPromptId;

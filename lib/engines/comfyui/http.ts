@@ -5,6 +5,7 @@ import { rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Agent, FormData, request } from "undici";
+import { graphJson } from "../../targets/graph.ts";
 
 /** The server could not be reached at all (refused, unknown host, connect timeout, reset). */
 export class ComfyDownError extends Error {
@@ -208,7 +209,8 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
             accept: "application/json",
             ...(body !== undefined ? { "content-type": "application/json" } : {}),
           },
-          body: body !== undefined ? JSON.stringify(body) : undefined,
+          // graphJson: a 64-bit seed (bigint) is written as a bare JSON number, exactly.
+          body: body !== undefined ? graphJson(body) : undefined,
         });
         return await answer(method, route, res, o.accept);
       } catch (err) {

@@ -1,0 +1,69 @@
+// The ComfyUI graph of one take (contract "Rendering" rule 13): the target's workflow patched with the take's
+// values, model files as the queue resolved them (sidecar `resolved`) and keyframes as absolute input paths.
+import type { EngineJob } from "../engines/types.ts";
+import { type ApiGraph, type PatchValues, patchGraph } from "../targets/graph.ts";
+import type { LoraItem, TargetSpec } from "../targets/registry.ts";
+import { resolveWorkflow } from "../targets/workflow.ts";
+import type { Sidecar } from "./sidecar.ts";
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+
+function lorasOf(v: unknown): LoraItem[] | null {
+  if (!Array.isArray(v)) return null;
+  return v
+    .filter((l): l is Record<string, unknown> => isObject(l) && typeof l.name === "string")
+    .map((l) => ({
+      name: String(l.name),
+      strength: num(l.strength) ?? 1,
+      ...(typeof l.stage === "string" ? { stage: l.stage } : {}),
+    }));
+}
+
+/** The file each model param renders with: the resolved one, else (a folder ComfyUI did not list) the wanted one. */
+export function resolvedFiles(sidecar: Sidecar): Record<string, string> {
+  const out: Record<string, string> = {};
+  const resolved = isObject(sidecar.resolved) ? sidecar.resolved : {};
+  for (const [param, r] of Object.entries(resolved)) {
+    if (!isObject(r) || param.startsWith("loras")) continue;
+    if (r.how === "off" || r.how === "missing") continue;
+    const file =
+      typeof r.using === "string" && r.using ? r.using : typeof r.want === "string" ? r.want : null;
+    if (file) out[param] = file;
+  }
+  return out;
+}
+
+/** The patched API graph for `job` on `spec`, and what the patch had to say. */
+export async function takeGraph(
+  spec: TargetSpec,
+  sidecar: Sidecar,
+  job: EngineJob,
+  env: Record<string, string | undefined>,
+): Promise<{ graph: ApiGraph; notes: string[] }> {
+  const wf = await resolveWorkflow(spec, { env });
+  if (!wf.ok) throw new Error(wf.error);
+  const files = resolvedFiles(sidecar);
+  const values: PatchValues = {
+    ...files,
+    prompt: job.prompt,
+    negative: job.negative,
+    seed: job.seed,
+    width: job.width,
+    height: job.height,
+    length: job.frames,
+    fps: job.fps,
+    model: files.model ?? (typeof sidecar.model === "string" ? sidecar.model : null),
+    loras: lorasOf(job.entry.loras) ?? lorasOf(sidecar.loras),
+    prefix: job.stem,
+    base: sidecar.base === true,
+  };
+  const steps = num(sidecar.steps);
+  if (steps !== null) values.steps = steps;
+  const patched = patchGraph(spec, wf.graph, values, {
+    first: job.inputs.first ?? null,
+    last: job.inputs.last ?? null,
+  });
+  return { graph: patched.graph, notes: patched.notes };
+}
