@@ -1,5 +1,7 @@
 // Model files at queue time (targets.md §4): which files a pass wants, which installed file stands in for each,
 // the accelerator fallback to the `base` preset, and a target's readiness on one ComfyUI.
+
+import { LOADER_FOLDERS } from "./folders.ts";
 import { type ApiGraph, GraphError, jobClasses, type PatchOptions } from "./graph.ts";
 import { globMatch, hasSignature, identify, relation, type SafetensorsHeader } from "./modelid.ts";
 import type { LoraItem, Preset, TargetSpec } from "./registry.ts";
@@ -82,24 +84,6 @@ export interface JobModels {
   /** File params set by the job (substitutes, `text_encoder`, …). */
   values?: Record<string, unknown>;
 }
-
-// Loader class.field → models folder (§4.1).
-const LOADER_FOLDERS: Readonly<Record<string, string>> = {
-  "UNETLoader.unet_name": "diffusion_models",
-  "UnetLoaderGGUF.unet_name": "diffusion_models",
-  "CheckpointLoaderSimple.ckpt_name": "checkpoints",
-  "LTXVAudioVAELoader.ckpt_name": "checkpoints",
-  "LTXAVTextEncoderLoader.ckpt_name": "checkpoints",
-  "LTXAVTextEncoderLoader.text_encoder": "text_encoders",
-  "CLIPLoader.clip_name": "text_encoders",
-  "DualCLIPLoader.clip_name1": "text_encoders",
-  "DualCLIPLoader.clip_name2": "text_encoders",
-  "VAELoader.vae_name": "vae",
-  "LatentUpscaleModelLoader.model_name": "latent_upscale_models",
-  "ModelPatchLoader.name": "model_patches",
-  "LoraLoaderModelOnly.lora_name": "loras",
-  "LoraLoader.lora_name": "loras",
-};
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);

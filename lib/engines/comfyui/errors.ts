@@ -1,38 +1,12 @@
 // Readable reasons from ComfyUI's failures: a refused prompt (`node_errors`, missing model files) and a node that
 // failed while running (`execution_error`).
+import { LOADER_FOLDERS } from "../../targets/folders.ts";
 import type { ExecutionError } from "./messages.ts";
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null =>
   typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null;
-
-/** Models folder of a loader's file widget (`CheckpointLoaderSimple.ckpt_name` → `checkpoints`). */
-const LOADER_FOLDERS: Readonly<Record<string, string>> = {
-  "UNETLoader.unet_name": "diffusion_models",
-  "UnetLoaderGGUF.unet_name": "diffusion_models",
-  "CheckpointLoaderSimple.ckpt_name": "checkpoints",
-  "CheckpointLoader.ckpt_name": "checkpoints",
-  "ImageOnlyCheckpointLoader.ckpt_name": "checkpoints",
-  "LTXVAudioVAELoader.ckpt_name": "checkpoints",
-  "LTXAVTextEncoderLoader.ckpt_name": "checkpoints",
-  "LTXAVTextEncoderLoader.text_encoder": "text_encoders",
-  "CLIPLoader.clip_name": "text_encoders",
-  "DualCLIPLoader.clip_name1": "text_encoders",
-  "DualCLIPLoader.clip_name2": "text_encoders",
-  "TripleCLIPLoader.clip_name1": "text_encoders",
-  "TripleCLIPLoader.clip_name2": "text_encoders",
-  "TripleCLIPLoader.clip_name3": "text_encoders",
-  "CLIPVisionLoader.clip_name": "clip_vision",
-  "VAELoader.vae_name": "vae",
-  "LatentUpscaleModelLoader.model_name": "latent_upscale_models",
-  "UpscaleModelLoader.model_name": "upscale_models",
-  "ModelPatchLoader.name": "model_patches",
-  "LoraLoaderModelOnly.lora_name": "loras",
-  "LoraLoader.lora_name": "loras",
-  "ControlNetLoader.control_net_name": "controlnet",
-  "StyleModelLoader.style_model_name": "style_models",
-};
 
 const MODEL_FILE = /\.(safetensors|sft|ckpt|pt|pth|bin|gguf|onnx)$/i;
 
