@@ -5,12 +5,12 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
-import { silentLogger } from "../lib/context.ts";
 import { buildFolder } from "../lib/episode/build.ts";
 import { mapLimit } from "../lib/episode/find.ts";
 import { assembleEpisode } from "../lib/media/assemble.ts";
 import { concatList, videoCodecArgs } from "../lib/media/assemble-args.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { benchServices } from "./show.ts";
 import { line, type Timing, time } from "./stats.ts";
 
 const SHOTS = 100;
@@ -47,15 +47,7 @@ async function episode(dir: string, ffmpeg: string, width: number, height: numbe
   };
   await writeFile(path.join(ep, "series.json"), JSON.stringify(series, null, 2));
   await writeFile(path.join(ep, `asm${width}.md`), script());
-  const services = {
-    home: path.join(dir, "home"),
-    env,
-    roles: ["api"],
-    version: "bench",
-    log: silentLogger,
-    events: { emit() {} },
-    now: () => new Date(),
-  };
+  const services = benchServices(path.join(dir, "home"), env);
   const built = await buildFolder(services, ep);
   if (!built.ok) throw new Error(`the bench episode does not build: ${built.error}`);
 

@@ -3,11 +3,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { buildEpisode } from "../lib/build/build.ts";
-import { silentLogger } from "../lib/context.ts";
 import { buildFolder } from "../lib/episode/build.ts";
 import { compileEnv, prepare } from "../lib/episode/compile-env.ts";
 import { previewShot } from "../lib/episode/preview.ts";
-import { benchSeries } from "./show.ts";
+import { benchSeries, benchServices } from "./show.ts";
 import { line, time } from "./stats.ts";
 
 const SERIES = benchSeries();
@@ -61,15 +60,7 @@ export async function run(): Promise<void> {
   await mkdir(ep, { recursive: true });
   await writeFile(path.join(ep, "series.json"), seriesText);
   await writeFile(path.join(ep, "bench01.md"), scriptText);
-  const services = {
-    home: path.join(dir, "home"),
-    env: {},
-    roles: ["api"],
-    version: "bench",
-    log: silentLogger,
-    events: { emit() {} },
-    now: () => new Date(),
-  };
+  const services = benchServices(path.join(dir, "home"));
   const answer = await buildFolder(services, ep);
   if (!answer.ok) throw new Error(`the synthetic episode does not build: ${answer.error}`);
   const shotTargets = new Set(Object.values(answer.passes.final?.report?.shot_targets ?? {}));

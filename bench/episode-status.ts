@@ -6,15 +6,13 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { gzip as gzipCb } from "node:zlib";
 import { functions } from "../functions/index.ts";
-import type { Services } from "../lib/context.ts";
-import { silentLogger } from "../lib/context.ts";
 import { buildFolder } from "../lib/episode/build.ts";
 import { readBuild } from "../lib/episode/builds.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
 import { createApp } from "../runtime/app.ts";
 import { syntheticScript } from "./build.ts";
-import { benchSeries } from "./show.ts";
+import { benchSeries, benchServices } from "./show.ts";
 import { line, type Timing, time } from "./stats.ts";
 
 const gzip = promisify(gzipCb);
@@ -101,15 +99,7 @@ export async function run(): Promise<void> {
   await mkdir(ep, { recursive: true });
   await writeFile(path.join(ep, "series.json"), JSON.stringify(SERIES, null, 2));
   await writeFile(path.join(ep, "bench01.md"), syntheticScript());
-  const services: Services = {
-    home: path.join(dir, "home"),
-    env: { STUDIO_ROOTS: root },
-    roles: ["api"],
-    version: "bench",
-    log: silentLogger,
-    events: { emit() {} },
-    now: () => new Date(),
-  };
+  const services = benchServices(path.join(dir, "home"), { STUDIO_ROOTS: root });
   const built = await buildFolder(services, ep);
   if (!built.ok) throw new Error(`the synthetic episode does not build: ${built.error}`);
   const takes = await writeTakes(ep);

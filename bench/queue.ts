@@ -12,6 +12,7 @@ import type { JobStore } from "../lib/jobs/types.ts";
 import { OutboxWriter } from "../workers/outbox.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import type { JobHandler } from "../workers/types.ts";
+import { benchServices } from "./show.ts";
 
 const JOBS = 50;
 const PARALLEL = 2;
@@ -125,15 +126,7 @@ async function once(outbox: boolean): Promise<Figures> {
     const trace: EngineTrace = { inside: new Map(), working: [] };
     const claimMs = new Map<string, number>();
     const held = new Map<string, Span>();
-    const services = {
-      home: dir,
-      env: {},
-      roles: ["worker"],
-      version: "bench",
-      log: silentLogger,
-      events: { emit() {} },
-      now: () => new Date(),
-    };
+    const services = benchServices(dir, {}, ["worker"]);
     // As serve.ts does: the hub (no sockets here) and, when asked, the outbox for other API processes.
     const writer = outbox ? new OutboxWriter(store, "bench", silentLogger) : null;
     let ended = 0;

@@ -1,4 +1,7 @@
-// The synthetic series config the benchmarks build against (four subjects, two plated locations).
+// The synthetic series config the benchmarks build against (four subjects, two plated locations), and the
+// services they run with.
+import type { Services } from "../lib/context.ts";
+import { silentLogger } from "../lib/context.ts";
 
 export function benchSeries(overrides: { target?: string; proxy?: { width: number; height: number } } = {}) {
   return {
@@ -23,5 +26,22 @@ export function benchSeries(overrides: { target?: string; proxy?: { width: numbe
       kitchen: { description: "a cramped kitchen at night", plate: "refs/_bg/kitchen.png" },
       street: { description: "a wet street at night", plate: "refs/_bg/street.png" },
     },
+  };
+}
+
+/** Services for a benchmark: a settings folder, quiet logs, events dropped. */
+export function benchServices(
+  home: string,
+  env: Record<string, string | undefined> = {},
+  roles: string[] = ["api"],
+): Services {
+  return {
+    home,
+    env,
+    roles,
+    version: "bench",
+    log: silentLogger,
+    events: { emit() {} },
+    now: () => new Date(),
   };
 }
