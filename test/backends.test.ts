@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import { configuredBackends, listBackends } from "../lib/backends/list.ts";
-import { effectiveSettings, SDK_MISSING } from "../lib/config/settings-store.ts";
+import { effectiveSettings } from "../lib/config/settings-store.ts";
 import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { NewJob } from "../lib/jobs/types.ts";
 import { createApp } from "../runtime/app.ts";
@@ -156,7 +156,7 @@ describe("GET /studio/backends", () => {
     });
   });
 
-  it("lists cloud and each deployment down while the cloud client is missing; api_key is a boolean", async () => {
+  it("lists cloud and each deployment with the key as a bearer token; api_key is a boolean", async () => {
     await setup();
     await putSettings({
       local_url: refusing,
@@ -175,18 +175,26 @@ describe("GET /studio/backends", () => {
       "router",
       "builtin",
     ]);
-    expect(body.backends[1]).toEqual({
-      name: "cloud",
-      kind: "comfy-cloud",
-      where: fake.url,
-      down: SDK_MISSING,
-    });
+    expect(body.backends[1]).toEqual({ name: "cloud", kind: "comfy-cloud", where: fake.url, down: null });
+    // The fake answers 404 under /ltx and /wan: the service is there, so the deployment counts as up.
     expect(body.backends[2]).toEqual({
       name: "deployment:ltx2",
       kind: "comfy-deployment",
       where: `${fake.url}/ltx`,
-      down: SDK_MISSING,
+      down: null,
     });
+    const cloudCall = fake.seen.find((s) => s.path === "/api/v2/jobs?limit=1");
+    expect(cloudCall?.auth).toBe("Bearer good-key");
+  });
+
+  it("says the cloud is down when its key is refused or missing", async () => {
+    await setup({ STUDIO_LOCAL_URL: refusing });
+    await putSettings({ cloud_url: fake.url, api_key: "bad-key" });
+    let cloud = (await call("/studio/backends")).body.backends[1];
+    expect(cloud.down).toBe(`${fake.url} refused the API key (401)`);
+    await putSettings({ api_key: null });
+    cloud = (await call("/studio/backends")).body.backends[1];
+    expect(cloud).toMatchObject({ name: "cloud", down: expect.stringMatching(/no API key is set/) });
   });
 
   it("puts the cloud at its usual address when only a key is set", async () => {

@@ -6,7 +6,13 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { BUILTIN_TARGETS } from "../lib/engines/builtin/index.ts";
-import { closeComfyEngines, comfyEngineAt, engineFor, localAddress } from "../lib/engines/registry.ts";
+import {
+  closeComfyEngines,
+  comfyEngineAt,
+  engineFor,
+  laneUnready,
+  localAddress,
+} from "../lib/engines/registry.ts";
 import { shippedTargets } from "../lib/targets/registry.ts";
 
 describe("engineFor", () => {
@@ -56,10 +62,19 @@ describe("engineFor", () => {
     expect(comfyEngineAt("http://127.0.0.1:9002").url).toMatch(/^http:\/\/127\.0\.0\.1:9002/);
   });
 
-  it.each(["cloud", "deployment:ltx2", "router", ""])("refuses backend '%s'", (backend) => {
+  it.each(["router", "", "nope"])("refuses backend '%s'", (backend) => {
     expect(() => engineFor(backend, services)).toThrow(
-      `backend '${backend}' is not configured: only the built-in and local (ComfyUI) engines run in this process`,
+      `backend '${backend}' is not configured: the engines are builtin, local (ComfyUI), cloud and deployment:<target>`,
     );
+  });
+
+  it("gives cloud and deployments a Comfy API v2 lane that says what the settings lack", async () => {
+    for (const backend of ["cloud", "deployment:ltx2"]) {
+      expect(engineFor(backend, services).backend).toBe(backend);
+      expect(engineFor(backend, services)).toBe(engineFor(backend, services));
+    }
+    expect(await laneUnready("cloud", services)).toMatch(/^backend 'cloud' needs an API key/);
+    expect(await laneUnready("builtin", services)).toBeNull();
   });
 });
 

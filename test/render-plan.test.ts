@@ -408,12 +408,14 @@ describe("references and backends", () => {
     ]);
   });
 
-  it("reports a backend that is not configured per shot and reserves no take", async () => {
+  it("reports a backend that cannot take the jobs per shot and reserves no take", async () => {
     const ep = await s.episode(SCRIPT);
     const res = await render({ ep, backend: "cloud" });
     expect(res.body.queued).toEqual([]);
     expect(res.body.errors).toHaveLength(3);
-    for (const e of res.body.errors) expect(e.error).toMatch(/^backend 'cloud' is not configured/);
+    for (const e of res.body.errors) expect(e.error).toMatch(/^backend 'cloud' needs an API key/);
+    const router = await render({ ep, backend: "router" });
+    for (const e of router.body.errors) expect(e.error).toMatch(/^backend 'router' is not configured/);
     expect(await readFile(sidecarOf(ep, "sh010", 1), "utf8").catch(() => null)).toBeNull();
     expect(s.env.events).toEqual([]);
   });

@@ -4,7 +4,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import { readSettings, settingsFile } from "../lib/config/settings.ts";
-import { SDK_MISSING } from "../lib/config/settings-store.ts";
 import { createApp } from "../runtime/app.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
@@ -45,7 +44,7 @@ async function refused(body: unknown, field: string): Promise<string> {
 
 const stored = async () => JSON.parse(await readFile(settingsFile(env.services), "utf8"));
 
-const SDK = { status: "missing", error: SDK_MISSING, command: null, python: null };
+const SDK = { status: "ready", error: null, command: null, python: null };
 const DEFAULTS = {
   local_url: null,
   engine_url: null,
@@ -76,12 +75,12 @@ describe("GET /studio/settings", () => {
     expect((await get("/api/studio")).body).toEqual(body);
   });
 
-  it("reports the cloud client as missing until it is built, and sdk/install answers 501 saying so", async () => {
+  it("reports the built-in SDK as ready, and POST /studio/sdk/install answers it", async () => {
     await setup();
     expect((await get()).body.settings.sdk).toEqual(SDK);
     const res = await app.request("/studio/sdk/install", { method: "POST" });
-    expect(res.status).toBe(501);
-    expect(await res.json()).toEqual({ error: `sdk/install: ${SDK_MISSING}` });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ sdk: SDK });
   });
 
   it("ignores unusable values in a hand-edited file rather than failing", async () => {

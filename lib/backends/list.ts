@@ -1,6 +1,6 @@
 // The configured backends (local, cloud, deployments, router, builtin) and one bounded probe of each.
 import { DEFAULT_ENGINE } from "../config/config.ts";
-import { type EffectiveSettings, effectiveSettings, SDK_MISSING } from "../config/settings-store.ts";
+import { type EffectiveSettings, effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { BackendUnreachable, callBackend, PROBE_TIMEOUT_MS } from "./http.ts";
 
@@ -75,13 +75,17 @@ export async function listBackends(
 ): Promise<BackendsAnswer> {
   const s = await effectiveSettings(services);
   const backends = await Promise.all(
-    configuredBackends(s).map(async (b) => ({ ...b, down: await probe(b, opts) })),
+    configuredBackends(s).map(async (b) => ({ ...b, down: await probe(b, s.api_key, opts) })),
   );
   return { backends, api_key: s.api_key !== null };
 }
 
 /** Why `backend` is down, or null when it answered as it should. */
-export async function probe(backend: Backend, opts: ProbeOptions = {}): Promise<string | null> {
+export async function probe(
+  backend: Backend,
+  apiKey: string | null,
+  opts: ProbeOptions = {},
+): Promise<string | null> {
   const where = backend.where ?? "";
   const call = { timeoutMs: opts.timeoutMs ?? PROBE_TIMEOUT_MS, signal: opts.signal, discardBody: true };
   try {
@@ -100,8 +104,14 @@ export async function probe(backend: Backend, opts: ProbeOptions = {}): Promise<
       }
       case "comfy-cloud":
       case "comfy-deployment": {
-        // Contract: while the SDK is missing, cloud and every deployment are down.
-        return SDK_MISSING;
+        if (!apiKey) return "no API key is set (settings api_key, or STUDIO_API_KEY)";
+        // A read that needs the key: 401/403 says the key is refused; other answers say the service is there.
+        const res = await callBackend(where, "/api/v2/jobs?limit=1", {
+          ...call,
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        if (res.status === 401 || res.status === 403) return `${where} refused the API key (${res.status})`;
+        return res.status >= 500 ? `${where} answered ${res.status}` : null;
       }
     }
   } catch (err) {

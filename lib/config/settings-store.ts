@@ -22,20 +22,16 @@ import {
   type SettingsField,
 } from "./settings-values.ts";
 
-/** Why cloud and deployment renders cannot run yet: the Comfy API v2 client will be built into this service. */
-export const SDK_MISSING =
-  "the Comfy API v2 client (cloud and deployments) is not built yet; it will be part of this service, with nothing to install";
-
-/** The cloud client's state; `missing` until the built-in Comfy API v2 client exists (contract: SDK status). */
+/** The Comfy API v2 client is part of this service: nothing to install, always ready. */
 export interface SdkState {
-  status: "missing";
-  error: string;
+  status: "ready";
+  error: null;
   command: null;
   python: null;
 }
 
 export function sdkState(): SdkState {
-  return { status: "missing", error: SDK_MISSING, command: null, python: null };
+  return { status: "ready", error: null, command: null, python: null };
 }
 
 /** Every setting in force, well-formed (a hand-edited value that cannot be used counts as unset). */

@@ -8,7 +8,7 @@ import type { Entry, Pass } from "../build/types.ts";
 import type { Services } from "../context.ts";
 import { builtinModel } from "../engines/builtin/index.ts";
 import { models as comfyModels } from "../engines/comfyui/readiness.ts";
-import { localAddress } from "../engines/registry.ts";
+import { laneUnready, localAddress } from "../engines/registry.ts";
 import type { BuiltShot } from "../episode/builds.ts";
 import type { Current } from "../episode/current-entry.ts";
 import { folderTakes } from "../episode/cut-view.ts";
@@ -174,24 +174,28 @@ interface PlanCtx {
   negativeTxt: string | null;
   seriesNegative: string | null;
   continuity: Map<string, Continuous | null>;
-  laneProblems: Map<string, string | null>;
+  laneProblems: Map<string, Promise<string | null>>;
   services: Pick<Services, "home"> & { env?: Services["env"] };
   /** Installed files per models folder of the local backend, by folder (one listing per request). */
   listings: Map<string, Promise<readonly string[] | null>>;
   localUrl: Promise<string> | null;
 }
 
-function laneProblem(c: PlanCtx, lane: string): string | null {
-  if (!c.laneProblems.has(lane)) {
-    let problem: string | null = null;
-    try {
-      c.deps.engine(lane);
-    } catch (err) {
-      problem = (err as Error).message;
-    }
+/** Why the lane cannot take this request's jobs (no engine, or settings it lacks), or null; once per lane. */
+function laneProblem(c: PlanCtx, lane: string): Promise<string | null> {
+  let problem = c.laneProblems.get(lane);
+  if (!problem) {
+    problem = (async () => {
+      try {
+        c.deps.engine(lane);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return laneUnready(lane, { home: c.services.home, env: c.services.env ?? {} });
+    })();
     c.laneProblems.set(lane, problem);
   }
-  return c.laneProblems.get(lane) ?? null;
+  return problem;
 }
 
 /** Each shot's continuation mode, read from the story (its own line, else its sequence header). */
@@ -348,7 +352,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
   }
 
   // The lane last: a shot's own problems (size, references) say more than "no such backend".
-  const problem = laneProblem(c, lane);
+  const problem = await laneProblem(c, lane);
   if (problem !== null) return { shot, error: problem };
   if (lane === "builtin" && !builtin) {
     return {
