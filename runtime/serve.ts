@@ -66,6 +66,8 @@ export async function main(
   let store: JobStore | null = null;
   try {
     store = await openJobStore(services);
+    // The paid-run counter counts this server session only (contract: GET /studio/jobs `paid`).
+    if (services.roles.includes("api")) await store.paidReset();
     outbox = new OutboxWriter(store, origin, log);
   } catch (err) {
     // The other routes still answer; the job routes report the database problem themselves.

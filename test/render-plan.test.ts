@@ -421,6 +421,33 @@ describe("references and backends", () => {
   });
 });
 
+describe("paid backends", () => {
+  it("counts runs sent to a paid lane and refuses past paid_limit until the count is reset", async () => {
+    const ep = await s.episode(SCRIPT);
+    const file = path.join(s.env.home, "default", "studio", "settings.json");
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify({ api_key: "k", cloud_url: "http://127.0.0.1:9", paid_limit: 2 }));
+    try {
+      await store.paidReset();
+      const res = await render({ ep, backend: "cloud", shots: ["sh010", "sh020", "sh030"] });
+      expect(res.body.queued.map((q: { shot: string }) => q.shot)).toEqual(["sh010", "sh020"]);
+      expect(res.body.errors).toEqual([
+        { shot: "sh030", error: expect.stringMatching(/^the paid-run limit is reached \(2 of 2 runs/) },
+      ]);
+      expect((await s.call("GET", "/jobs", {})).body.paid).toEqual({ count: 2, limit: 2 });
+      await s.call("POST", "/jobs/paid-reset", {});
+      const again = await render({ ep, backend: "cloud", shots: ["sh030"] });
+      expect(again.body.queued.map((q: { shot: string }) => q.shot)).toEqual(["sh030"]);
+      // The built-in lane is free: it never counts.
+      await render({ ep, shots: ["sh010"], redo: true });
+      expect((await store.paid()).count).toBe(1);
+    } finally {
+      await writeFile(file, "{}");
+      for (const j of (await store.list()).jobs) if (j.status === "queued") await store.cancel(j.id);
+    }
+  });
+});
+
 describe("continuity chains (rules 7 and 8)", () => {
   const CHAIN = [
     "= e01  T",

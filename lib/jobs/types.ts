@@ -108,6 +108,8 @@ export interface JobStore {
   eventsSince(id: number, limit?: number): Promise<{ id: number; kind: string; data: unknown }[]>;
   /** The paid-run counter of this server session. */
   paid(): Promise<{ count: number }>;
+  /** Count `n` more runs sent to a paid backend; answers the new count. */
+  paidAdd(n?: number): Promise<{ count: number }>;
   paidReset(): Promise<void>;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
+import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { cutPick, folderTakes } from "../episode/cut-view.ts";
 import { nextTakeNumber, shotFolder, takeStatus } from "../episode/takes.ts";
@@ -290,6 +291,24 @@ async function chainOf(
 }
 
 /** Plan the request and queue what can be queued; events are emitted before the answer. */
+/** Lanes whose runs cost money: the paid-run counter and `paid_limit` apply to them. */
+export const isPaidLane = (lane: string) =>
+  lane === "cloud" || lane === "router" || lane.startsWith("deployment:");
+
+/** Why a paid lane takes no more runs this session (the `paid_limit` reached), or null. */
+async function paidLimitReached(
+  services: Pick<Services, "home" | "env">,
+  store: JobStore,
+  lane: string,
+): Promise<string | null> {
+  if (!isPaidLane(lane)) return null;
+  const limit = (await effectiveSettings(services)).paid_limit;
+  if (limit === null) return null;
+  const { count } = await store.paid();
+  if (count < limit) return null;
+  return `the paid-run limit is reached (${count} of ${limit} runs sent to paid backends this session): raise paid_limit in the settings or reset the count (POST /studio/jobs/paid-reset)`;
+}
+
 export async function queueRender(
   services: Pick<Services, "home" | "env" | "events" | "now">,
   ep: string,
@@ -322,6 +341,11 @@ export async function queueRender(
       if (chain.continuity) continuity.push(chain.continuity);
       if (chain.error) {
         errors.push({ shot: p.shot, error: chain.error });
+        continue;
+      }
+      const overLimit = await paidLimitReached(services, deps.store, p.lane);
+      if (overLimit) {
+        errors.push({ shot: p.shot, error: overLimit });
         continue;
       }
       const queuedAt = localIso(services.now());
@@ -379,6 +403,7 @@ export async function queueRender(
         failedEvents.push({ kind: "studio.take", data: takeEvent(t, "failed", null) });
         continue;
       }
+      if (isPaidLane(p.lane)) await deps.store.paidAdd(1);
       inRun.set(p.shot, job.id);
       if (chain.atStart) atStart.push({ shot: p.shot, after: chain.atStart });
       queued.push({

@@ -220,6 +220,11 @@ export class MemoryJobStore implements JobStore {
     return { count: this.paidCount };
   }
 
+  async paidAdd(n = 1): Promise<{ count: number }> {
+    this.paidCount += n;
+    return { count: this.paidCount };
+  }
+
   async paidReset(): Promise<void> {
     this.paidCount = 0;
   }
