@@ -37,8 +37,11 @@ let store: StudioJobStore;
 const doubles: ComfyDouble[] = [];
 const pools: WorkerPool[] = [];
 
-async function useDouble(models: Record<string, string[]>): Promise<ComfyDouble> {
-  const double = await startComfyDouble({ models, stepMs: 1 });
+async function useDouble(
+  models: Record<string, string[]>,
+  workflows?: Record<string, unknown>,
+): Promise<ComfyDouble> {
+  const double = await startComfyDouble({ models, stepMs: 1, ...(workflows ? { workflows } : {}) });
   doubles.push(double);
   clearReadinessCache();
   const file = settingsFile(s.env.services);
@@ -222,5 +225,135 @@ describe("rendering on the local ComfyUI", () => {
       { shot: "sh010", error: expect.stringContaining(`the local backend at ${double.url}`) },
     ]);
     expect(await readFile(sidecarFile(ep, "sh010", 1), "utf8").catch(() => null)).toBeNull();
+  });
+});
+
+const LTX2_DIR = path.join(import.meta.dirname, "..", "lib", "targets", "video", "ltx2");
+
+/** The shipped ltx2 workflow with the video decoder's tile size changed, so the graph ComfyUI got is recognisable. */
+async function markedWorkflow(tile: number): Promise<Any> {
+  const graph = JSON.parse(await readFile(path.join(LTX2_DIR, "workflow.json"), "utf8"));
+  graph["30"].inputs.tile_size = tile;
+  return graph;
+}
+
+/** The tile sizes of the decoders in every graph the double received. */
+const tileSizes = (double: ComfyDouble) =>
+  double.prompts.flatMap((p: Any) =>
+    Object.values(p.body?.prompt ?? p.prompt ?? {})
+      .filter((n: Any) => n.class_type === "VAEDecodeTiled")
+      .map((n: Any) => n.inputs.tile_size),
+  );
+
+async function renderAll(ids: string[]): Promise<void> {
+  startPool();
+  for (const id of ids) await waitFor(ended(id));
+  for (const id of ids) {
+    const j: Any = await store.get(id);
+    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+  }
+}
+
+describe("the workflow each target renders with (rule 2)", () => {
+  const envName = "H3_LTX2_WORKFLOW";
+  afterEach(() => {
+    delete s.env.services.env[envName];
+  });
+
+  it("uses the file the target's environment variable names, over the copy saved in ComfyUI", async () => {
+    const double = await useDouble(DEFAULT_MODELS, { "h3pipe_ltx2_5.json": await markedWorkflow(384) });
+    const ep = await ltxEpisode();
+    const file = path.join(path.dirname(ep), "env-workflow.json");
+    await writeFile(file, JSON.stringify(await markedWorkflow(256)));
+    s.env.services.env[envName] = file;
+    const res = await render({ ep, shots: ["sh020", "sh030"] });
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.queued).toHaveLength(2);
+    await renderAll(res.body.queued.map((q: Any) => q.prompt_id));
+    expect(tileSizes(double)).toEqual([256, 256]);
+  });
+
+  it("uses the copy saved in ComfyUI when no environment variable names one", async () => {
+    const double = await useDouble(DEFAULT_MODELS, { "h3pipe_ltx2_5.json": await markedWorkflow(384) });
+    const ep = await ltxEpisode();
+    const res = await render({ ep, shots: ["sh020"] });
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.queued).toHaveLength(1);
+    // The job patches the graph chosen at queue time, even when the saved copy changes meanwhile.
+    await writeFile(
+      path.join(double.userDir, "default", "workflows", "h3pipe_ltx2_5.json"),
+      JSON.stringify(await markedWorkflow(320)),
+    );
+    await renderAll(res.body.queued.map((q: Any) => q.prompt_id));
+    expect(tileSizes(double)).toEqual([384]);
+    expect((await sidecar(ep, "sh020", 1)).status).toBe("ok");
+  });
+
+  it("puts each shot of the target in errors when its workflow is unreadable, with no take", async () => {
+    await useDouble(DEFAULT_MODELS);
+    const ep = await ltxEpisode();
+    const file = path.join(path.dirname(ep), "broken-workflow.json");
+    await writeFile(file, "{ not json");
+    s.env.services.env[envName] = file;
+    const res = await render({ ep, shots: ["sh010", "sh020"] });
+    expect(res.body.queued).toEqual([]);
+    expect(res.body.skipped).toEqual([]);
+    expect(res.body.errors.map((e: Any) => e.shot)).toEqual(["sh010", "sh020"]);
+    for (const e of res.body.errors) {
+      expect(e.error).toContain(file);
+      expect(e.error).toMatch(/not valid JSON/);
+      expect(e.take).toBeUndefined();
+    }
+    for (const shot of ["sh010", "sh020"]) {
+      expect(await readFile(sidecarFile(ep, shot, 1), "utf8").catch(() => null)).toBeNull();
+    }
+  });
+});
+
+describe("a show's own ComfyUI target", () => {
+  it("renders on the base preset with a note when only its accelerator LoRA is missing", async () => {
+    const double = await useDouble(DEFAULT_MODELS);
+    const series = seriesS();
+    series.series.target = "ltx2_turbo";
+    const ep = await s.episode(SCRIPT3, { series, build: false });
+    const spec = JSON.parse(await readFile(path.join(LTX2_DIR, "target.json"), "utf8"));
+    const lora = "ltx-2.5-turbo-lora.safetensors";
+    spec.id = "ltx2_turbo";
+    spec.short = "LTX-2 turbo";
+    spec.models.loras = {
+      family: "ltx2.5-turbo-lora",
+      patterns: ["*turbo*"],
+      folder: "loras",
+      tier: "accelerator",
+    };
+    for (const pass of ["final", "proxy"]) {
+      spec.presets[pass].lora = lora;
+      spec.presets[pass].base = { loras: [], steps: 20 };
+    }
+    const dir = path.join(ep, "targets", "ltx2_turbo");
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "target.json"), JSON.stringify(spec, null, 2));
+    // The keyframe patch is keyed to the id `ltx2` (lib/targets/graph.ts targetPatch), so this copy is text to video:
+    // the first-frame nodes are taken out and each stage's latent goes straight on.
+    const graph = JSON.parse(await readFile(path.join(LTX2_DIR, "workflow.json"), "utf8"));
+    graph["14"].inputs.video_latent = graph["12"].inputs.latent;
+    graph["23"].inputs.video_latent = graph["22"].inputs.latent;
+    for (const id of ["10", "11", "12", "22"]) delete graph[id];
+    await writeFile(path.join(dir, "workflow.json"), JSON.stringify(graph));
+    const built = await s.call("POST", "/build", { ep });
+    expect(built.body.ok, JSON.stringify(built.body)).toBe(true);
+    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+
+    const res = await render({ ep, shots: ["sh020"] });
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.skipped).toEqual([]);
+    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([["sh020", "ltx2_turbo"]]);
+    await renderAll(res.body.queued.map((q: Any) => q.prompt_id));
+    const sc = await sidecar(ep, "sh020", 1);
+    expect(sc).toMatchObject({ status: "ok", target: "ltx2_turbo", base: true });
+    expect(sc.resolved.loras).toMatchObject({ want: lora, using: null, how: "missing", tier: "accelerator" });
+    expect(sc.notes.join("\n")).toContain(`accelerator ${lora} (loras) is not installed`);
+    expect(double.prompts.length).toBe(1);
   });
 });

@@ -35,15 +35,24 @@ export function resolvedFiles(sidecar: Sidecar): Record<string, string> {
   return out;
 }
 
-/** The patched API graph for `job` on `spec`, and what the patch had to say. */
+/**
+ * The patched API graph for `job` on `spec`, and what the patch had to say. `chosen` is the workflow resolved when
+ * the take was queued (rule 2); a payload from before that carried none, and then the workflow is resolved here.
+ */
 export async function takeGraph(
   spec: TargetSpec,
   sidecar: Sidecar,
   job: EngineJob,
   env: Record<string, string | undefined>,
+  chosen?: ApiGraph | null,
 ): Promise<{ graph: ApiGraph; notes: string[] }> {
-  const wf = await resolveWorkflow(spec, { env });
-  if (!wf.ok) throw new Error(wf.error);
+  let workflow: ApiGraph;
+  if (chosen && typeof chosen === "object") workflow = structuredClone(chosen);
+  else {
+    const wf = await resolveWorkflow(spec, { env });
+    if (!wf.ok) throw new Error(wf.error);
+    workflow = wf.graph;
+  }
   const files = resolvedFiles(sidecar);
   const values: PatchValues = {
     ...files,
@@ -61,7 +70,7 @@ export async function takeGraph(
   };
   const steps = num(sidecar.steps);
   if (steps !== null) values.steps = steps;
-  const patched = patchGraph(spec, wf.graph, values, {
+  const patched = patchGraph(spec, workflow, values, {
     first: job.inputs.first ?? null,
     last: job.inputs.last ?? null,
   });

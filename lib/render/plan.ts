@@ -29,6 +29,7 @@ import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
+import type { ApiGraph } from "../targets/graph.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
 import {
   type Listing,
@@ -39,6 +40,7 @@ import {
   resolveModels,
 } from "../targets/models.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
+import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
 import type { RenderRequest } from "./request.ts";
 import { chooseSeed, seedValue } from "./seed.ts";
 
@@ -122,6 +124,15 @@ export interface PlannedShot {
   resolved: Record<string, ResolvedParam> | null;
   /** The accelerator fallback is in force: the preset's `base` renders. */
   base: boolean;
+  /** The workflow the job patches (rule 2, resolved once per target per request), or null off ComfyUI. */
+  workflow: PlannedWorkflow | null;
+}
+
+/** The target's workflow as resolved at queue time: the graph and where it came from. */
+export interface PlannedWorkflow {
+  graph: ApiGraph;
+  source: WorkflowSource;
+  where: string;
 }
 
 export interface Plan {
@@ -179,6 +190,8 @@ interface PlanCtx {
   /** Installed files per models folder of the local backend, by folder (one listing per request). */
   listings: Map<string, Promise<readonly string[] | null>>;
   localUrl: Promise<string> | null;
+  /** Each target's workflow, resolved once per request (rule 2). */
+  workflows: Map<string, Promise<WorkflowResolution>>;
 }
 
 /** Why the lane cannot take this request's jobs (no engine, or settings it lacks), or null; once per lane. */
@@ -253,6 +266,7 @@ export async function planRender(
     services,
     listings: new Map(),
     localUrl: null,
+    workflows: new Map(),
   };
   // Rule 1: whatever goes wrong with one shot is that shot's error, never the whole request's.
   const results = await Promise.all(
@@ -390,6 +404,15 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     notes.push(`model files are not checked before queueing; the ${lane} backend reads them`);
   }
 
+  // Rule 2: the target's workflow (env variable's file, else the copy saved in ComfyUI, else the shipped copy),
+  // after the model check so that a backend that does not answer is named as such.
+  let workflow: PlannedWorkflow | null = null;
+  if (!builtin && lane === "local") {
+    const wf = await workflowFor(c, spec);
+    if (!wf.ok) return { shot, error: wf.error };
+    workflow = { graph: wf.graph, source: wf.source, where: wf.where };
+  }
+
   const latentAsked = req.saveLatent ?? latentDefault(vi, req.pass);
   const saveLatent = latentAsked && keepsLatent(spec);
   if (req.saveLatent === true && !keepsLatent(spec)) {
@@ -504,7 +527,28 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     firstFrame,
     resolved: models ? resolvedParams(models) : null,
     base: models?.base ?? false,
+    workflow,
   };
+}
+
+/** The target's workflow for this request, resolved once per target (rule 2) against the local ComfyUI. */
+function workflowFor(c: PlanCtx, spec: TargetSpec): Promise<WorkflowResolution> {
+  let wf = c.workflows.get(spec.id);
+  if (!wf) {
+    c.localUrl ??= localAddress({ home: c.services.home, env: c.services.env ?? {} });
+    const localUrl = c.localUrl;
+    wf = resolveWorkflow(spec, {
+      env: c.services.env ?? {},
+      ...(spec.custom ? { targetDir: path.join(c.vi.home, "targets", spec.id) } : {}),
+      fetch: async (route) => {
+        const url = (await localUrl).replace(/\/+$/, "");
+        const res = await fetch(url + route, { signal: AbortSignal.timeout(10_000) });
+        return { status: res.status, text: () => res.text() };
+      },
+    });
+    c.workflows.set(spec.id, wf);
+  }
+  return wf;
 }
 
 /** The sidecar's `resolved`: each model param's wanted file, the file used, how it was chosen and its tier. */

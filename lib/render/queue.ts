@@ -18,6 +18,7 @@ import {
   type Plan,
   type PlanDeps,
   type PlannedShot,
+  type PlannedWorkflow,
   planRender,
   type ShotError,
   type SkippedShot,
@@ -51,6 +52,8 @@ export interface RenderPayload {
   first_frame: string | null;
   save_frames: boolean;
   save_latent: boolean;
+  /** The target's workflow resolved at queue time (rule 2); absent on older payloads (the job resolves it). */
+  workflow?: PlannedWorkflow | null;
 }
 
 export interface QueuedTake {
@@ -371,6 +374,7 @@ export async function queueRender(
         first_frame: p.firstFrame,
         save_frames: p.saveFrames,
         save_latent: p.saveLatent,
+        ...(p.workflow ? { workflow: p.workflow } : {}),
       };
       let job: Job;
       try {

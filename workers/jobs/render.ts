@@ -207,7 +207,7 @@ export const renderJob: JobHandler = async (job, ctx) => {
     const patchNotes: string[] = [];
     const spec = vi?.env.targets.get(p.target) ?? (await shippedTargets()).get(p.target);
     if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
-      const patched = await takeGraph(spec, sidecar, engineJob, env);
+      const patched = await takeGraph(spec, sidecar, engineJob, env, p.workflow?.graph);
       engineJob.graph = patched.graph;
       patchNotes.push(...patched.notes);
     }
