@@ -214,6 +214,113 @@ describe("rendering on the local ComfyUI", () => {
     expect(sc.notes.join("\n")).toMatch(/duration_head: .* is not installed, so .* is off/);
   });
 
+  describe("model mismatch (rule 4)", () => {
+    // A distilled ltx2.5 transformer by name (it resolves by pattern) whose header is flux2-klein-9b's.
+    const ODD = "ltx-2.5-22b-distilled-fp8.safetensors";
+    const oddModels = () => {
+      const models = structuredClone(DEFAULT_MODELS);
+      models.diffusion_models = models.diffusion_models.map((f) => (f.includes("distilled") ? ODD : f));
+      return models;
+    };
+    async function fakeComfyPath(): Promise<string> {
+      const root = path.join(s.env.services.home, "comfy-local");
+      const dir = path.join(root, "models", "diffusion_models");
+      await mkdir(dir, { recursive: true });
+      const t = (shape: number[]) => ({ dtype: "BF16", shape, data_offsets: [0, 0] });
+      const header = Buffer.from(
+        JSON.stringify({
+          "img_in.weight": t([4096, 128]),
+          "txt_in.weight": t([4096, 12288]),
+          "double_stream_modulation_img.lin.weight": t([1]),
+          "single_stream_modulation.lin.weight": t([1]),
+          "double_blocks.7.img_attn.qkv.weight": t([1]),
+          "single_blocks.23.linear1.weight": t([1]),
+        }),
+      );
+      const len = Buffer.alloc(8);
+      len.writeBigUInt64LE(BigInt(header.length));
+      await writeFile(path.join(dir, ODD), Buffer.concat([len, header]));
+      return root;
+    }
+    async function withPath(double: ComfyDouble, root: string | null): Promise<void> {
+      await writeFile(
+        settingsFile(s.env.services),
+        JSON.stringify({ local_url: double.url, ...(root ? { path: root } : {}) }),
+      );
+    }
+
+    it("skips a shot whose model file's header is another family, with model_mismatch and no take", async () => {
+      const double = await useDouble(oddModels());
+      await withPath(double, await fakeComfyPath());
+      const ep = await ltxEpisode();
+      const res = await render({ ep, shots: ["sh020"] });
+      expect(res.body.queued).toEqual([]);
+      expect(res.body.errors).toEqual([]);
+      expect(res.body.skipped).toEqual([
+        {
+          shot: "sh020",
+          reason: expect.stringMatching(/^model mismatch: model: .*flux2-klein-9b/),
+          target: "ltx2",
+          model_mismatch: [
+            {
+              param: "model",
+              file: ODD,
+              family: "flux2-klein-9b",
+              label: expect.stringContaining(ODD),
+              patterns: ["ltx-2.5*", "*ltx*2.5*", "*ltx*2_5*"],
+              match: false,
+              found: "flux2-klein-9b",
+              message: expect.stringContaining("flux2-klein-9b"),
+              block: true,
+            },
+          ],
+        },
+      ]);
+      expect(await readFile(sidecarFile(ep, "sh020", 1), "utf8").catch(() => null)).toBeNull();
+    });
+
+    it("renders it with a note under allow_model_mismatch", async () => {
+      const double = await useDouble(oddModels());
+      await withPath(double, await fakeComfyPath());
+      const ep = await ltxEpisode();
+      const res = await render({ ep, shots: ["sh020"], allow_model_mismatch: true });
+      expect(res.body.errors).toEqual([]);
+      expect(res.body.skipped).toEqual([]);
+      expect(res.body.queued).toHaveLength(1);
+      const sc = await sidecar(ep, "sh020", 1);
+      expect(sc.resolved.model).toMatchObject({ using: ODD, how: "family" });
+      expect(sc.notes.join("\n")).toMatch(/model: .*flux2-klein-9b.*allow_model_mismatch/);
+    });
+
+    it("renders with a note when the substitute's header cannot be read on this machine", async () => {
+      const double = await useDouble(oddModels());
+      await withPath(double, null);
+      const ep = await ltxEpisode();
+      const res = await render({ ep, shots: ["sh030"] });
+      expect(res.body.errors).toEqual([]);
+      expect(res.body.skipped).toEqual([]);
+      expect(res.body.queued).toHaveLength(1);
+      const sc = await sidecar(ep, "sh030", 1);
+      expect(sc.notes.join("\n")).toMatch(/model: .* could not be read from its header/);
+    });
+
+    it("skips a request model that names another family's file", async () => {
+      await useDouble(DEFAULT_MODELS);
+      const ep = await ltxEpisode();
+      const res = await render({ ep, shots: ["sh010"], model: "flux-2-klein-9b-kv.safetensors" });
+      expect(res.body.queued).toEqual([]);
+      expect(res.body.skipped).toEqual([
+        expect.objectContaining({
+          shot: "sh010",
+          reason: expect.stringMatching(/^model mismatch: /),
+          model_mismatch: [
+            expect.objectContaining({ param: "model", file: "flux-2-klein-9b-kv.safetensors" }),
+          ],
+        }),
+      ]);
+    });
+  });
+
   it("names the address when the local ComfyUI does not answer, and reserves no take", async () => {
     const double = await useDouble(DEFAULT_MODELS);
     const ep = await ltxEpisode();

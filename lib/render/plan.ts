@@ -41,6 +41,7 @@ import {
 } from "../targets/models.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
+import { checkModelFamilies, localComfyPath, type ModelMismatch } from "./model-check.ts";
 import type { RenderRequest } from "./request.ts";
 import { chooseSeed, seedValue } from "./seed.ts";
 
@@ -52,6 +53,8 @@ export interface SkippedShot {
   target?: string;
   /** Model files the target needs that the backend does not have (rule 4). */
   missing_files?: Pick<MissingFile, "param" | "tier" | "want" | "family" | "folder" | "url" | "source">[];
+  /** Model files of another family than their param's (rule 4). */
+  model_mismatch?: ModelMismatch[];
 }
 
 /** How one model param of the take was served, as the sidecar's `resolved` records it. */
@@ -190,6 +193,8 @@ interface PlanCtx {
   /** Installed files per models folder of the local backend, by folder (one listing per request). */
   listings: Map<string, Promise<readonly string[] | null>>;
   localUrl: Promise<string> | null;
+  /** The engine's models folder on this machine (settings `path`, else COMFYUI_PATH), once per request. */
+  comfyPath?: Promise<string | null>;
   /** Each target's workflow, resolved once per request (rule 2). */
   workflows: Map<string, Promise<WorkflowResolution>>;
 }
@@ -400,6 +405,21 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
       };
     }
     notes.push(...models.notes);
+    // Rule 4: a file of another family is a blocker unless the request allows it.
+    c.comfyPath ??= localComfyPath(c.services);
+    const check = await checkModelFamilies(spec, req.pass, models, await c.comfyPath, vi.env.targets);
+    notes.push(...check.notes);
+    if (check.mismatches.length) {
+      if (!req.allowModelMismatch) {
+        return {
+          shot,
+          reason: `model mismatch: ${check.mismatches.map((m) => m.message).join("; ")}`,
+          model_mismatch: check.mismatches,
+          target,
+        };
+      }
+      for (const m of check.mismatches) notes.push(`${m.message} (allow_model_mismatch)`);
+    }
   } else if (!builtin) {
     notes.push(`model files are not checked before queueing; the ${lane} backend reads them`);
   }
