@@ -435,18 +435,18 @@ describe("a show's own ComfyUI target", () => {
     };
     for (const pass of ["final", "proxy"]) {
       spec.presets[pass].lora = lora;
-      spec.presets[pass].base = { loras: [], steps: 20 };
+      spec.presets[pass].base = { loras: [], steps: 20, cfg: 3.5 };
     }
+    // The copy binds cfg (both stages' guiders), so the base preset's cfg reaches the patched graph.
+    spec.binding.params.cfg = { class_type: "LTXVDualCFGGuider", field: "video_cfg", all: true };
     const dir = path.join(ep, "targets", "ltx2_turbo");
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, "target.json"), JSON.stringify(spec, null, 2));
-    // The keyframe patch is keyed to the id `ltx2` (lib/targets/graph.ts targetPatch), so this copy is text to video:
-    // the first-frame nodes are taken out and each stage's latent goes straight on.
-    const graph = JSON.parse(await readFile(path.join(LTX2_DIR, "workflow.json"), "utf8"));
-    graph["14"].inputs.video_latent = graph["12"].inputs.latent;
-    graph["23"].inputs.video_latent = graph["22"].inputs.latent;
-    for (const id of ["10", "11", "12", "22"]) delete graph[id];
-    await writeFile(path.join(dir, "workflow.json"), JSON.stringify(graph));
+    // The keyframe patch follows `binding.keyframe_patch`, which the copy keeps: the shipped workflow works as is.
+    await writeFile(
+      path.join(dir, "workflow.json"),
+      await readFile(path.join(LTX2_DIR, "workflow.json"), "utf8"),
+    );
     const built = await s.call("POST", "/build", { ep });
     expect(built.body.ok, JSON.stringify(built.body)).toBe(true);
     await png(path.join(ep, "refs", "_bg", "kitchen.png"));
@@ -462,5 +462,13 @@ describe("a show's own ComfyUI target", () => {
     expect(sc.resolved.loras).toMatchObject({ want: lora, using: null, how: "missing", tier: "accelerator" });
     expect(sc.notes.join("\n")).toContain(`accelerator ${lora} (loras) is not installed`);
     expect(double.prompts.length).toBe(1);
+    // Rule 5 with rule 10: the base preset's values replace the target preset's (steps 8 → 20, cfg → 3.5).
+    expect(sc.steps).toBe(20);
+    const sent = Object.values(
+      (double.prompts[0] as Any).body?.prompt ?? (double.prompts[0] as Any).prompt ?? {},
+    ) as Any[];
+    const guiders = sent.filter((n) => n.class_type === "LTXVDualCFGGuider");
+    expect(guiders.length).toBeGreaterThan(0);
+    for (const g of guiders) expect(g.inputs.video_cfg).toBe(3.5);
   });
 });

@@ -179,6 +179,18 @@ describe("ltx2", () => {
     expectPrunedTo(g, saver);
   });
 
+  it("keys the keyframe wiring on the binding, not the id: a copy of ltx2 under another id gets the same", async () => {
+    const { spec, graph } = await target("ltx2");
+    const copy = { ...structuredClone(spec), id: "ltx2_turbo", short: "LTX-2 turbo" };
+    const inputs = { first: "first.png", last: "last.png" };
+    const own = patchGraph(spec, graph, { prompt: "p", seed: 1 }, inputs).graph;
+    const copied = patchGraph(copy, graph, { prompt: "p", seed: 1 }, inputs).graph;
+    expect(copied).toEqual(own);
+    const images = nodesOf(copied, "LoadImage").map((id) => copied[id].inputs.image);
+    expect(images.sort()).toEqual(["first.png", "last.png"]);
+    expect(nodesOf(copied, "LTXVAddGuide").length).toBeGreaterThan(0);
+  });
+
   it("with the saver pack, H3SaveShot replaces CreateVideo and takes fps, shot id and the take's paths", async () => {
     const { spec, graph } = await target("ltx2");
     const { graph: g, saver } = patchGraph(

@@ -68,6 +68,14 @@ export async function takeGraph(
     prefix: job.stem,
     base: sidecar.base === true,
   };
+  // The accelerator fallback (rule 5): the base preset's other values (cfg, sampler, …) replace the target
+  // preset's; the take's own values above (request and overrides, rule 10) are kept.
+  if (sidecar.base === true && isObject(sidecar.base_values)) {
+    for (const [k, v] of Object.entries(sidecar.base_values)) {
+      if (k === "steps" || (values[k] !== undefined && values[k] !== null)) continue;
+      values[k] = v;
+    }
+  }
   const steps = num(sidecar.steps);
   if (steps !== null) values.steps = steps;
   const patched = patchGraph(spec, workflow, values, {

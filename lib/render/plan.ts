@@ -127,6 +127,8 @@ export interface PlannedShot {
   resolved: Record<string, ResolvedParam> | null;
   /** The accelerator fallback is in force: the preset's `base` renders. */
   base: boolean;
+  /** Non-file values of the base preset (cfg, sampler, …) when `base` is in force, else null. */
+  baseValues: Record<string, unknown> | null;
   /** The workflow the job patches (rule 2, resolved once per target per request), or null off ComfyUI. */
   workflow: PlannedWorkflow | null;
 }
@@ -405,6 +407,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
       };
     }
     notes.push(...models.notes);
+    if (models.base) applyBaseSteps(c, sc, eff, models.values);
     // Rule 4: a file of another family is a blocker unless the request allows it.
     c.comfyPath ??= localComfyPath(c.services);
     const check = await checkModelFamilies(spec, req.pass, models, await c.comfyPath, vi.env.targets);
@@ -547,6 +550,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     firstFrame,
     resolved: models ? resolvedParams(models) : null,
     base: models?.base ?? false,
+    baseValues: models?.base ? { ...models.values } : null,
     workflow,
   };
 }
@@ -635,6 +639,23 @@ function isRetargeted(vi: ViewInputs, sc: ShotContext): boolean {
     (typeof retarget === "string" && retarget !== "") ||
     (sc.source === "request" && sc.target !== sc.built.target)
   );
+}
+
+/**
+ * Rule 5 with rule 10: under the accelerator fallback the base preset replaces the target preset layer, so its
+ * steps win over the preset's but not over the request, the shot's pass override or a shot-level value that differs
+ * from the preset's (the built entry carries the preset's steps when no layer set them).
+ */
+function applyBaseSteps(c: PlanCtx, sc: ShotContext, eff: Effective, values: Record<string, unknown>): void {
+  const steps = num(values.steps);
+  if (steps === null || c.req.steps !== null) return;
+  const block = targetBlock(c.vi.overrides, sc.built.id, sc.target);
+  const passBlock = isObject(block?.[c.vi.pass]) ? (block?.[c.vi.pass] as PassOverride) : undefined;
+  if (num(passBlock?.steps) !== null) return;
+  const entrySteps = num(sc.reads.entry.steps);
+  const presetSteps = num(sc.reads.defaults?.steps);
+  if (entrySteps !== null && entrySteps !== presetSteps) return;
+  eff.steps = steps;
 }
 
 /** `effective` as GET /studio/shot answers it, then the request's own values on top (the strongest layer). */

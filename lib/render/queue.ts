@@ -182,6 +182,7 @@ function queueSidecar(
   if (p.resolved) {
     s.resolved = p.resolved;
     s.base = p.base;
+    if (p.baseValues && Object.keys(p.baseValues).length) s.base_values = p.baseValues;
   }
   s.inputs = {};
   Object.assign(s, extra);

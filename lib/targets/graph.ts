@@ -665,7 +665,8 @@ function referenceChains(ctx: Ctx, names: string[]): void {
 
 function targetPatch(ctx: Ctx, inputs: PatchInputs): void {
   const { spec } = ctx;
-  if (spec.id === "ltx2") {
+  // Keyed on the binding, not the id: a show's own copy of the ltx2 target keeps its keyframe wiring.
+  if (spec.binding.keyframe_patch === "ltx2") {
     ltxFirstFrame(ctx, inputs.first);
     if (inputs.last) ltxLastFrame(ctx, inputs.last);
     return;
