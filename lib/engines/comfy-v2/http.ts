@@ -7,7 +7,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Agent, FormData, request } from "undici";
 import { graphJson } from "../../targets/graph.ts";
-import { ComfyTimeoutError, downError, normalizeBase } from "../comfyui/http.ts";
+import { ComfyTimeoutError, downError, normalizeBase, signalFor } from "../comfyui/http.ts";
 import {
   ComfyV2DownError,
   ComfyV2Error,
@@ -84,11 +84,6 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
   /** The key goes only to the configured origin. */
   const auth = (url: string): Record<string, string> =>
     opts.apiKey && new URL(url).origin === origin ? { authorization: `Bearer ${opts.apiKey}` } : {};
-
-  function signalFor(ms: number, outer?: AbortSignal): { signal: AbortSignal; timeout: AbortSignal } {
-    const timeout = AbortSignal.timeout(ms);
-    return { signal: outer ? AbortSignal.any([timeout, outer]) : timeout, timeout };
-  }
 
   function fail(
     method: string,

@@ -144,6 +144,12 @@ export interface ComfyHttp {
   close(): Promise<void>;
 }
 
+/** A request's signal: its own time limit, and the caller's abort when there is one (`timeout` tells them apart). */
+export function signalFor(ms: number, outer?: AbortSignal): { signal: AbortSignal; timeout: AbortSignal } {
+  const timeout = AbortSignal.timeout(ms);
+  return { signal: outer ? AbortSignal.any([timeout, outer]) : timeout, timeout };
+}
+
 export function createHttp(opts: HttpOptions): ComfyHttp {
   const base = normalizeBase(opts.url);
   const address = base;
@@ -151,11 +157,6 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
   const defaultTimeout = opts.timeoutMs ?? 30_000;
   const agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 4000 });
   const extra = opts.headers ?? {};
-
-  function signalFor(ms: number, outer?: AbortSignal): { signal: AbortSignal; timeout: AbortSignal } {
-    const timeout = AbortSignal.timeout(ms);
-    return { signal: outer ? AbortSignal.any([timeout, outer]) : timeout, timeout };
-  }
 
   function fail(
     method: string,
