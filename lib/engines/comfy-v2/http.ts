@@ -7,7 +7,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Agent, FormData, request } from "undici";
 import { graphJson } from "../../targets/graph.ts";
-import { ComfyTimeoutError, downError, normalizeBase, signalFor } from "../comfyui/http.ts";
+import { ComfyTimeoutError, downError, jsonOrNull, normalizeBase, signalFor } from "../comfyui/http.ts";
 import {
   ComfyV2DownError,
   ComfyV2Error,
@@ -125,15 +125,7 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
     const status = res.statusCode;
     if ((status < 200 || status > 299) && !accept?.includes(status))
       throw refuse(method, route, status, text, res.headers);
-    let json: unknown = null;
-    if (text.trim() !== "") {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-    }
-    return { status, json, text, headers: res.headers };
+    return { status, json: jsonOrNull(text), text, headers: res.headers };
   }
 
   return {

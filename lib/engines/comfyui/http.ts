@@ -145,6 +145,16 @@ export interface ComfyHttp {
 }
 
 /** A request's signal: its own time limit, and the caller's abort when there is one (`timeout` tells them apart). */
+/** A body's JSON, or null when it is empty or not JSON (servers answer errors as text or HTML too). */
+export function jsonOrNull(text: string): unknown {
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
 export function signalFor(ms: number, outer?: AbortSignal): { signal: AbortSignal; timeout: AbortSignal } {
   const timeout = AbortSignal.timeout(ms);
   return { signal: outer ? AbortSignal.any([timeout, outer]) : timeout, timeout };
@@ -183,15 +193,7 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
     const status = res.statusCode;
     if ((status < 200 || status > 299) && !accept?.includes(status))
       throw new ComfyHttpError(method, address, route, status, text);
-    let json: unknown = null;
-    if (text.trim() !== "") {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-    }
-    return { status, json, text, headers: res.headers };
+    return { status, json: jsonOrNull(text), text, headers: res.headers };
   }
 
   return {
