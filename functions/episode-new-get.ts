@@ -1,8 +1,12 @@
 // GET /studio/episode/new: what a new episode under a folder would start from (template, suggested name).
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { findSeriesConfig } from "../lib/episode/files.ts";
-import { episodesUnder, newestEpisode, resolveParent, suggestName } from "../lib/episode/siblings.ts";
+import {
+  episodesUnder,
+  newestEpisode,
+  resolveParent,
+  seriesTextOf,
+  suggestName,
+} from "../lib/episode/siblings.ts";
 import { defineFunction } from "../lib/fn.ts";
 
 export default defineFunction({
@@ -18,11 +22,7 @@ export default defineFunction({
     const parent = await resolveParent(input.parent, ctx);
     const { names, episodes } = await episodesUnder(parent);
     const from = newestEpisode(episodes);
-    let series: string | null = null;
-    if (from) {
-      const config = await findSeriesConfig(from.dir);
-      if (config) series = await readFile(config.path, "utf8").catch(() => null);
-    }
+    const series = from ? await seriesTextOf(from) : null;
     return {
       parent,
       from: from?.name ?? null,

@@ -1,8 +1,8 @@
 // The build's I/O edge (script-format.md §4.1 step 6): shot lists, shots.json and the reference work order.
-import { access, readdir, rm } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import path from "node:path";
+import { episodeFence, readShowDir, removeShow, writeShowFile } from "../paths/guarded.ts";
 import { FLOAT_KEYS, pyJson } from "../script/canonical.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
 import { type RefsTodoEntry, refsTodoMarkdown } from "./refs-todo.ts";
 import type { BuildResult, Pass } from "./types.ts";
 
@@ -38,7 +38,8 @@ async function exists(file: string): Promise<boolean> {
 }
 
 /**
- * Write one pass's outputs into the episode folder. `storyJsonText` is shots.json as the story serialiser
+ * Write one pass's outputs into the episode folder (a checked real path; a shotlist/ or file that is a link
+ * leading out of it is refused). `storyJsonText` is shots.json as the story serialiser
  * wrote it (pass-independent). Stale `shotlist.<target>` files of the same pass are deleted afterwards.
  */
 export async function writeBuildOutputs(
@@ -47,6 +48,8 @@ export async function writeBuildOutputs(
   result: BuildResult,
   storyJsonText: string,
 ): Promise<WrittenOutputs> {
+  const fence = episodeFence(epDir);
+  const write = (file: string, text: string) => writeShowFile(fence, file, text);
   const dir = path.join(epDir, "shotlist");
   const written: string[] = [];
   const names = new Set<string>();
@@ -55,12 +58,10 @@ export async function writeBuildOutputs(
     const name = shotlistFileName(target, result.seriesTarget, pass);
     names.add(name);
     written.push(`shotlist/${name}`);
-    jobs.push(
-      writeFileAtomic(path.join(dir, name), `${pyJson(doc, { indent: 2, floatKeys: FLOAT_KEYS })}\n`),
-    );
+    jobs.push(write(path.join(dir, name), `${pyJson(doc, { indent: 2, floatKeys: FLOAT_KEYS })}\n`));
   }
   const storyText = storyJsonText.endsWith("\n") ? storyJsonText : `${storyJsonText}\n`;
-  jobs.push(writeFileAtomic(path.join(dir, "shots.json"), storyText));
+  jobs.push(write(path.join(dir, "shots.json"), storyText));
   written.push("shotlist/shots.json");
 
   const refsTodo: RefsTodoEntry[] = await Promise.all(
@@ -76,19 +77,16 @@ export async function writeBuildOutputs(
   const stem = pass === "proxy" ? "refs_todo_proxy" : "refs_todo";
   const episode = Object.values(result.docs)[0]?.episode ?? "";
   jobs.push(
-    writeFileAtomic(
-      path.join(epDir, `${stem}.json`),
-      `${pyJson(refsTodo, { indent: 2, floatKeys: NO_FLOATS })}\n`,
-    ),
+    write(path.join(epDir, `${stem}.json`), `${pyJson(refsTodo, { indent: 2, floatKeys: NO_FLOATS })}\n`),
   );
-  jobs.push(writeFileAtomic(path.join(epDir, `${stem}.md`), refsTodoMarkdown(refsTodo, episode, pass)));
+  jobs.push(write(path.join(epDir, `${stem}.md`), refsTodoMarkdown(refsTodo, episode, pass)));
   written.push(`${stem}.json`, `${stem}.md`);
   await Promise.all(jobs);
 
   const deleted: string[] = [];
-  for (const name of await readdir(dir)) {
+  for (const name of await readShowDir(fence, dir)) {
     if (isTargetList(name, pass) && !names.has(name)) {
-      await rm(path.join(dir, name), { force: true });
+      await removeShow(fence, path.join(dir, name));
       deleted.push(`shotlist/${name}`);
     }
   }

@@ -1,10 +1,10 @@
 // Reads an episode's build for one pass: every target's shot list merged into one shot map, in script order.
-import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Entry, Pass, ShotlistDoc } from "../build/types.ts";
+import { StudioError } from "../errors.ts";
+import { episodeFence, readShowDir, readShowJson, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { storyFromJson } from "../script/story.ts";
 import type { Story } from "../script/types.ts";
-import { readJsonFile } from "../store/json-file.ts";
 
 /** The reference's default target: a shot list without `target` is an H3 Ref2VA document. */
 const UNNAMED_TARGET = "minimax_h3_ref2va";
@@ -34,11 +34,13 @@ const cache = new Map<string, { key: string; build: Build }>();
 
 /** The pass's build, or null when the pass has not been built (no `shotlist[_proxy].json`). */
 export async function readBuild(ep: string, pass: Pass): Promise<Build | null> {
+  const fence = episodeFence(ep);
   const dir = shotlistDir(ep);
   let names: string[];
   try {
-    names = await readdir(dir);
-  } catch {
+    names = await readShowDir(fence, dir);
+  } catch (err) {
+    if (err instanceof StudioError) throw err;
     return null;
   }
   const main = pass === "final" ? "shotlist.json" : "shotlist_proxy.json";
@@ -48,7 +50,7 @@ export async function readBuild(ep: string, pass: Pass): Promise<Build | null> {
     .filter((n) => (pass === "proxy" ? n.endsWith("_proxy.json") : !n.endsWith("_proxy.json")))
     .sort();
   const files = [main, ...others];
-  const stats = await Promise.all(files.map((f) => stat(path.join(dir, f)).catch(() => null)));
+  const stats = await Promise.all(files.map((f) => statShowOrNull(fence, path.join(dir, f))));
   const key = files.map((f, i) => `${f}:${stats[i]?.mtimeMs}:${stats[i]?.size}`).join("|");
   const cacheKey = `${ep}\0${pass}`;
   const hit = cache.get(cacheKey);
@@ -57,7 +59,7 @@ export async function readBuild(ep: string, pass: Pass): Promise<Build | null> {
   const docs: Record<string, ShotlistDoc> = {};
   let seriesTarget = UNNAMED_TARGET;
   for (const f of files) {
-    const doc = (await readJsonFile(path.join(dir, f), `shotlist/${f}`)) as ShotlistDoc | undefined;
+    const doc = (await readShowJson(fence, path.join(dir, f), `shotlist/${f}`)) as ShotlistDoc | undefined;
     if (!doc) continue;
     const target =
       doc.target ??
@@ -92,14 +94,15 @@ const storyCache = new Map<string, { key: string; story: Story }>();
 
 /** `shotlist/shots.json` (the story IR), or null when absent or unreadable. */
 export async function readStory(ep: string): Promise<Story | null> {
+  const fence = episodeFence(ep);
   const file = path.join(shotlistDir(ep), "shots.json");
-  const st = await stat(file).catch(() => null);
+  const st = await statShowOrNull(fence, file);
   if (!st) return null;
   const key = `${st.mtimeMs}:${st.size}`;
   const hit = storyCache.get(ep);
   if (hit && hit.key === key) return hit.story;
   try {
-    const story = storyFromJson(await readFile(file, "utf8"));
+    const story = storyFromJson(await readShowText(fence, file));
     storyCache.set(ep, { key, story });
     return story;
   } catch {

@@ -1,17 +1,12 @@
 // Which files of an episode folder are its script and its series config (script-format.md §1).
-import { readdir, stat } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
+import { findSeriesConfig, isFile } from "../paths/series-config.ts";
 
-export const SERIES_FILE = "series.json";
+export { findSeriesConfig, isFile, SERIES_FILE, type SeriesConfigLocation } from "../paths/series-config.ts";
 
 // Markdown the build and the service write into an episode; never the script.
 const NOT_SCRIPT = /^(refs_todo|readme|notes|align_report)/i;
-
-export interface SeriesConfigLocation {
-  path: string;
-  /** True when the config is the parent's (a show folder shared by several episodes). */
-  inParent: boolean;
-}
 
 /** `<folder>.md`, else the single other `.md` that is not build output or notes; null when none or several. */
 export async function findScript(epDir: string): Promise<string | null> {
@@ -30,29 +25,10 @@ export async function findScript(epDir: string): Promise<string | null> {
   return (await isFile(file)) ? file : null;
 }
 
-/** The episode's own series.json, else its parent's; null when neither exists. */
-export async function findSeriesConfig(epDir: string): Promise<SeriesConfigLocation | null> {
-  const own = path.join(epDir, SERIES_FILE);
-  if (await isFile(own)) return { path: own, inParent: false };
-  const parentDir = path.dirname(epDir);
-  if (parentDir === epDir) return null;
-  const shared = path.join(parentDir, SERIES_FILE);
-  if (await isFile(shared)) return { path: shared, inParent: true };
-  return null;
-}
-
 /** Whether `dir` is an episode: a series config and a script; with only the parent's config the script must be `<folder>.md`. */
 export async function isEpisodeFolder(dir: string): Promise<boolean> {
   const config = await findSeriesConfig(dir);
   if (!config) return false;
   if (config.inParent) return isFile(path.join(dir, `${path.basename(dir)}.md`));
   return (await findScript(dir)) !== null;
-}
-
-export async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -1,9 +1,12 @@
 // The episodes under a folder: where new episodes go, which is newest, and the next name to suggest.
 import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { resolveFolder } from "../paths/episode.ts";
+import { episodeFence, readShowText, statShowOrNull } from "../paths/guarded.ts";
+import { isInside } from "../paths/inside.ts";
+import { seriesConfigFence } from "../paths/series-config.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
 import { compareNames, episodeSummary, isSkippedFolder } from "./find.ts";
 /** The real path of the folder new episodes go into, checked like an `ep` (400, then 403, then 404). */
@@ -17,12 +20,16 @@ export function resolveParent(
 
 export interface SiblingEpisode {
   name: string;
+  /** Its real path, inside the parent. */
   dir: string;
   /** Last change of its script or own config: what "newest" is judged by. */
   changed: number;
 }
 
-/** Every folder name directly under `parent` (episode or not), and the episodes among them in name order. */
+/**
+ * Every folder name directly under `parent` (a checked real path), and the episodes among them in name order.
+ * A link that leads out of `parent` is never taken for an episode: its files would be read from elsewhere.
+ */
 export async function episodesUnder(
   parent: string,
 ): Promise<{ names: string[]; episodes: SiblingEpisode[] }> {
@@ -39,17 +46,31 @@ export async function episodesUnder(
     .sort(compareNames);
   const found = await Promise.all(
     candidates.map(async (name): Promise<SiblingEpisode | null> => {
-      const dir = path.join(parent, name);
+      const dir = await realpath(path.join(parent, name)).catch(() => null);
+      if (dir === null || !isInside(parent, dir) || path.dirname(dir) !== parent) return null;
       if (!(await episodeSummary(dir))) return null;
       const [script, config] = await Promise.all([findScript(dir), findSeriesConfig(dir)]);
       const own = config && !config.inParent ? config.path : null;
+      const fence = episodeFence(dir);
       const times = await Promise.all(
-        [script, own].map(async (f) => (f ? (await stat(f).catch(() => null))?.mtimeMs : undefined)),
+        [script, own].map(async (f) =>
+          f ? (await statShowOrNull(fence, f).catch(() => null))?.mtimeMs : undefined,
+        ),
       );
       return { name, dir, changed: Math.max(0, ...times.filter((t): t is number => t !== undefined)) };
     }),
   );
   return { names, episodes: found.filter((e): e is SiblingEpisode => e !== null) };
+}
+
+/** The text of the series config an episode of `parent` runs on (its own, else the show's); null when none. */
+export async function seriesTextOf(episode: SiblingEpisode): Promise<string | null> {
+  const config = await findSeriesConfig(episode.dir);
+  if (!config) return null;
+  return readShowText(seriesConfigFence(config), config.path).catch((err) => {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  });
 }
 
 /** The episode changed last; on a tie the later name, so `ep03` wins over `ep02`. */

@@ -1,12 +1,12 @@
 // One authored file (script or series config) as the editor sees it (script-format.md §5.1) and its save (§5.4).
 import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound, type StudioError } from "../errors.ts";
+import { episodeFence, type Fence, readShowFile, statShow, writeShowFile } from "../paths/guarded.ts";
+import { seriesConfigFence } from "../paths/series-config.ts";
 import { JsonSyntaxError } from "../series/errors.ts";
 import { parseSeriesJson } from "../series/load.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
 import { withLock } from "../store/lock.ts";
 import { type BuildAnswer, buildFolder } from "./build.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
@@ -25,6 +25,8 @@ export interface SourceFile extends FileStyle {
   /** Relative to the episode: `ep01.md`, `series.json`, or `../series.json` for a parent config. */
   path: string;
   abs: string;
+  /** Where the file must really lie: its episode, or the show folder for a parent config. */
+  fence: Fence;
   bytes: Buffer;
   /** LF endings, no BOM. */
   text: string;
@@ -59,15 +61,22 @@ export function encodeLike(text: string, style: FileStyle): Buffer {
 }
 
 /** Where the file is: the script, or the series config in force (the episode's own, else its parent's). */
-export async function locateSource(ep: string, which: SourceKind): Promise<{ abs: string; path: string }> {
+export async function locateSource(
+  ep: string,
+  which: SourceKind,
+): Promise<{ abs: string; path: string; fence: Fence }> {
   if (which === "script") {
     const abs = await findScript(ep);
     if (!abs) throw notFound(`no script in ${ep}: name it after the folder (${path.basename(ep)}.md)`);
-    return { abs, path: path.basename(abs) };
+    return { abs, path: path.basename(abs), fence: episodeFence(ep) };
   }
   const config = await findSeriesConfig(ep);
   if (!config) throw notFound(`no series.json in ${ep} or its parent folder`);
-  return { abs: config.path, path: config.inParent ? `../${path.basename(config.path)}` : "series.json" };
+  return {
+    abs: config.path,
+    path: config.inParent ? `../${path.basename(config.path)}` : "series.json",
+    fence: seriesConfigFence(config),
+  };
 }
 
 /** Read one authored file; 404 when the episode has none, 500 when it is not UTF-8. */
@@ -76,7 +85,10 @@ export async function readSourceFile(ep: string, which: SourceKind): Promise<Sou
   let bytes: Buffer;
   let mtimeMs: number;
   try {
-    [bytes, { mtimeMs }] = await Promise.all([readFile(where.abs), stat(where.abs)]);
+    [bytes, { mtimeMs }] = await Promise.all([
+      readShowFile(where.fence, where.abs),
+      statShow(where.fence, where.abs),
+    ]);
   } catch (err) {
     // Removed between the lookup and the read: the same answer as no file at all.
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw notFound(`${where.path} is gone from ${ep}`);
@@ -89,6 +101,7 @@ export async function readSourceFile(ep: string, which: SourceKind): Promise<Sou
     file: which,
     path: where.path,
     abs: where.abs,
+    fence: where.fence,
     bytes,
     text: normalizeText(decoded),
     hash: sha1Bytes(bytes),
@@ -114,7 +127,7 @@ export async function replaceSourceBytes(
   now: Date,
 ): Promise<void> {
   await saveHistory(ep, path.basename(current.abs), current.bytes, now);
-  await writeFileAtomic(current.abs, bytes);
+  await writeShowFile(current.fence, current.abs, bytes);
 }
 
 export interface SaveResult {

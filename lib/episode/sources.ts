@@ -1,7 +1,8 @@
 // Reads an episode's authored files (script and series config) as text, with where each came from.
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { StudioError } from "../errors.ts";
+import { episodeFence, readShowFile } from "../paths/guarded.ts";
+import { seriesConfigFence } from "../paths/series-config.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
 
 export interface Sources {
@@ -39,11 +40,12 @@ function firstBadUtf8(bytes: Uint8Array): number {
   return bytes.length;
 }
 
+/** `ep` must be a checked real path: the files are read only where they really lie inside it (or its show folder). */
 export async function readSources(ep: string): Promise<Sources> {
   const [scriptPath, config] = await Promise.all([findScript(ep), findSeriesConfig(ep)]);
   const [scriptBytes, seriesBytes] = await Promise.all([
-    scriptPath ? readFile(scriptPath) : null,
-    config ? readFile(config.path) : null,
+    scriptPath ? readShowFile(episodeFence(ep), scriptPath) : null,
+    config ? readShowFile(seriesConfigFence(config), config.path) : null,
   ]);
   return {
     ep,

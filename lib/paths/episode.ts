@@ -2,6 +2,7 @@
 import { realpath, stat } from "node:fs/promises";
 import type { Services } from "../context.ts";
 import { forbidden, notFound, StudioError } from "../errors.ts";
+import { samePath } from "./inside.ts";
 import { realpathNearest } from "./real.ts";
 import { insideRoots, realRoots } from "./roots.ts";
 import { checkAbsolutePath } from "./text.ts";
@@ -9,13 +10,14 @@ import { checkAbsolutePath } from "./text.ts";
 /**
  * Checks in the contract's order: malformed 400, outside every root 403 (even when missing), missing 404.
  * Symlinks are resolved before the root check, so a link out of a root is refused and a symlinked root works.
+ * An episode lies strictly inside a root: the root itself is refused (403).
  */
 export function resolveEpisode(
   ep: unknown,
   services: Pick<Services, "home" | "env">,
   field = "ep",
 ): Promise<string> {
-  return resolveFolder(ep, services, field, "episode folder");
+  return resolveFolder(ep, services, field, "episode folder", true);
 }
 
 /** The same checks for any folder inside a root (`parent` of a new episode, an import's target). */
@@ -24,6 +26,7 @@ export async function resolveFolder(
   services: Pick<Services, "home" | "env">,
   field: string,
   noun = "folder",
+  strictlyInside = false,
 ): Promise<string> {
   const abs = checkAbsolutePath(value, field);
   const roots = await realRoots(services);
@@ -48,6 +51,10 @@ export async function resolveFolder(
     throw new StudioError(500, `${field}: "${abs}" cannot be opened: ${(err as Error).message}`);
   }
   if (!insideRoots(roots, real)) throw outside();
+  // A root is where shows live; taking it as an episode would open the folder above it (its series.json).
+  if (strictlyInside && roots.some((r) => samePath(r, real))) {
+    throw forbidden(`${field}: "${abs}" is a configured root; an episode is a folder inside a root`);
+  }
   const st = await stat(real);
   if (!st.isDirectory()) throw notFound(`${field}: no ${noun} at "${abs}" (it is a file)`);
   return real;

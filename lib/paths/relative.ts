@@ -98,8 +98,8 @@ export async function resolveEpisodePath(
   opts: Omit<ResolveOptions, "series" | "roots"> = {},
 ): Promise<EpisodePath> {
   const epReal = await resolveEpisode(ep, services);
-  const series = await seriesHome(epReal);
   const roots = await realRoots(services);
+  const series = await seriesHome(epReal, roots);
   const real = await resolveInEpisode(epReal, rel, { ...opts, series, roots });
   return { ep: epReal, path: real, series };
 }

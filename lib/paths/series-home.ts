@@ -1,7 +1,8 @@
 // Which series config applies to an episode and which folders above the episode it opens.
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
-import { findSeriesConfig } from "../episode/files.ts";
+import { folderFence, readShowText } from "./guarded.ts";
+import { findSeriesConfig } from "./series-config.ts";
 
 /** The series-config situation that decides what a relative path may reach above the episode. */
 export interface SeriesSituation {
@@ -20,9 +21,9 @@ export interface SeriesHome extends SeriesSituation {
 
 const cache = new Map<string, { key: string; names: boolean }>();
 
-/** Looks at `<ep>/series.json`, else the parent's, and reports what it opens. */
-export async function seriesHome(epReal: string): Promise<SeriesHome> {
-  const found = await findSeriesConfig(epReal);
+/** Looks at `<ep>/series.json`, else the parent's (only inside `roots` when given), and reports what it opens. */
+export async function seriesHome(epReal: string, roots?: readonly string[]): Promise<SeriesHome> {
+  const found = await findSeriesConfig(epReal, roots);
   if (!found) return { config: null, home: epReal, inParent: false, opensParentRefsAudio: false };
   if (found.inParent) {
     return {
@@ -53,7 +54,7 @@ export async function namesParentRefsOrAudio(configFile: string): Promise<boolea
   if (hit?.key === key) return hit.names;
   let text: string;
   try {
-    text = await readFile(configFile, "utf8");
+    text = await readShowText(folderFence(path.dirname(configFile), "its folder"), configFile);
   } catch {
     return false;
   }

@@ -1,9 +1,14 @@
-// Refusals that need no disk: NUL bytes, encoded dots and separators, drive and UNC prefixes, backslashes.
+// Refusals that need no disk: NUL bytes, encoded dots and separators, drive and UNC prefixes, backslashes,
+// over-long names and names Windows would silently change.
 import path from "node:path";
 import { badRequest } from "../errors.ts";
 
 const ENCODED = /%(2e|2f|5c|00)/i;
 const DRIVE = /^[A-Za-z]:/;
+/** Longest file name most file systems store, in bytes. */
+export const MAX_SEGMENT_BYTES = 255;
+/** Longest whole path accepted, in characters (Linux's PATH_MAX). */
+export const MAX_PATH_CHARS = 4096;
 
 function show(value: string): string {
   return JSON.stringify(value);
@@ -16,7 +21,26 @@ function requireString(value: unknown, field: string): string {
   if (ENCODED.test(value)) {
     throw badRequest(`${field}: ${show(value)} contains an encoded dot or separator (%2e, %2f, %5c)`);
   }
+  if (value.length > MAX_PATH_CHARS) {
+    throw badRequest(
+      `${field} is ${value.length} characters long; a path may hold at most ${MAX_PATH_CHARS}`,
+    );
+  }
+  for (const s of value.split(/[\\/]/)) checkSegment(s, value, field);
   return value;
+}
+
+// The file system would answer ENAMETOOLONG, and Windows drops trailing dots and spaces, so "ep01." opens "ep01".
+function checkSegment(segment: string, value: string, field: string): void {
+  if (Buffer.byteLength(segment, "utf8") > MAX_SEGMENT_BYTES) {
+    throw badRequest(
+      `${field}: ${show(value)} has a name longer than ${MAX_SEGMENT_BYTES} bytes ("${segment.slice(0, 24)}...")`,
+    );
+  }
+  if (segment === "." || segment === "..") return;
+  if (/[. ]$/.test(segment)) {
+    throw badRequest(`${field}: ${show(value)} has a name ending in a dot or a space (${show(segment)})`);
+  }
 }
 
 /** An absolute path (an `ep`, a parent folder): returned normalised. */

@@ -1,25 +1,67 @@
-// Atomic file writes: a temporary file in the same folder, then a rename over the target.
+// Atomic file writes: a temporary file in the same folder, synced, then a rename over the target.
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 
+export interface AtomicOptions {
+  /**
+   * Default true: the data reaches the disk before the rename and the rename before the call returns, so a
+   * power cut leaves the old file or the new one. Only files that can be made again (thumbnails) pass false.
+   */
+  durable?: boolean;
+}
+
 /** Write `data` to `file` so that readers see either the old bytes or the new, never a half. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  opts: AtomicOptions = {},
+): Promise<void> {
+  const durable = opts.durable !== false;
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  // The name's shape lets a start-up sweep remove leftovers whose process is gone.
+  const tmp = path.join(dir, tempName(path.basename(file)));
   try {
-    await writeFile(tmp, data);
+    // "wx": never write through a file or link already at the temporary name.
+    const handle = await open(tmp, "wx");
+    try {
+      await handle.writeFile(data);
+      if (durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await renameRetry(tmp, file);
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
   }
+  if (durable) await syncFolder(dir);
+}
+
+/** `.<name>.<pid>.<hex>.tmp`: hidden, and names the process that may still be writing it. */
+export function tempName(base: string): string {
+  return `.${base}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
 }
 
 /** JSON with a 2-space indent and a final newline. */
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+export async function writeJsonAtomic(file: string, value: unknown, opts?: AtomicOptions): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, opts);
+}
+
+/** Make a rename or create in `dir` survive a power cut (folders cannot be opened on Windows: skipped there). */
+export async function syncFolder(dir: string): Promise<void> {
+  if (process.platform === "win32") return;
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } catch (err) {
+    // Some file systems (network shares) refuse fsync on a folder; the rename has happened all the same.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EPERM") throw err;
+  } finally {
+    await handle.close();
+  }
 }
 
 // Windows (and some network shares) report a busy target for a moment after a reader closes it.
