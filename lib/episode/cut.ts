@@ -1,10 +1,9 @@
 // cut.json (api-extras §5.6): read with the reading rules, entries kept compact, written atomically with a
 // `_history/` copy of the previous bytes only when the content really changes.
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { StudioError } from "../errors.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
+import { episodeFence, readShowFile, writeShowFile } from "../paths/guarded.ts";
 import { readBuild, readStory } from "./builds.ts";
 import { saveHistory } from "./history.ts";
 
@@ -63,8 +62,9 @@ const isWhole = (v: unknown): v is number => typeof v === "number" && Number.isI
 export async function readCutFile(ep: string): Promise<StoredCut> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(cutPath(ep));
+    bytes = await readShowFile(episodeFence(ep), cutPath(ep));
   } catch (err) {
+    if (err instanceof StudioError) throw err;
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return { file: {}, bytes: null };
     throw new StudioError(500, `cut.json in ${ep} cannot be read: ${(err as Error).message}`);
   }
@@ -205,7 +205,7 @@ export async function writeCut(
   const text = `${JSON.stringify(cut, null, 2)}\n`;
   if (stored.bytes !== null && sameContent(stored.bytes, cut)) return { cut, changed: false };
   if (stored.bytes !== null) await saveHistory(ep, CUT_FILE, stored.bytes, now);
-  await writeFileAtomic(cutPath(ep), text);
+  await writeShowFile(episodeFence(ep), cutPath(ep), text);
   return { cut, changed: true };
 }
 

@@ -1,9 +1,18 @@
 // Discarding a video take (api-extras §5.8, §6 rule 7): its files move to `renders[_proxy]/_trash/<shot>/`
 // and every cut entry playing it, in either pass, loses its pick. Numbers are never given out again.
-import { mkdir, readdir, rename, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { conflict, notFound } from "../errors.ts";
+import {
+  episodeFence,
+  type Fence,
+  guardPath,
+  mkdirShow,
+  readShowDir,
+  renameShow,
+  statShowOrNull,
+} from "../paths/guarded.ts";
 import { withLock } from "../store/lock.ts";
 import { PASSES, readCutFile, writeCut } from "./cut.ts";
 import { historyStamp } from "./history.ts";
@@ -39,14 +48,16 @@ export function discardTake(
     if (takeStatus(record) === "queued") {
       throw conflict(`${shot} ${pass} take ${take} is still queued: cancel it first`);
     }
+    // Takes and trash move only inside the episode: a renders folder linked out of it is refused (403).
+    const fence = episodeFence(ep);
     const dir = shotFolder(ep, pass, shot);
-    const files = await takeFiles(ep, dir, record);
-    const trash = await trashTarget(trashFolder(ep, pass, shot), files, now);
+    const files = await takeFiles(fence, ep, dir, record);
+    const trash = await trashTarget(fence, trashFolder(ep, pass, shot), files, now);
     const moved: string[] = [];
     for (const rel of files) {
       const to = path.join(trash, rel);
-      await mkdir(path.dirname(to), { recursive: true });
-      await rename(path.join(dir, rel), to);
+      await mkdirShow(fence, path.dirname(to));
+      await renameShow(fence, path.join(dir, rel), to);
       moved.push(path.relative(ep, to).split(path.sep).join("/"));
     }
     return { shot, take, pass, moved, cut_changed: await dropPicks(ep, pass, shot, take, now) };
@@ -57,7 +68,7 @@ export function discardTake(
  * The take's files, relative to the shot folder: every name sharing the stem, the files its sidecar names when
  * they sit in the shot folder, and frames kept under `frames/`.
  */
-async function takeFiles(ep: string, dir: string, t: TakeRecord): Promise<string[]> {
+async function takeFiles(fence: Fence, ep: string, dir: string, t: TakeRecord): Promise<string[]> {
   const files = new Set(t.files);
   const named: unknown[] = NAMED_FILES.map((k) => t.sidecar?.[k]);
   const refs = t.sidecar?.refs;
@@ -73,23 +84,18 @@ async function takeFiles(ep: string, dir: string, t: TakeRecord): Promise<string
     // A bare name sits beside the sidecar; a path is relative to the episode. Only the shot folder's own files move.
     const full = path.basename(n) === n ? path.join(dir, n) : path.resolve(ep, n);
     if (path.dirname(full) !== dir) continue;
-    if ((await stat(full).catch(() => null))?.isFile()) files.add(path.basename(full));
+    if ((await statShowOrNull(fence, full).catch(() => null))?.isFile()) files.add(path.basename(full));
   }
-  const frames = await readdir(path.join(dir, "frames")).catch(() => [] as string[]);
+  const frames = await readShowDir(fence, path.join(dir, "frames")).catch(() => [] as string[]);
   for (const name of frames) if (name.startsWith(`${t.stem}_`)) files.add(`frames/${name}`);
   return [...files].sort();
 }
 
 /** `_trash/<shot>/`, or a fresh `<YYYYmmdd-HHMMSS>[-n]/` inside it when any of the names is already there. */
-async function trashTarget(base: string, files: readonly string[], now: Date): Promise<string> {
-  await mkdir(base, { recursive: true });
+async function trashTarget(fence: Fence, base: string, files: readonly string[], now: Date): Promise<string> {
+  await mkdirShow(fence, base);
   const taken = await Promise.all(
-    files.map((f) =>
-      stat(path.join(base, f)).then(
-        () => true,
-        () => false,
-      ),
-    ),
+    files.map(async (f) => (await statShowOrNull(fence, path.join(base, f)).catch(() => null)) !== null),
   );
   if (!taken.some(Boolean)) return base;
   const stamp = historyStamp(now);
@@ -97,7 +103,7 @@ async function trashTarget(base: string, files: readonly string[], now: Date): P
     const dir = path.join(base, n === 1 ? stamp : `${stamp}-${n}`);
     try {
       // A non-recursive mkdir claims the name, so two discards in one second get -2, -3.
-      await mkdir(dir);
+      await mkdir(await guardPath(fence, dir));
       return dir;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;

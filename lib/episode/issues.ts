@@ -1,13 +1,12 @@
 // Issue notes (api-extras §5.7, §6 rule 16): snapshots of a shot as it was rendered, kept in `<ep>/_issues.json`,
 // which exists only while a note does. `addressed` is worked out on every read and never stored.
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { badRequest, notFound, StudioError } from "../errors.ts";
+import { episodeFence, readShowJson, removeShow, writeShowFile } from "../paths/guarded.ts";
 import { pyJson, storyHash } from "../script/canonical.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
-import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
+import { forgetJsonFile } from "../store/json-file.ts";
 import { withLock } from "../store/lock.ts";
 import { readBuild, readStory } from "./builds.ts";
 import { readCutFile } from "./cut.ts";
@@ -49,7 +48,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** The stored notes, oldest first; a file of a newer version is refused rather than rewritten. */
 export async function readIssues(ep: string): Promise<Issue[]> {
-  const value = await readJsonFile(issuesPath(ep), ISSUES_FILE);
+  const value = await readShowJson(episodeFence(ep), issuesPath(ep), ISSUES_FILE);
   if (value === undefined) return [];
   if (!isObject(value) || !Array.isArray(value.items)) {
     throw new StudioError(500, `${ISSUES_FILE} in ${ep} is not an issue list; fix or remove it`);
@@ -69,10 +68,10 @@ export async function readIssues(ep: string): Promise<Issue[]> {
 /** Write the notes, or remove the file when none is left. */
 async function writeIssues(ep: string, items: readonly Issue[]): Promise<void> {
   const file = issuesPath(ep);
-  if (items.length === 0) await rm(file, { force: true });
+  if (items.length === 0) await removeShow(episodeFence(ep), file);
   else {
     const text = pyJson({ version: ISSUES_VERSION, items }, { indent: 2, floatKeys: new Set() });
-    await writeFileAtomic(file, `${text}\n`);
+    await writeShowFile(episodeFence(ep), file, `${text}\n`);
   }
   forgetJsonFile(file);
 }

@@ -4,9 +4,9 @@ import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Ctx } from "../context.ts";
 import { badRequest, conflict, forbidden, StudioError } from "../errors.ts";
+import { episodeFence, writeShowFile } from "../paths/guarded.ts";
 import { JsonSyntaxError } from "../series/errors.ts";
 import { isObject, loadSeries, parseSeriesJson } from "../series/load.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
 import { type CheckResult, checkSources } from "./check.ts";
 import { compileEnv } from "./compile-env.ts";
 import { SERIES_FILE } from "./files.ts";
@@ -202,9 +202,11 @@ export async function writeEpisode(
   }
   try {
     const files = [`${name}.md`];
-    await writeFileAtomic(path.join(ep, `${name}.md`), script);
+    // The folder was just made by us inside a checked parent; the fence still holds the writes to it.
+    const fence = episodeFence(ep);
+    await writeShowFile(fence, path.join(ep, `${name}.md`), script);
     if (series !== null) {
-      await writeFileAtomic(path.join(ep, SERIES_FILE), series);
+      await writeShowFile(fence, path.join(ep, SERIES_FILE), series);
       files.push(SERIES_FILE);
     }
     const [check, episode] = await Promise.all([checkOnDisk(ctx, ep), episodeSummary(ep)]);

@@ -1,9 +1,9 @@
 // overrides.json (api-extras §5.5): the editor's per-shot render overrides, episode target and upscale recipes.
 import path from "node:path";
 import { StudioError } from "../errors.ts";
+import { episodeFence, readShowJson, writeShowFile } from "../paths/guarded.ts";
 import { pyJson } from "../script/canonical.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
-import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
+import { forgetJsonFile } from "../store/json-file.ts";
 
 export const PASS_FIELDS = ["prompt", "model", "model_low", "loras", "steps", "negative", "size"] as const;
 export type PassField = (typeof PASS_FIELDS)[number];
@@ -50,7 +50,7 @@ export const overridesPath = (ep: string) => path.join(ep, "overrides.json");
 
 /** The file as stored (a fresh copy the caller may change); `{}` when there is none. */
 export async function readOverrides(ep: string): Promise<OverridesFile> {
-  const value = await readJsonFile(overridesPath(ep), "overrides.json");
+  const value = await readShowJson(episodeFence(ep), overridesPath(ep), "overrides.json");
   if (value === undefined) return {};
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new StudioError(500, `overrides.json in ${ep} is not a JSON object; fix or remove it`);
@@ -93,7 +93,8 @@ export function tidyOverrides(file: OverridesFile): OverridesFile {
 
 /** Write the file (seeds as integer literals, 2-space indent), after tidying it. */
 export async function writeOverrides(ep: string, file: OverridesFile): Promise<void> {
-  await writeFileAtomic(
+  await writeShowFile(
+    episodeFence(ep),
     overridesPath(ep),
     `${pyJson(tidyOverrides(file), { indent: 2, floatKeys: NO_FLOATS })}\n`,
   );

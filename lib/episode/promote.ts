@@ -9,6 +9,7 @@ import { sentence } from "../build/prompts/text.ts";
 import { checkDesigns, isGroup } from "../build/slots.ts";
 import type { Services } from "../context.ts";
 import { badRequest, notFound } from "../errors.ts";
+import { type Fence, folderFence, readShowJson, writeShowFile } from "../paths/guarded.ts";
 import { seriesHome } from "../paths/series-home.ts";
 import { pyJson, sha1Hex } from "../script/canonical.ts";
 import { ScriptError } from "../script/errors.ts";
@@ -18,8 +19,7 @@ import type { Story } from "../script/types.ts";
 import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
 import { isObject, type Lora, loadSeries, parseLoras, validateProfiles } from "../series/load.ts";
 import type { SeriesConfig, Subject } from "../series/types.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
-import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
+import { forgetJsonFile } from "../store/json-file.ts";
 import { withLock } from "../store/lock.ts";
 import type { BuildAnswer } from "./build.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
@@ -115,6 +115,7 @@ interface Inputs {
   overrides: OverridesFile;
   refs: RefOverridesFile;
   refsPath: string;
+  refsFence: Fence;
   env: CompileEnv;
 }
 
@@ -190,7 +191,7 @@ export async function applyPromote(
     }
     if (checked.accepted.some((c) => c.item.scope !== "ref")) await writeOverrides(ep, state.overrides);
     const refs = checked.accepted.filter((c) => c.item.scope === "ref").map((c) => c.item.ref!);
-    if (refs.length) await writeRefOverrides(inputs.refsPath, state.refs);
+    if (refs.length) await writeRefOverrides(inputs.refsFence, inputs.refsPath, state.refs);
     return { promoted: checked.accepted.map((c) => c.item), left: leftAll, hashes, refs };
   });
   if (outcome.promoted.length === 0) {
@@ -214,14 +215,16 @@ async function readInputs(services: Services, ep: string): Promise<Inputs> {
     seriesHome(ep),
   ]);
   const refsPath = path.join(home.home, "refs", "_overrides.json");
-  const raw = await readJsonFile(refsPath, "refs/_overrides.json");
+  // The series home is the episode or its show folder, both checked real paths.
+  const refsFence = folderFence(home.home, "the series home");
+  const raw = await readShowJson(refsFence, refsPath, "refs/_overrides.json");
   const refs = isObject(raw) ? (structuredClone(raw) as RefOverridesFile) : {};
   const env = await compileEnv(services, path.dirname(series.abs));
-  return { ep, script, series, overrides, refs, refsPath, env };
+  return { ep, script, series, overrides, refs, refsPath, refsFence, env };
 }
 
-async function writeRefOverrides(file: string, value: RefOverridesFile): Promise<void> {
-  await writeFileAtomic(file, `${pyJson(value, { indent: 2, floatKeys: new Set() })}\n`);
+async function writeRefOverrides(fence: Fence, file: string, value: RefOverridesFile): Promise<void> {
+  await writeShowFile(fence, file, `${pyJson(value, { indent: 2, floatKeys: new Set() })}\n`);
   forgetJsonFile(file);
 }
 

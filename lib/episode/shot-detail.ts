@@ -1,11 +1,11 @@
 // GET /studio/shot's answer: the built entry, the override, the settings the next render would use (rules
 // 10–12: target preset → series pass block → script layers → override → request; negative from override →
 // negative.txt → series → preset), the refs it reads and every take with its full sidecar.
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Entry } from "../build/types.ts";
 import type { Services } from "../context.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, notFound, StudioError } from "../errors.ts";
+import { episodeFence, readShowText } from "../paths/guarded.ts";
 import { parseLoras } from "../series/load.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import type { Current } from "./current-entry.ts";
@@ -174,8 +174,9 @@ export function effectiveSettings(i: EffectiveInput): Effective {
 /** `<ep>/negative.txt`: UTF-8, a BOM tolerated, trimmed; null when absent or empty. */
 export async function episodeNegative(ep: string): Promise<string | null> {
   try {
-    return text((await readFile(path.join(ep, "negative.txt"), "utf8")).replace(/^\uFEFF/, ""));
-  } catch {
+    return text((await readShowText(episodeFence(ep), path.join(ep, "negative.txt"))).replace(/^\uFEFF/, ""));
+  } catch (err) {
+    if (err instanceof StudioError) throw err;
     return null;
   }
 }

@@ -2,7 +2,7 @@
 // and the file names of the take, with its upscale and post records; never opens the media itself.
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
-import { readJsonFile } from "../store/json-file.ts";
+import { episodeFence, readShowJson } from "../paths/guarded.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";
 import { hasVideo, passFolder, safeShot, type TakeRecord, type TakeStatus, takeStatus } from "./takes.ts";
 
@@ -153,9 +153,9 @@ async function stampHolds(record: Record<string, unknown>, abs: string, probe: F
   return sha1 !== null && (await probe.sha1(abs)) === sha1;
 }
 
-async function readRecord(file: string, what: string): Promise<Record<string, unknown> | null> {
+async function readRecord(ep: string, file: string, what: string): Promise<Record<string, unknown> | null> {
   try {
-    const value = await readJsonFile(file, what);
+    const value = await readShowJson(episodeFence(ep), file, what);
     return isObject(value) ? value : null;
   } catch {
     // An unreadable record reads as a queued one, like an unreadable sidecar.
@@ -199,7 +199,7 @@ export async function takeExtras(
   let upscale: Record<string, unknown> | null = null;
   let upFresh = false;
   if (hasUp) {
-    const rec = await readRecord(path.join(dir, `${t.stem}.up.json`), "upscale record");
+    const rec = await readRecord(ep, path.join(dir, `${t.stem}.up.json`), "upscale record");
     if (rec) {
       const status = str(rec.status) ?? "queued";
       upFresh =
@@ -217,7 +217,7 @@ export async function takeExtras(
   }
   let post: Record<string, unknown> | null = null;
   if (hasPost) {
-    const rec = await readRecord(path.join(dir, `${t.stem}.post.json`), "post record");
+    const rec = await readRecord(ep, path.join(dir, `${t.stem}.post.json`), "post record");
     if (rec) {
       const status = str(rec.status) ?? "queued";
       const fresh =

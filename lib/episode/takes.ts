@@ -1,9 +1,8 @@
 // Takes on disk (api-extras §5.8): a shot's `renders[_proxy]/<shot>/` folder read into one record per take number.
-import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { StudioError } from "../errors.ts";
-import { readJsonFile } from "../store/json-file.ts";
+import { episodeFence, type Fence, readShowDirents, readShowJson, statShowOrNull } from "../paths/guarded.ts";
 
 export type TakeStatus = "queued" | "ok" | "failed";
 
@@ -28,8 +27,9 @@ const listCache = new Map<string, { key: string; names: string[] }>();
 
 /** Every take of the shot in the pass, by number. Reads only sidecars that changed since the last call. */
 export async function listTakes(ep: string, pass: Pass, shot: string): Promise<TakeRecord[]> {
+  const fence = episodeFence(ep);
   const dir = shotFolder(ep, pass, shot);
-  const names = await folderNames(dir);
+  const names = await folderNames(fence, dir);
   if (names.length === 0) return [];
   const prefix = `${safeShot(shot)}_t`;
   const byTake = new Map<number, string[]>();
@@ -48,7 +48,7 @@ export async function listTakes(ep: string, pass: Pass, shot: string): Promise<T
       const own = files.filter((f) => f === stem || f.startsWith(`${stem}.`) || f.startsWith(`${stem}_`));
       const sidecarName = `${stem}.json`;
       let sidecar: Record<string, unknown> | null = null;
-      if (own.includes(sidecarName)) sidecar = await readSidecar(path.join(dir, sidecarName));
+      if (own.includes(sidecarName)) sidecar = await readSidecar(fence, path.join(dir, sidecarName));
       else if (!own.includes(`${stem}.mp4`)) return null;
       return { take, stem, sidecar, files: own.sort() };
     }),
@@ -57,20 +57,21 @@ export async function listTakes(ep: string, pass: Pass, shot: string): Promise<T
 }
 
 // A folder's names, cached by its mtime: an atomic write renames into the folder, which moves the mtime.
-async function folderNames(dir: string): Promise<string[]> {
-  const st = await stat(dir).catch(() => null);
+// A renders folder that is a link leading out of the episode is refused (403), never listed.
+async function folderNames(fence: Fence, dir: string): Promise<string[]> {
+  const st = await statShowOrNull(fence, dir);
   if (!st?.isDirectory()) return [];
   const key = `${st.mtimeMs}:${st.ctimeMs}`;
   const hit = listCache.get(dir);
   if (hit && hit.key === key) return hit.names;
-  const names = (await readdir(dir, { withFileTypes: true })).filter((d) => d.isFile()).map((d) => d.name);
+  const names = (await readShowDirents(fence, dir)).filter((d) => d.isFile()).map((d) => d.name);
   listCache.set(dir, { key, names });
   return names;
 }
 
-async function readSidecar(file: string): Promise<Record<string, unknown>> {
+async function readSidecar(fence: Fence, file: string): Promise<Record<string, unknown>> {
   try {
-    const value = await readJsonFile(file, "take sidecar");
+    const value = await readShowJson(fence, file, "take sidecar");
     if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
   } catch (err) {
     if (!(err instanceof StudioError)) throw err;
@@ -102,8 +103,9 @@ export function latestUsable(takes: readonly TakeRecord[]): TakeRecord | null {
 export async function nextTakeNumber(ep: string, pass: Pass, shot: string): Promise<number> {
   const prefix = `${safeShot(shot)}_t`;
   let max = 0;
+  const fence = episodeFence(ep);
   const scan = async (dir: string, depth: number): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const entries = await readShowDirents(fence, dir).catch(() => []);
     for (const e of entries) {
       if (e.isDirectory() && depth > 0) await scan(path.join(dir, e.name), depth - 1);
       else if (e.name.startsWith(prefix)) {

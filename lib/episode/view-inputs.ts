@@ -5,11 +5,11 @@ import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
+import { episodeFence, folderFence, readShowJson } from "../paths/guarded.ts";
 import { seriesHome } from "../paths/series-home.ts";
 import type { Story } from "../script/types.ts";
 import { loadSeries, type Profile, validateProfiles } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
-import { readJsonFile } from "../store/json-file.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { type Build, readBuild, readStory } from "./builds.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
@@ -143,8 +143,8 @@ export async function loadViewInputs(
   if (!build) return null;
   const [story, overridesRaw, cutRaw, home] = await Promise.all([
     readStory(ep),
-    readJsonFile(overridesPath(ep), "overrides.json"),
-    readJsonFile(cutPath(ep), "cut.json"),
+    readShowJson(episodeFence(ep), overridesPath(ep), "overrides.json"),
+    readShowJson(episodeFence(ep), cutPath(ep), "cut.json"),
     seriesHome(ep),
   ]);
   if (overridesRaw !== undefined && !isObject(overridesRaw)) {
@@ -157,10 +157,16 @@ export async function loadViewInputs(
   let seriesError: string | null = null;
   if (home.config) {
     try {
-      const raw = await readJsonFile(home.config, "series.json");
+      const raw = await readShowJson(
+        folderFence(path.dirname(home.config), "its folder"),
+        home.config,
+        "series.json",
+      );
       if (isObject(raw)) seriesRaw = raw;
       else seriesError = "series.json is not a JSON object";
     } catch (err) {
+      // A config linked out of its folder is refused outright, never shown as a load error.
+      if (err instanceof StudioError && err.status === 403) throw err;
       // A config being edited may not parse; the build on disk still lists the episode.
       seriesError = (err as Error).message;
     }

@@ -1,11 +1,11 @@
 // How an `assemble` job hands its answer to the route that waits for it: a small JSON file in the pass's folder,
 // named by the job, written by the handler and taken (read, then removed) by the route. The episode folder is
 // the one place every API and worker host shares, and a report of a long cut outgrows a job's log line.
-import { readdir, readFile, rm, stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { passFolder } from "../episode/takes.ts";
-import { writeJsonAtomic } from "../store/atomic.ts";
+import { episodeFence, readShowText, writeShowJson } from "../paths/guarded.ts";
 import type { AssembleAnswer } from "./assemble.ts";
 
 /** What the route puts in the job for the handler. */
@@ -29,7 +29,7 @@ export async function writeAnswer(
   jobId: string,
   answer: AssembleAnswer,
 ): Promise<void> {
-  await writeJsonAtomic(answerPath(ep, pass, jobId), answer);
+  await writeShowJson(episodeFence(ep), answerPath(ep, pass, jobId), answer);
 }
 
 /** The job's answer, removed once read; null when the job wrote none. */
@@ -37,7 +37,7 @@ export async function takeAnswer(ep: string, pass: Pass, jobId: string): Promise
   const file = answerPath(ep, pass, jobId);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readShowText(episodeFence(ep), file);
   } catch {
     return null;
   }

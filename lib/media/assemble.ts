@@ -13,6 +13,7 @@ import { folderTakes } from "../episode/cut-view.ts";
 import { mapLimit } from "../episode/find.ts";
 import { passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
 import { badRequest } from "../errors.ts";
+import { episodeFence, mkdirShow } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { withLock } from "../store/lock.ts";
 import {
@@ -236,7 +237,8 @@ async function assemble(
   const name = await episodeName(ep);
   const names = assembledNames(name, pass);
   const outDir = path.join(ep, passFolder(pass));
-  await mkdir(outDir, { recursive: true });
+  // The output folder must really lie inside the episode (renders_proxy may be a link leading out).
+  await mkdirShow(episodeFence(ep), outDir);
   const work = path.join(outDir, `.assemble-${process.pid}-${randomBytes(4).toString("hex")}`);
   await mkdir(work);
   const tmpOut = path.join(

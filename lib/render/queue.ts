@@ -2,7 +2,7 @@
 // (exclusive sidecar create, api-extras §1.18), the frozen shot list written (§5.8) and the job inserted with
 // `after` naming the job it continues. Events in the original's order (§3.3): continuity frames, queued takes,
 // failed reservations, one episode event.
-import { mkdir, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
@@ -10,8 +10,8 @@ import type { Services } from "../context.ts";
 import { cutPick, folderTakes } from "../episode/cut-view.ts";
 import { nextTakeNumber, shotFolder, takeStatus } from "../episode/takes.ts";
 import type { Job, JobStore, NewJob } from "../jobs/types.ts";
+import { episodeFence, mkdirShow, writeShowFile } from "../paths/guarded.ts";
 import { FLOAT_KEYS, pyJson } from "../script/canonical.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
 import { withLock } from "../store/lock.ts";
 import { cutLastFrame, frameOutdated, pickVideo, previousInCut } from "./continuity.ts";
 import {
@@ -101,7 +101,7 @@ export async function reserveTake(
   shot: string,
   sidecarFor: (take: number) => Sidecar,
 ): Promise<number> {
-  await mkdir(shotFolder(ep, pass, shot), { recursive: true });
+  await mkdirShow(episodeFence(ep), shotFolder(ep, pass, shot));
   let take = await nextTakeNumber(ep, pass, shot);
   for (let tries = 0; tries < 1000; tries++, take++) {
     if (await reserveSidecar({ ep, pass, shot, take }, sidecarFor(take))) return take;
@@ -380,7 +380,7 @@ export async function queueRender(
       let job: Job;
       try {
         const shots = [{ ...p.entry }];
-        await writeFileAtomic(frozenPath(t), frozenText({ ...p.doc, shots }));
+        await writeShowFile(episodeFence(t.ep), frozenPath(t), frozenText({ ...p.doc, shots }));
         job = await insertTakeJob(
           deps.store,
           t,

@@ -1,11 +1,10 @@
 // Retry of a render job (api-extras §4.6): a new take number with the old take's settings — the same seed,
 // target, size and overrides, and its frozen shot list — queued as a new job of the same lane.
-import { readFile } from "node:fs/promises";
 import type { Services } from "../context.ts";
-import { conflict } from "../errors.ts";
+import { conflict, StudioError } from "../errors.ts";
 import { registerRetry } from "../jobs/retry-hooks.ts";
 import type { Job, NewJob } from "../jobs/types.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
+import { episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
 import { withLock } from "../store/lock.ts";
 import { frozenPath, jobTitle, type RenderPayload, reserveTake } from "./queue.ts";
 import { readSidecarNow, type Sidecar, stemOf, type TakeRef, takeEvent } from "./sidecar.ts";
@@ -68,8 +67,9 @@ export async function retryRender(job: Job, services: Services): Promise<NewJob>
   }
   let frozen: string;
   try {
-    frozen = await readFile(frozenPath(old), "utf8");
-  } catch {
+    frozen = await readShowText(episodeFence(old.ep), frozenPath(old));
+  } catch (err) {
+    if (err instanceof StudioError) throw err;
     throw conflict(
       `${label} has no frozen shot list (${stemOf(old)}.shotlist.json): there is nothing to retry`,
     );
@@ -77,7 +77,7 @@ export async function retryRender(job: Job, services: Services): Promise<NewJob>
   const take = await withLock(p.ep, async () => {
     const queued = localIso(services.now());
     const n = await reserveTake(p.ep, p.pass, p.shot, (k) => retrySidecar(sidecar, p.take, k, queued));
-    await writeFileAtomic(frozenPath({ ...old, take: n }), frozen);
+    await writeShowFile(episodeFence(old.ep), frozenPath({ ...old, take: n }), frozen);
     return n;
   });
   const t: TakeRef = { ...old, take };

@@ -1,12 +1,11 @@
 // Take sidecars as the render path writes them (api-extras §1.18, §5.8): reserved by an exclusive create, then
 // replaced atomically; every later change is a fresh read, a change and an atomic write under the episode lock.
-import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { takeFileRel } from "../episode/take-summary.ts";
 import { shotFolder, takeStem } from "../episode/takes.ts";
+import { createShowFile, episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
 import { pyJson } from "../script/canonical.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
 import { forgetJsonFile, parseJson } from "../store/json-file.ts";
 import { withLock } from "../store/lock.ts";
 
@@ -27,6 +26,7 @@ const NO_FLOATS: ReadonlySet<string> = new Set();
 export const stemOf = (t: TakeRef) => takeStem(t.shot, t.take);
 export const takeDir = (t: TakeRef) => shotFolder(t.ep, t.pass, t.shot);
 export const sidecarPath = (t: TakeRef) => path.join(takeDir(t), `${stemOf(t)}.json`);
+// Every file of a take is read and written only where it really lies inside its episode (renders*/ may be links).
 
 /** 2-space JSON with seeds (bigint) as exact integer literals. */
 export const sidecarText = (value: unknown) => `${pyJson(value, { indent: 2, floatKeys: NO_FLOATS })}\n`;
@@ -35,7 +35,7 @@ export const sidecarText = (value: unknown) => `${pyJson(value, { indent: 2, flo
 export async function readSidecarNow(t: TakeRef): Promise<Sidecar | null> {
   let text: string;
   try {
-    text = await readFile(sidecarPath(t), "utf8");
+    text = await readShowText(episodeFence(t.ep), sidecarPath(t));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
@@ -52,7 +52,7 @@ export async function readSidecarNow(t: TakeRef): Promise<Sidecar | null> {
 /** Reserve the take number: false when that sidecar already exists. */
 export async function reserveSidecar(t: TakeRef, value: Sidecar): Promise<boolean> {
   try {
-    await writeFile(sidecarPath(t), sidecarText(value), { flag: "wx" });
+    await createShowFile(episodeFence(t.ep), sidecarPath(t), sidecarText(value));
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
@@ -61,7 +61,7 @@ export async function reserveSidecar(t: TakeRef, value: Sidecar): Promise<boolea
 }
 
 export async function writeSidecar(t: TakeRef, value: Sidecar): Promise<void> {
-  await writeFileAtomic(sidecarPath(t), sidecarText(value));
+  await writeShowFile(episodeFence(t.ep), sidecarPath(t), sidecarText(value));
   forgetJsonFile(sidecarPath(t));
 }
 

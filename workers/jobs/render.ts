@@ -1,7 +1,7 @@
 // The render job: one reserved take rendered on its backend's engine (prepare → submit → collect), then closed
 // from the files it delivered (`<stem>.mp4`, `_h3.wav`, `.jpg`, `_strip.jpg`, frame count) or failed with the
 // reason; a cancel closes it "canceled". The take's settings are read from its sidecar and frozen shot list.
-import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Entry } from "../../lib/build/types.ts";
 import type {
@@ -18,6 +18,7 @@ import { loadViewInputs, type ViewInputs } from "../../lib/episode/view-inputs.t
 import type { Job } from "../../lib/jobs/types.ts";
 import { countFrames, probe, runFfmpeg } from "../../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../../lib/media/take-media.ts";
+import { episodeFence, mkdirShow, readShowText } from "../../lib/paths/guarded.ts";
 import { takeGraph } from "../../lib/render/comfy-graph.ts";
 import { recutAtStart } from "../../lib/render/continuity.ts";
 import { frozenPath, type RenderPayload } from "../../lib/render/queue.ts";
@@ -53,7 +54,7 @@ async function isFile(file: string | null): Promise<boolean> {
 
 /** The frozen shot list's one entry (what the take renders). */
 async function frozenEntry(t: TakeRef): Promise<Entry> {
-  const doc = parseJson(await readFile(frozenPath(t), "utf8"));
+  const doc = parseJson(await readShowText(episodeFence(t.ep), frozenPath(t)));
   const shots = isObject(doc) && Array.isArray(doc.shots) ? doc.shots : [];
   if (!isObject(shots[0])) throw new Error(`${path.basename(frozenPath(t))} holds no shot entry`);
   return shots[0] as Entry;
@@ -211,7 +212,8 @@ export const renderJob: JobHandler = async (job, ctx) => {
       engineJob.graph = patched.graph;
       patchNotes.push(...patched.notes);
     }
-    await mkdir(workDir, { recursive: true });
+    // The take folder must still lie inside the episode: a renders folder linked out of it is refused.
+    await mkdirShow(episodeFence(t.ep), workDir);
     const hooks: RunHooks = {
       signal: ctx.signal,
       onProgress: (e) =>
