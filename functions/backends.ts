@@ -5,6 +5,7 @@ import { defineFunction } from "../lib/fn.ts";
 export default defineFunction({
   method: "GET",
   path: "/backends",
+  queue: true,
   summary: "The backends (local, cloud, deployments, router, builtin), each asked whether it answers",
   handler(_input, ctx) {
     return listBackends(ctx, { signal: ctx.signal });

@@ -13,7 +13,8 @@ import { defineFunction } from "../lib/fn.ts";
 import { samePath } from "../lib/paths/inside.ts";
 import { checkAbsolutePath } from "../lib/paths/text.ts";
 
-export const BROWSE_LIMIT = 2000;
+// A picker shows a screenful; a folder of thousands is cut (with `truncated`) rather than listed whole.
+export const BROWSE_LIMIT = 1000;
 
 const EXTENSIONS: Record<string, ReadonlySet<string>> = {
   image: new Set([".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff"]),

@@ -7,6 +7,7 @@ import build from "./build.ts";
 import cancel from "./cancel.ts";
 import configGet from "./config-get.ts";
 import configPut from "./config-put.ts";
+import { notBuiltYet } from "./contract.ts";
 import cutCopy from "./cut-copy.ts";
 import cutPut from "./cut-put.ts";
 import cutReset from "./cut-reset.ts";
@@ -97,3 +98,6 @@ export const functions: readonly StudioFunction[] = [
   targets,
   modelsPicker,
 ] as StudioFunction[];
+
+/** What a server mounts: the table plus a 501 answer for each contract route not built yet. */
+export const routes: readonly StudioFunction[] = [...functions, ...notBuiltYet(functions)];

@@ -5,6 +5,7 @@ import { findTool } from "../lib/media/tools.ts";
 export default defineFunction({
   method: "GET",
   path: "/info",
+  queue: true,
   summary: "Server info: name, version, Node version, roles, port, settings folder, ffmpeg and ffprobe",
   async handler(_input, ctx) {
     const [ffmpeg, ffprobe] = await Promise.all([findTool("ffmpeg", ctx.env), findTool("ffprobe", ctx.env)]);

@@ -47,6 +47,7 @@ const KNOWN_LANE = /^(builtin|local|cloud|router|deployment:.+)$/;
 export default defineFunction({
   method: "POST",
   path: "/jobs/:action",
+  queue: true,
   summary: "Cancel, move or retry a job, pause or resume a lane, reset the paid-run counter",
   input,
   async handler(input, ctx) {

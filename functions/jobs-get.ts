@@ -6,6 +6,7 @@ import { jobsAnswer } from "../lib/jobs/view.ts";
 export default defineFunction({
   method: "GET",
   path: "/jobs",
+  queue: true,
   summary: "The job queue: queued and running jobs, then the last 200 finished; lanes; paid runs",
   async handler(_input, ctx) {
     return jobsAnswer(await openJobStore(ctx), ctx);

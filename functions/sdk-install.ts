@@ -5,6 +5,7 @@ import { defineFunction } from "../lib/fn.ts";
 export default defineFunction({
   method: "POST",
   path: "/sdk/install",
+  queue: true,
   summary: "The cloud client's state; it is built in, so there is nothing to install",
   handler() {
     return { sdk: sdkState() };

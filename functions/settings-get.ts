@@ -5,6 +5,7 @@ import { defineFunction } from "../lib/fn.ts";
 export default defineFunction({
   method: "GET",
   path: "/settings",
+  queue: true,
   summary:
     "The settings in force: backend addresses, key (set or not), limits, default targets; file; from_env",
   handler(_input, ctx) {

@@ -6,6 +6,7 @@ import { defineFunction } from "../lib/fn.ts";
 export default defineFunction({
   method: "PUT",
   path: "/settings",
+  queue: true,
   summary: "Change settings (any subset; null clears a field, api_key null removes the key); answers as GET",
   input: settingsUpdateSchema,
   handler(input, ctx) {

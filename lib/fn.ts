@@ -55,6 +55,11 @@ export interface StudioFunction<S extends z.ZodType = z.ZodType> {
   input?: S;
   /** Raw body: the handler reads `ctx.request` itself (multipart uploads). */
   rawBody?: boolean;
+  /**
+   * A queue route (info, jobs, backends, settings, sdk): standalone it answers under /studio only, while the
+   * content routes and server/stop also answer under /api/studio.
+   */
+  queue?: boolean;
   /** Routes only answered for callers on this machine (server/stop). */
   localOnly?: boolean;
   /**

@@ -5,7 +5,9 @@ import type { Ctx, Services } from "../lib/context.ts";
 import { StudioError } from "../lib/errors.ts";
 import { FileReply, JsonText, type Method, Reply, type StudioFunction } from "../lib/fn.ts";
 import { parseInput } from "../lib/validate.ts";
+import { readJsonBody } from "./body.ts";
 import { errorReply } from "./errors.ts";
+import { checkRequest, type GuardOptions, guardOptions, presentedToken, tokenCookie } from "./guard.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { fileResponse, jsonResponse, jsonTextResponse } from "./respond.ts";
 import type { HubSocket, WsHub } from "./ws.ts";
@@ -13,12 +15,18 @@ import type { HubSocket, WsHub } from "./ws.ts";
 export const PREFIXES = ["/studio", "/api/studio"] as const;
 const ROOT_PREFIXES = ["", "/api"] as const;
 
-/** Where a function answers: under /studio and /api/studio, or at the root and /api for `root` routes. */
-export const mountsOf = (fn: StudioFunction): readonly string[] => (fn.root ? ROOT_PREFIXES : PREFIXES);
+/**
+ * Where a function answers: under /studio and /api/studio; the queue routes under /studio only (standalone, the
+ * /api/studio aliases are for the content routes and server/stop); `root` routes at the root and /api.
+ */
+export const mountsOf = (fn: StudioFunction): readonly string[] =>
+  fn.root ? ROOT_PREFIXES : fn.queue ? PREFIXES.slice(0, 1) : PREFIXES;
 
 export interface AppOptions {
   /** The page socket hub; without it /ws is not served (per-function deployments). */
   hub?: WsHub;
+  /** Who may call: Host names, origins, token. Default: from the environment, for a loopback listener. */
+  guard?: GuardOptions;
 }
 
 export function createApp(
@@ -27,6 +35,16 @@ export function createApp(
   opts: AppOptions = {},
 ): Hono {
   const app = new Hono();
+  const guard = opts.guard ?? guardOptions(services.env);
+  // Before any route (and /ws): a refused request never reaches a handler.
+  app.use("*", async (c, next) => {
+    const refusal = checkRequest(c.req.raw, guard, c.req.path === "/ws");
+    if (refusal) return c.json({ error: refusal.error }, refusal.status, refusal.headers);
+    await next();
+    if (guard.token !== undefined && presentedToken(c.req.raw, new URL(c.req.url)).fromQuery) {
+      c.res.headers.append("set-cookie", tokenCookie(guard.token));
+    }
+  });
   // Every mounted path with the methods it answers, so another method there is a 405, not a 404.
   const methodsByPath = new Map<string, Set<Method>>();
   for (const fn of functions) {
@@ -61,8 +79,17 @@ export function createApp(
         let socket: HubSocket | undefined;
         return {
           onOpen(_event, ws) {
-            socket = ws as unknown as HubSocket;
+            const raw = ws.raw as { bufferedAmount?: number } | undefined;
+            socket = {
+              send: (data) => ws.send(data),
+              close: (code, reason) => ws.close(code, reason),
+              buffered: () => raw?.bufferedAmount ?? 0,
+            };
             hub.add(socket);
+          },
+          // The page sends nothing the service acts on; a binary frame is not from the page.
+          onMessage(event, ws) {
+            if (typeof event.data !== "string") ws.close(1003, "binary frames are not accepted");
           },
           onClose() {
             if (socket) hub.remove(socket);
@@ -116,20 +143,6 @@ async function toResponse(result: unknown, req: Request): Promise<Response> {
   if (result instanceof Reply) return jsonResponse(result.status, result.body, accept, result.headers);
   if (result instanceof JsonText) return jsonTextResponse(200, result.text, accept, {}, result.cacheKey);
   return jsonResponse(200, result ?? { ok: true }, accept);
-}
-
-async function readJsonBody(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (text.trim() === "") return {};
-  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  if (type !== "application/json" && !type.endsWith("+json")) {
-    throw new StudioError(400, `body: Content-Type must be application/json (got ${type || "none"})`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new StudioError(400, `body: malformed JSON: ${(err as Error).message}`);
-  }
 }
 
 function mergeParams(body: unknown, params: Record<string, string>): unknown {

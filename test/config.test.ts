@@ -1,5 +1,5 @@
 // Config resource: GET/PUT /studio/config, STUDIO_ROOTS fallback, file location; the settings folder; settings.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import configGet from "../functions/config-get.ts";
@@ -114,6 +114,33 @@ describe("PUT /studio/config", () => {
     expect(msg).toContain(missing);
     expect(msg).toMatch(/^roots\[1\]: .* does not exist/);
     await expect(readFile(configFile(env.services), "utf8")).rejects.toThrow();
+  });
+
+  it("refuses roots that would open more than a show folder: /, the settings folder, home and above", async () => {
+    const msgRoot = await refused(put({ roots: ["/"] }), 400);
+    expect(msgRoot).toMatch(/^roots\[0\]: "\/" is the top of a drive/);
+    // env.dir holds the settings folder (env.home); a link to it is judged by where it leads.
+    expect(await refused(put({ roots: [env.dir] }), 400)).toMatch(/holds the service's settings folder/);
+    await mkdir(env.home, { recursive: true });
+    expect(await refused(put({ roots: [env.home] }), 400)).toMatch(/settings folder/);
+    const link = path.join(a, "to-top");
+    await symlink("/", link);
+    expect(await refused(put({ roots: [link] }), 400)).toMatch(/a link to "\/".*top of a drive/);
+    const user = path.join(b, "user");
+    await mkdir(path.join(user, "work"), { recursive: true });
+    const withHome = await makeTestEnv({ HOME: user });
+    try {
+      const putAs = (body: unknown) => configPut.handler(configPut.input!.parse(body), withHome.ctx());
+      expect(await refused(putAs({ roots: [user] }), 400)).toMatch(/holds your home folder/);
+      expect(await refused(putAs({ roots: [b] }), 400)).toMatch(/holds your home folder/);
+      expect((await putAs({ roots: [path.join(user, "work")] })) as Config).toMatchObject({
+        roots: [path.join(user, "work")],
+      });
+    } finally {
+      await withHome.cleanup();
+    }
+    // Nothing was stored by the refusals.
+    expect((await get()).roots).toEqual([]);
   });
 
   it("refuses a file, a relative path and a NUL byte as roots", async () => {

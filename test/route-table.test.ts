@@ -1,8 +1,9 @@
 // The route table: every functions/ module is in it, every route is in the OpenAPI document,
 // and runtime/function.ts serves any subset of routes.
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { functions } from "../functions/index.ts";
+import { CONTRACT_ROUTES, isQueueRoute } from "../functions/contract.ts";
+import { functions, routes } from "../functions/index.ts";
 import { createApp } from "../runtime/app.ts";
 import { createFunctionHandler } from "../runtime/function.ts";
 import { buildOpenApi } from "../runtime/openapi.ts";
@@ -16,7 +17,9 @@ afterAll(() => env.cleanup());
 
 describe("route table", () => {
   it("holds every module in functions/", async () => {
-    const files = (await readdir("functions")).filter((f) => f.endsWith(".ts") && f !== "index.ts");
+    const files = (await readdir("functions")).filter(
+      (f) => f.endsWith(".ts") && f !== "index.ts" && f !== "contract.ts",
+    );
     const modules = await Promise.all(files.map((f) => import(`../functions/${f.slice(0, -3)}.ts`)));
     for (const [i, mod] of modules.entries()) {
       expect(functions, `functions/${files[i]} is not in functions/index.ts`).toContain(mod.default);
@@ -62,6 +65,61 @@ describe("route table", () => {
   });
 });
 
+// Every "METHOD `/studio/path`" and "METHOD /studio/path" the contract names, read from its text.
+async function contractMentions(): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const part of ["api-part1.md", "api-part2.md"]) {
+    const text = await readFile(new URL(`../../shared/spec/${part}`, import.meta.url), "utf8");
+    for (const m of text.matchAll(
+      /\b(GET|POST|PUT|DELETE)(?:`?\s*\/\s*`?(GET|POST|PUT|DELETE))? `?\/studio(\/[a-z0-9_/{}-]+)`?/g,
+    )) {
+      const p = m[3].replace(/\{(\w+)\}/g, ":$1");
+      found.add(`${m[1]} ${p}`);
+      if (m[2]) found.add(`${m[2]} ${p}`);
+    }
+  }
+  return found;
+}
+
+describe("the contract's routes", () => {
+  it("lists every route the contract names with its method", async () => {
+    const named = await contractMentions();
+    expect(named.size).toBeGreaterThan(60);
+    for (const r of named) expect(CONTRACT_ROUTES, `${r} is named by the contract`).toContain(r);
+  });
+
+  it("answers each one: built, or 501 'not built yet' (never 404 or 405)", async () => {
+    const app = createApp(env.services, routes);
+    const built = new Set(functions.map((f) => `${f.method} ${f.path}`));
+    for (const route of CONTRACT_ROUTES) {
+      const [method, p] = route.split(" ");
+      const res = await app.request(`/studio${p.replace(":action", "nope")}`, { method });
+      const body = (await res.json()) as { error?: string };
+      expect(res.status, route).not.toBe(405);
+      expect(body.error ?? "", route).not.toMatch(/^no route for/);
+      if (!built.has(route)) {
+        expect(res.status, route).toBe(501);
+        expect(body).toEqual({ error: `${method} /studio${p} is not built yet` });
+      }
+    }
+    expect((await app.request("/studio/no-such-route")).status).toBe(404);
+  });
+
+  it("marks the queue routes, which have no /api/studio alias standalone", async () => {
+    for (const fn of functions.filter((f) => !f.root)) {
+      expect(fn.queue === true, `${fn.method} ${fn.path} queue flag`).toBe(isQueueRoute(fn.path));
+    }
+    const app = createApp(env.services, routes);
+    expect((await app.request("/studio/jobs")).status).toBe(200);
+    expect((await app.request("/api/studio/jobs")).status).toBe(404);
+    expect((await app.request("/api/studio/settings")).status).toBe(404);
+    expect((await app.request("/api/studio/features")).status).toBe(404);
+    expect((await app.request("/studio/features")).status).toBe(501);
+    expect((await app.request("/api/studio/config")).status).toBe(200);
+    expect((await app.request("/api/studio/refs")).status).toBe(501);
+  });
+});
+
 describe("runtime/function.ts", () => {
   it("serves only the routes it was given", async () => {
     const handler = createFunctionHandler(env.services, ["GET /info"]);
@@ -78,7 +136,7 @@ describe("runtime/worker-entry.ts", () => {
   it("serves the routes named in STUDIO_FUNCTIONS", async () => {
     const { default: entry } = await import("../runtime/worker-entry.ts");
     const vars = { STUDIO_HOME: env.home, STUDIO_FUNCTIONS: "GET /info" };
-    const info = await entry.fetch(new Request("http://127.0.0.1/api/studio/info"), vars);
+    const info = await entry.fetch(new Request("http://127.0.0.1/studio/info"), vars);
     expect(info.status).toBe(200);
     const other = await entry.fetch(new Request("http://127.0.0.1/studio/config"), vars);
     expect(other.status).toBe(404);

@@ -2,9 +2,9 @@
 import type { AddressInfo } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket, { WebSocketServer } from "ws";
+import WebSocket from "ws";
 import { createApp } from "../runtime/app.ts";
-import { WsHub } from "../runtime/ws.ts";
+import { createSocketServer, type HubSocket, WS_MAX_BUFFERED, WsHub } from "../runtime/ws.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 let env: TestEnv;
@@ -15,7 +15,7 @@ const hub = new WsHub();
 beforeAll(async () => {
   env = await makeTestEnv();
   const app = createApp({ ...env.services, events: hub }, [], { hub });
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = createSocketServer();
   await new Promise<void>((resolve) => {
     server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0, websocket: { server: wss } }, () =>
       resolve(),
@@ -71,5 +71,38 @@ describe("/ws", () => {
     const closed = new Promise<number>((r) => b.ws.once("close", (code) => r(code)));
     hub.closeAll();
     expect(await closed).toBe(1001);
+  });
+
+  it("closes a socket that sends a frame over 1 MB (1009) or a binary frame (1003)", async () => {
+    const big = await connect();
+    const bigClosed = new Promise<number>((r) => big.ws.once("close", (code) => r(code)));
+    big.ws.send("x".repeat(1024 * 1024 + 1));
+    expect(await bigClosed).toBe(1009);
+    const bin = await connect();
+    const binClosed = new Promise<number>((r) => bin.ws.once("close", (code) => r(code)));
+    bin.ws.send(Buffer.from([1, 2, 3]));
+    expect(await binClosed).toBe(1003);
+    const small = await connect();
+    small.ws.send(JSON.stringify({ type: "hello" }));
+    hub.emit("studio.episode", { ep: "/still/here" });
+    await until(() => small.frames.length === 1);
+    expect(small.frames).toEqual([{ type: "studio.episode", data: { ep: "/still/here" } }]);
+    small.ws.close();
+  });
+
+  it("drops a page that stops reading instead of queueing its events without bound", () => {
+    const local = new WsHub();
+    const sent: string[] = [];
+    const closed: number[] = [];
+    const stuck: HubSocket = {
+      send: (d) => sent.push(d),
+      close: (code) => closed.push(code ?? 0),
+      buffered: () => WS_MAX_BUFFERED + 1,
+    };
+    local.add(stuck);
+    local.emit("studio.episode", {});
+    expect(sent).toEqual([]);
+    expect(closed).toEqual([1008]);
+    expect(local.size).toBe(0);
   });
 });

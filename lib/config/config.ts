@@ -1,8 +1,11 @@
 // The Config resource: configured roots, engine address and review_copy, stored in <home>/default/studio/config.json.
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { badRequest, StudioError } from "../errors.ts";
+import { isInsideOrEqual } from "../paths/inside.ts";
+import { realpathNearest } from "../paths/real.ts";
 import { writeJsonAtomic } from "../store/atomic.ts";
 import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
 import { studioDataDir } from "./home.ts";
@@ -52,6 +55,7 @@ export async function writeConfig(services: ConfigServices, update: ConfigUpdate
   const roots: string[] = [];
   for (const [i, value] of update.roots.entries()) {
     const root = await checkRoot(value, i);
+    await checkRootScope(services, root, `roots[${i}]`);
     if (!roots.some((r) => sameRoot(r, root))) roots.push(root);
   }
   const stored = await readStored(services);
@@ -112,6 +116,31 @@ async function checkRoot(value: unknown, i: number): Promise<string> {
     throw badRequest(`${field}: "${root}" cannot be read (${code ?? (err as Error).message})`);
   }
   return root;
+}
+
+/**
+ * A root opens everything below it to the API, so it must be a folder the user could mean for shows: not a
+ * file-system or drive root, not the settings folder or a folder holding it, not the home folder or above it.
+ */
+async function checkRootScope(services: ConfigServices, root: string, field: string): Promise<void> {
+  const real = await realpath(root).catch(() => root);
+  const shown = real === root ? `"${root}"` : `"${root}" (a link to "${real}")`;
+  if (path.parse(real).root === real) {
+    throw badRequest(`${field}: ${shown} is the top of a drive; choose the folder that holds your shows`);
+  }
+  const home = (await realpathNearest(services.home)).real;
+  if (isInsideOrEqual(real, home)) {
+    throw badRequest(
+      `${field}: ${shown} holds the service's settings folder (${services.home}); choose the folder that holds your shows`,
+    );
+  }
+  const userHome = services.env.HOME?.trim() || services.env.USERPROFILE?.trim() || os.homedir();
+  const realUserHome = (await realpathNearest(userHome)).real;
+  if (isInsideOrEqual(real, realUserHome)) {
+    throw badRequest(
+      `${field}: ${shown} holds your home folder (${userHome}) and everything in it; choose the folder that holds your shows`,
+    );
+  }
 }
 
 // Roots differing only in case are the same folder on the case-insensitive file systems of Windows and macOS.
