@@ -4,6 +4,7 @@ import { serve } from "@hono/node-server";
 import { WebSocketServer } from "ws";
 import { functions } from "../functions/index.ts";
 import type { EventSink, ServerControl } from "../lib/context.ts";
+import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
 import { openJobStore } from "../lib/jobs/store.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
 import { loadHandlers } from "../workers/handlers.ts";
@@ -104,6 +105,8 @@ export async function main(
     listening(url);
     // Only once the port is ours: a host that cannot listen exits before it takes any job.
     pool?.start();
+    // Leftovers of a crashed process go in the background, never holding up start-up or a request.
+    if (store) void startLeftoverSweep(services, store);
   });
   server.on("error", (err) => {
     process.stderr.write(`episode-studio: cannot listen on ${host}:${port}: ${err.message}\n`);

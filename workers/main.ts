@@ -1,5 +1,6 @@
 // A worker-only host (`node workers/main.js`): runs the pool against the shared job database, no HTTP; its events
 // reach the API's sockets through the outbox. Stops gracefully on SIGINT/SIGTERM.
+import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
 import { jobDatabaseUrl, openJobStore } from "../lib/jobs/store.ts";
 import { consoleLogger } from "../runtime/log.ts";
 import { createServices } from "../runtime/services.ts";
@@ -37,6 +38,7 @@ export async function main(env: Record<string, string | undefined>): Promise<Wor
     emit: services.events.emit,
   });
   pool.start();
+  void startLeftoverSweep(services, store);
   const kinds = Object.keys(handlers).join(", ") || "none";
   process.stdout.write(
     `Episode Studio worker ${owner} running (database: ${jobDatabaseUrl(services)}; kinds: ${kinds})\n`,

@@ -1,10 +1,10 @@
 // The worker pool: claims jobs while it has room, runs each with its kind's handler, holds the lease with a
 // heartbeat, writes progress (throttled) and the end, and emits `studio.job` on start, progress and end.
-import { randomUUID } from "node:crypto";
-import os from "node:os";
 import type { Services } from "../lib/context.ts";
 import { engineFor } from "../lib/engines/registry.ts";
 import type { Engine } from "../lib/engines/types.ts";
+import { sweepAfterJobs } from "../lib/jobs/leftover-sweep.ts";
+import { newOwner, ownerGone } from "../lib/jobs/owner.ts";
 import type { Job, JobStore, ProgressUpdate } from "../lib/jobs/types.ts";
 import { jobView } from "../lib/jobs/view.ts";
 import { onCancelRequested, onJobAdded } from "../lib/jobs/wake.ts";
@@ -17,8 +17,15 @@ export interface WorkerPoolOptions {
   services: Services;
   store: JobStore;
   handlers: HandlerTable;
-  /** Lease owner id; unique per pool by default (host, pid, random). */
+  /** Lease owner id; unique per pool by default (host, pid, process start, random). */
   owner?: string;
+  /**
+   * Whether a lease owner is a process that has ended, so its running jobs are given back at once rather than
+   * when their lease lapses (by default: a process of this host whose pid is gone or was reused).
+   */
+  ownerGone?: (owner: string) => boolean;
+  /** Called with jobs that ended or were given back, to remove what they left (their work folders, temps). */
+  afterJobs?: (jobs: Job[]) => Promise<unknown>;
   leaseMs?: number;
   /** How often an idle pool looks for work (wake() looks at once). */
   pollMs?: number;
@@ -63,7 +70,7 @@ interface RunningJob {
 const abortError = (message: string) => new DOMException(message, "AbortError");
 
 export function defaultOwner(): string {
-  return `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  return newOwner();
 }
 
 /** Pool settings a host reads from its environment: STUDIO_LEASE_MS, STUDIO_WORKER_CONCURRENCY. */
@@ -98,6 +105,8 @@ export class WorkerPool {
   private readonly emitFn: (kind: string, data: unknown) => void;
   private readonly view: (job: Job) => unknown;
   private readonly engines: (backend: string) => Engine;
+  private readonly ownerGone: (owner: string) => boolean;
+  private readonly afterJobsFn: (jobs: Job[]) => Promise<unknown>;
 
   private state: "idle" | "running" | "stopping" | "stopped" = "idle";
   private readonly running = new Map<string, RunningJob>();
@@ -124,6 +133,8 @@ export class WorkerPool {
     this.emitFn = opts.emit;
     this.view = opts.view ?? jobView;
     this.engines = opts.engines ?? ((backend) => engineFor(backend, opts.services));
+    this.ownerGone = opts.ownerGone ?? ((owner) => ownerGone(owner));
+    this.afterJobsFn = opts.afterJobs ?? ((jobs) => sweepAfterJobs(opts.services, opts.store, jobs));
   }
 
   /** Jobs running in this pool now. */
@@ -278,7 +289,22 @@ export class WorkerPool {
     await r.writes;
     if (status === null || r.why === "lease") return;
     const ended = await this.store.finish(job.id, this.owner, status, error);
-    if (ended) this.emitJob(ended);
+    if (ended) {
+      this.emitJob(ended);
+      await this.afterJobs([ended]);
+    }
+  }
+
+  /** Leftovers of jobs that ended or went back to the queue; a failure is logged, never the job's. */
+  private async afterJobs(jobs: Job[]): Promise<void> {
+    if (jobs.length === 0) return;
+    try {
+      await this.afterJobsFn(jobs);
+    } catch (err) {
+      this.services.log.warn(
+        `worker: leftovers of ${jobs.map((j) => j.id).join(", ")} not removed: ${message(err)}`,
+      );
+    }
   }
 
   private context(r: RunningJob): JobContext {
@@ -377,9 +403,11 @@ export class WorkerPool {
     if (this.reclaiming || this.state !== "running") return;
     this.reclaiming = true;
     try {
-      const changed = await this.store.reclaimExpired();
+      // A lapsed lease, or at once an owner of this host that has ended (a restart after a crash).
+      const changed = await this.store.reclaimExpired(undefined, this.ownerGone);
       for (const job of changed) this.emitJob(job);
       if (changed.length) this.wake();
+      void this.afterJobs(changed);
     } catch (err) {
       this.services.log.warn(`worker: reclaiming lapsed leases failed: ${message(err)}`);
     } finally {

@@ -353,15 +353,20 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       );
     },
 
-    reclaimExpired: (at) =>
+    reclaimExpired: (at, gone) =>
       inTx(async (tx) => {
         const t = at ?? now();
-        const lapsed = await tx
-          .select()
-          .from(jobs)
-          .where(and(eq(jobs.status, "running"), lt(jobs.lease_expires, t)));
+        const running = await tx.select().from(jobs).where(eq(jobs.status, "running"));
+        // A lapsed lease, or an owner known to be dead (its lease would only make the lane wait for nothing).
+        const freed = running.filter(
+          (row) =>
+            (row.lease_expires !== null && row.lease_expires < t) ||
+            (gone !== undefined && row.lease_owner !== null && gone(row.lease_owner)),
+        );
         const changed: Job[] = [];
-        for (const row of lapsed) {
+        for (const row of freed) {
+          const lapsed = row.lease_expires !== null && row.lease_expires < t;
+          const why = lapsed ? "its worker stopped answering" : "its worker process ended";
           const cleared = { lease_owner: null, lease_expires: null };
           let set: Partial<JobRow>;
           if (row.cancel_requested) {
@@ -372,7 +377,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
               ...cleared,
               status: "failed",
               finished: iso(t),
-              error: "its worker stopped answering three times",
+              error: `${why} three times`,
             };
           } else {
             set = {
@@ -382,11 +387,15 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
               progress: 0,
               step: null,
               steps: null,
-              log: appendLog(row.log, "its worker stopped answering; queued again"),
+              log: appendLog(row.log, `${why}; queued again`),
             };
           }
-          const [updated] = await tx.update(jobs).set(set).where(eq(jobs.id, row.id)).returning();
-          changed.push(toJob(updated));
+          const [updated] = await tx
+            .update(jobs)
+            .set(set)
+            .where(and(eq(jobs.id, row.id), eq(jobs.status, "running")))
+            .returning();
+          if (updated) changed.push(toJob(updated));
         }
         return changed;
       }),

@@ -101,8 +101,11 @@ export interface JobStore {
   retry(id: string): Promise<Job>;
   pause(lane: string, paused: boolean): Promise<void>;
   setParallel(lane: string, parallel: number): Promise<void>;
-  /** Running jobs whose lease lapsed go back to the queue (or fail after 3 attempts); returns those changed. */
-  reclaimExpired(now?: number): Promise<Job[]>;
+  /**
+   * Running jobs whose lease lapsed, or whose owner `gone` says has ended, go back to the queue (or fail after 3
+   * attempts; a cancel asked for ends them canceled); returns those changed.
+   */
+  reclaimExpired(now?: number, gone?: (owner: string) => boolean): Promise<Job[]>;
   /** Event outbox, so events of a worker in another process reach the API's sockets. */
   emit(kind: string, data: unknown): Promise<void>;
   eventsSince(id: number, limit?: number): Promise<{ id: number; kind: string; data: unknown }[]>;

@@ -2,6 +2,7 @@
 
 import { readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
+import { sweepAfterJobs } from "./leftover-sweep.ts";
 import type { Job, JobInfo, JobKind, JobStatus, JobStore, LaneState } from "./types.ts";
 
 export interface JobView {
@@ -71,9 +72,14 @@ export async function paidState(store: JobStore, services: Pick<Services, "home"
 }
 
 /** The GET /studio/jobs body; also what every POST /studio/jobs/{action} answers. */
-export async function jobsAnswer(store: JobStore, services: Pick<Services, "home">): Promise<JobsAnswer> {
+export async function jobsAnswer(
+  store: JobStore,
+  services: Pick<Services, "home" | "env">,
+): Promise<JobsAnswer> {
   // A job whose worker died is never listed as running past its lease, even between the pool's reclaim rounds.
-  await store.reclaimExpired();
+  const changed = await store.reclaimExpired();
+  // What those jobs left is removed in the background (a job that failed for good keeps no work folder).
+  if (changed.length) void sweepAfterJobs(services, store, changed).catch(() => {});
   const [list, paid] = await Promise.all([store.list(), paidState(store, services)]);
   return { jobs: list.jobs.map(jobView), lanes: list.lanes, paid };
 }

@@ -1,7 +1,6 @@
 // Assembling a pass's cut into one mp4 (api-extras §5.3): the plan (assemble-plan.ts), then only the clips that
 // need it re-encoded into a temp folder, then one join that copies every picture stream and lays one sound
 // track, written under a temp name and renamed into `renders[_proxy]/<ep>[_proxy].mp4` with its `_shots.txt`.
-import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +15,7 @@ import { badRequest } from "../errors.ts";
 import { episodeFence, mkdirShow } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { withLock } from "../store/lock.ts";
+import { assembleWorkPath, tempPath } from "../store/temp-names.ts";
 import {
   clipSamples,
   concatList,
@@ -239,12 +239,9 @@ async function assemble(
   const outDir = path.join(ep, passFolder(pass));
   // The output folder must really lie inside the episode (renders_proxy may be a link leading out).
   await mkdirShow(episodeFence(ep), outDir);
-  const work = path.join(outDir, `.assemble-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const work = assembleWorkPath(outDir);
   await mkdir(work);
-  const tmpOut = path.join(
-    outDir,
-    `.${path.basename(names.mp4)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
-  );
+  const tmpOut = tempPath(path.join(outDir, path.basename(names.mp4)));
   try {
     const parts = await prepareClips(plan.clips, format, pass, work, env, hooks, progress);
     const total = parts.reduce((s, p) => s + p.frames, 0);

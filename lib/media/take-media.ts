@@ -1,23 +1,15 @@
 // The files made once when a take finishes: its thumbnail, its 8-cell strip and its sound as a wav.
-import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { writeFileAtomic } from "../store/atomic.ts";
+import { tempPath } from "../store/temp-names.ts";
 import { countFrames, type Env, probe, runFfmpeg } from "./ffmpeg.ts";
 
 export const THUMB_MAX_WIDTH = 512;
 export const STRIP_CELL_MAX_WIDTH = 192;
 export const STRIP_CELLS = 8;
 const JPEG = { quality: 82, mozjpeg: true } as const;
-
-// A hidden name beside the final file, so a reader never sees a half-written one and a rename finishes it.
-function tempBeside(file: string, ext: string): string {
-  return path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp${ext}`,
-  );
-}
 
 const input = (file: string) => `file:${file}`;
 
@@ -65,7 +57,7 @@ export async function makeThumbnail(mp4: string, jpgOut: string, env: Env): Prom
   const [info, frames] = await Promise.all([probe(mp4, env), countFrames(mp4, env)]);
   if (!info.video || frames < 1)
     throw new Error(`${path.basename(mp4)} has no video frames to make a thumbnail of`);
-  const scratch = tempBeside(jpgOut, ".png");
+  const scratch = tempPath(jpgOut, ".png");
   try {
     const png = await grabFrame(mp4, Math.floor(frames / 3), info.video.fps, env, scratch);
     const jpeg = await sharp(png)
@@ -103,7 +95,7 @@ export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = S
   const picks = stripFrames(frames, cells);
   const unique = [...new Set(picks)];
   const select = unique.map((i) => `eq(n,${i})`).join("+");
-  const scratch = tempBeside(jpgOut, ".png");
+  const scratch = tempPath(jpgOut, ".png");
   try {
     await runFfmpeg(
       [
@@ -151,7 +143,7 @@ export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = S
 export async function extractWav(mp4: string, wavOut: string, env: Env): Promise<void> {
   await mkdir(path.dirname(wavOut), { recursive: true });
   const info = await probe(mp4, env);
-  const tmp = tempBeside(wavOut, ".wav");
+  const tmp = tempPath(wavOut, ".wav");
   // The picture's length (frames / fps), not the container's, which counts AAC padding on older muxers.
   const seconds = info.video?.fps ? (await countFrames(mp4, env)) / info.video.fps : info.duration;
   const length = seconds !== null && seconds > 0 ? ["-t", seconds.toFixed(6)] : [];

@@ -8,6 +8,7 @@ import { type CutEntry, readCutList } from "../episode/cut.ts";
 import { type CutPick, cutPick, folderTakes } from "../episode/cut-view.ts";
 import { shotFolder } from "../episode/takes.ts";
 import { type Env, runFfmpeg } from "../media/ffmpeg.ts";
+import { tempPath } from "../store/temp-names.ts";
 
 /** The cut entry before `shot` (orphans and `out` entries skipped), or null when it leads. */
 export function previousInCut(cut: readonly CutEntry[], build: Build, shot: string): CutEntry | null {
@@ -45,7 +46,7 @@ export async function cutLastFrame(
   signal?: AbortSignal,
 ): Promise<void> {
   await mkdir(path.dirname(frame), { recursive: true });
-  const tmp = path.join(path.dirname(frame), `.${path.basename(frame, ".png")}.${process.pid}.cut.png`);
+  const tmp = tempPath(frame, ".png");
   try {
     // From one second before the end, each decoded frame overwrites the picture: the last one stays.
     await runFfmpeg(

@@ -189,10 +189,13 @@ export class MemoryJobStore implements JobStore {
     this.lane(lane).parallel = parallel;
   }
 
-  async reclaimExpired(now = this.clock()): Promise<Job[]> {
+  async reclaimExpired(now = this.clock(), gone?: (owner: string) => boolean): Promise<Job[]> {
     const changed: Job[] = [];
     for (const job of this.jobs.values()) {
-      if (job.status !== "running" || job.lease_expires === null || job.lease_expires > now) continue;
+      if (job.status !== "running") continue;
+      const lapsed = job.lease_expires !== null && job.lease_expires <= now;
+      const dead = gone !== undefined && job.lease_owner !== null && gone(job.lease_owner);
+      if (!lapsed && !dead) continue;
       job.lease_owner = null;
       job.lease_expires = null;
       if (job.attempts >= 3) {

@@ -39,6 +39,7 @@ import {
 import { localIso } from "../../lib/render/time.ts";
 import { parseJson } from "../../lib/store/json-file.ts";
 import { withLock } from "../../lib/store/lock.ts";
+import { jobWorkPath } from "../../lib/store/temp-names.ts";
 import { shippedTargets } from "../../lib/targets/registry.ts";
 import type { JobContext, JobHandler } from "../types.ts";
 
@@ -162,7 +163,7 @@ export const renderJob: JobHandler = async (job, ctx) => {
     await updateSidecar(t, (s) => (s.status === "queued" ? { ...s, job: job.id } : null));
 
   const dir = takeDir(t);
-  const workDir = path.join(dir, `.render_${p.stem}_${job.id.replace(/[^A-Za-z0-9_-]/g, "_")}`);
+  const workDir = jobWorkPath(dir, p.stem, job.id);
   const started = Date.now();
   let engine: Engine | null = null;
   let engineJob: EngineJob | null = null;

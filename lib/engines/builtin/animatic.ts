@@ -1,10 +1,10 @@
 // The built-in video target `animatic`: a timed card per shot (keyframe, plate or plain card with captions) at the
 // exact frame count, fps and size of the pass, with a sound track, encoded H.264 yuv420p by one ffmpeg child.
-import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
+import { tempPath } from "../../store/temp-names.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
 import { captionBox, fontsUsable, NO_FONT_NOTE, type TextBox } from "./text.ts";
@@ -210,7 +210,7 @@ export async function renderAnimatic(
   const margin = Math.max(4, Math.round(Math.min(width, height) * 0.04));
 
   await mkdir(job.workDir, { recursive: true });
-  const scratch = path.join(job.workDir, `.${job.stem}.animatic-${randomBytes(4).toString("hex")}`);
+  const scratch = tempPath(path.join(job.workDir, `${job.stem}.animatic`));
   const mp4 = path.join(job.workDir, `${job.stem}.mp4`);
   const wav = path.join(job.workDir, `${job.stem}.wav`);
   const tmpMp4 = tempBeside(mp4);

@@ -1,8 +1,8 @@
 // What a built-in render step receives from the engine, and the helpers its three renderers share.
-import { randomBytes } from "node:crypto";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Env } from "../../media/ffmpeg.ts";
+import { tempPath } from "../../store/temp-names.ts";
 
 export interface WorkContext {
   env: Env;
@@ -23,11 +23,7 @@ export function throwIfCanceled(signal: AbortSignal): void {
 
 /** A hidden temporary name beside `file` keeping its extension (ffmpeg picks nothing from it: formats are forced). */
 export function tempBeside(file: string): string {
-  const ext = path.extname(file);
-  return path.join(
-    path.dirname(file),
-    `.${path.basename(file, ext)}.${randomBytes(4).toString("hex")}.tmp${ext}`,
-  );
+  return tempPath(file, path.extname(file));
 }
 
 /** Move finished temporaries over their final names (same folder, so each rename is atomic). */

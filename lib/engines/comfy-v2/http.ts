@@ -6,6 +6,7 @@ import { rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Agent, FormData, request } from "undici";
+import { tempPath } from "../../store/temp-names.ts";
 import { graphJson } from "../../targets/graph.ts";
 import { ComfyTimeoutError, downError, jsonOrNull, normalizeBase, signalFor } from "../comfyui/http.ts";
 import {
@@ -181,7 +182,7 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
     async download(route, dest, o = {}) {
       const ms = o.timeoutMs ?? 30 * 60_000;
       const { signal, timeout } = signalFor(ms, o.signal);
-      const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${process.pid}.part`);
+      const tmp = tempPath(dest);
       try {
         let url = urlOf(route);
         for (let hop = 0; ; hop++) {

@@ -2,9 +2,9 @@
 // plainly when the server is down instead of hanging.
 import { createWriteStream, openAsBlob } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
-import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Agent, FormData, request } from "undici";
+import { tempPath } from "../../store/temp-names.ts";
 import { graphJson } from "../../targets/graph.ts";
 
 /** The server could not be reached at all (refused, unknown host, connect timeout, reset). */
@@ -274,7 +274,7 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
     async download(route, dest, o = {}) {
       const ms = o.timeoutMs ?? 30 * 60_000;
       const { signal, timeout } = signalFor(ms, o.signal);
-      const tmp = path.join(path.dirname(dest), `.${path.basename(dest)}.${process.pid}.part`);
+      const tmp = tempPath(dest);
       try {
         const res = await request(base + route, { method: "GET", dispatcher: agent, signal, headers: extra });
         if (res.statusCode !== 200) {
