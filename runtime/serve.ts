@@ -1,8 +1,7 @@
 // The standalone server: one Node process serving every route, /ws, and a graceful stop (exit 3 = restart). With
 // role `worker` it runs the job pool in the same process; with role `api` it relays other processes' outbox events.
 import { serve } from "@hono/node-server";
-import { WebSocketServer } from "ws";
-import { functions } from "../functions/index.ts";
+import { routes } from "../functions/index.ts";
 import type { EventSink, ServerControl } from "../lib/context.ts";
 import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
 import { openJobStore } from "../lib/jobs/store.ts";
@@ -11,9 +10,11 @@ import { loadHandlers } from "../workers/handlers.ts";
 import { OutboxTail, OutboxWriter } from "../workers/outbox.ts";
 import { defaultOwner, poolSettingsFromEnv, WorkerPool } from "../workers/pool.ts";
 import { createApp } from "./app.ts";
+import { guardOptions, isLoopbackHost } from "./guard.ts";
+import { serverOptions } from "./limits.ts";
 import { consoleLogger } from "./log.ts";
 import { createServices } from "./services.ts";
-import { WsHub } from "./ws.ts";
+import { createSocketServer, WsHub } from "./ws.ts";
 
 export interface ServeOptions {
   host: string;
@@ -89,25 +90,34 @@ export async function main(
   const tail =
     store && services.roles.includes("api") ? new OutboxTail({ store, origin, sink: hub, log }) : null;
   await tail?.start();
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = createSocketServer();
 
   let stopping = false;
   const control: ServerControl = { host, port, stop: (restart) => stop(restart ? 3 : 0) };
-  const app = createApp({ ...services, server: control }, functions, { hub });
+  const guard = guardOptions(env, host);
+  const app = createApp({ ...services, server: control }, routes, { hub, guard });
   let listening: (url: string) => void = () => {};
   const ready = new Promise<string>((resolve) => {
     listening = resolve;
   });
-  const server = serve({ fetch: app.fetch, hostname: host, port, websocket: { server: wss } }, (info) => {
-    control.port = info.port;
-    const url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
-    process.stdout.write(`Episode Studio listening on ${url}/studio/ (settings: ${services.home})\n`);
-    listening(url);
-    // Only once the port is ours: a host that cannot listen exits before it takes any job.
-    pool?.start();
-    // Leftovers of a crashed process go in the background, never holding up start-up or a request.
-    if (store) void startLeftoverSweep(services, store);
-  });
+  const server = serve(
+    { fetch: app.fetch, hostname: host, port, websocket: { server: wss }, serverOptions: serverOptions() },
+    (info) => {
+      control.port = info.port;
+      const url = `http://${host.includes(":") ? `[${host}]` : host}:${info.port}`;
+      process.stdout.write(`Episode Studio listening on ${url}/studio/ (settings: ${services.home})\n`);
+      if (!isLoopbackHost(host) && guard.token === undefined) {
+        process.stderr.write(
+          `episode-studio: listening on ${host} without STUDIO_TOKEN: anyone who can reach this address can read and change the show folders under the roots\n`,
+        );
+      }
+      listening(url);
+      // Only once the port is ours: a host that cannot listen exits before it takes any job.
+      pool?.start();
+      // Leftovers of a crashed process go in the background, never holding up start-up or a request.
+      if (store) void startLeftoverSweep(services, store);
+    },
+  );
   server.on("error", (err) => {
     process.stderr.write(`episode-studio: cannot listen on ${host}:${port}: ${err.message}\n`);
     process.exit(2);
