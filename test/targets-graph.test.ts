@@ -13,6 +13,7 @@ import {
   nodesOf,
   type PatchValues,
   patchGraph,
+  targetClasses,
 } from "../lib/targets/graph.ts";
 import { getTarget, type TargetSpec } from "../lib/targets/registry.ts";
 import { canvasToApi, graphFrom, resolveWorkflow, workflowShotErrors } from "../lib/targets/workflow.ts";
@@ -236,6 +237,17 @@ describe("ltx2", () => {
     expect(classes).toContain("SaveVideo");
     expect(classes).toContain("LTXVLatentUpsampler");
     expect(classes).not.toContain("LoadImage"); // only with a first frame
+    // Every class the target can send: with keyframes and with a LoRA chain too.
+    const all = targetClasses(spec, graph);
+    for (const cls of [
+      "LoadImage",
+      "LTXVImgToVideoInplace",
+      "LTXVAddGuide",
+      "LTXVCropGuides",
+      "LoraLoaderModelOnly",
+    ])
+      expect(all).toContain(cls);
+    expect(all).toEqual(expect.arrayContaining(classes));
   });
 });
 

@@ -430,6 +430,7 @@ describe("readiness", () => {
     "SaveVideo",
     "LTXVAddGuide",
     "LTXVCropGuides",
+    "LoraLoaderModelOnly",
     ...extra,
   ];
   const OPTIONAL_NODES = [
@@ -511,10 +512,53 @@ describe("readiness", () => {
     expect(noUpsampler).toMatchObject({ status: "not_ready", nodes_missing: ["LTXVLatentUpsampler"] });
   });
 
+  it("ltx2 checks the classes only a keyframed or LoRA job sends, at the tier `nodes` gives them", async () => {
+    const ltx = (await getTarget("ltx2"))!;
+    const graph = await workflow(ltx);
+    for (const cls of ["LTXVImgToVideoInplace", "LoraLoaderModelOnly"]) {
+      const r = await readiness(
+        ltx,
+        { objectInfo: allNodes(OPTIONAL_NODES).filter((n) => n !== cls), models: LTX_INSTALLED },
+        { graph },
+      );
+      expect(r, cls).toMatchObject({ status: "not_ready", nodes_missing: [cls] });
+    }
+    // A copy that declares the first-frame node optional renders plain shots: degraded, the feature named.
+    const copy = structuredClone(ltx);
+    copy.nodes = {
+      ...(copy.nodes as object),
+      LTXVImgToVideoInplace: { tier: "optional", feature: "first keyframe" },
+    };
+    const r = await readiness(
+      copy,
+      {
+        objectInfo: allNodes(OPTIONAL_NODES).filter((n) => n !== "LTXVImgToVideoInplace"),
+        models: LTX_INSTALLED,
+      },
+      { graph },
+    );
+    expect(r).toMatchObject({ status: "degraded", nodes_missing: ["LTXVImgToVideoInplace"] });
+    expect(r.features_off).toEqual(["first keyframe"]);
+  });
+
+  it("is not_ready when a param binding selects several nodes, naming the param and the nodes", async () => {
+    const ltx = (await getTarget("ltx2"))!;
+    const graph = await workflow(ltx);
+    graph["40"] = { class_type: "EmptyLTXVLatentVideo", inputs: { ...graph["9"].inputs } };
+    const r = await readiness(
+      ltx,
+      { objectInfo: allNodes(OPTIONAL_NODES), models: LTX_INSTALLED },
+      { graph },
+    );
+    expect(r.status).toBe("not_ready");
+    expect(r.error).toMatch(/param 'width': EmptyLTXVLatentVideo matched 2 nodes \(9, 40\)/);
+  });
+
   it("flux2_klein_edit is degraded on the base model alone and unknown when ComfyUI does not answer", async () => {
     const edit = (await getTarget("flux2_klein_edit"))!;
     const graph = await workflow(edit);
-    const nodes = Object.values(graph).map((n) => n.class_type);
+    // The workflow's classes and the LoRA loader a job with LoRAs inserts.
+    const nodes = [...Object.values(graph).map((n) => n.class_type), "LoraLoaderModelOnly"];
     const models = { diffusion_models: [KLEIN.base], text_encoders: [KLEIN.te], vae: [KLEIN.vae] };
     const r = await readiness(edit, { objectInfo: nodes, models }, { graph });
     expect(r.status).toBe("degraded");
@@ -542,7 +586,8 @@ describe("readiness", () => {
   it("ltx2_voice falls back to the dev transformer (base) and needs no optional node to render", async () => {
     const voice = (await getTarget("ltx2_voice"))!;
     const graph = await workflow(voice);
-    const nodes = Object.values(graph).map((n) => n.class_type);
+    // The workflow's classes and the LoRA loader a job with LoRAs inserts.
+    const nodes = [...Object.values(graph).map((n) => n.class_type), "LoraLoaderModelOnly"];
     const r = await readiness(
       voice,
       {

@@ -29,7 +29,7 @@ import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
-import type { ApiGraph } from "../targets/graph.ts";
+import type { ApiGraph, JobShape } from "../targets/graph.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
 import {
   type Listing,
@@ -42,6 +42,7 @@ import {
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
 import { checkModelFamilies, localComfyPath, type ModelMismatch } from "./model-check.ts";
+import { checkNodes, engineClasses } from "./node-check.ts";
 import type { RenderRequest } from "./request.ts";
 import { chooseSeed, seedValue } from "./seed.ts";
 
@@ -55,6 +56,8 @@ export interface SkippedShot {
   missing_files?: Pick<MissingFile, "param" | "tier" | "want" | "family" | "folder" | "url" | "source">[];
   /** Model files of another family than their param's (rule 4). */
   model_mismatch?: ModelMismatch[];
+  /** Node classes the shot's graph sends that the backend does not have. */
+  missing_nodes?: string[];
 }
 
 /** How one model param of the take was served, as the sidecar's `resolved` records it. */
@@ -199,6 +202,8 @@ interface PlanCtx {
   comfyPath?: Promise<string | null>;
   /** Each target's workflow, resolved once per request (rule 2). */
   workflows: Map<string, Promise<WorkflowResolution>>;
+  /** The node classes the local backend offers, asked once per request. */
+  nodeClasses?: Promise<ReadonlySet<string>>;
 }
 
 /** Why the lane cannot take this request's jobs (no engine, or settings it lacks), or null; once per lane. */
@@ -488,6 +493,23 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
         ? path.join(vi.ep, "refs", "shots", safeShot(shot), "first.png")
         : null;
 
+  // The classes this shot's graph sends (its keyframe and LoRAs decide which) must all exist on the engine. The job
+  // reads the first keyframe when the file is there at its start: there now, or cut then from the previous shot.
+  if (workflow && models) {
+    const first = firstFrame !== null && (chain === "first" || (await c.probe.exists(firstFrame)));
+    const shape = { loras: models.loras, base: models.base, first };
+    const nodes = await nodeProblem(c, spec, workflow.graph, shape);
+    if (typeof nodes === "string") return { shot, error: nodes };
+    if (nodes.length) {
+      return {
+        shot,
+        reason: `missing node classes: ${nodes.join(", ")} (install the custom nodes that provide them, or update ComfyUI)`,
+        target,
+        missing_nodes: nodes,
+      };
+    }
+  }
+
   const refs = await recordRefs(c, slots, exists, plateSlot(c, sc, builtin));
   const fps = current.fps;
   const length = num(current.entry.length) ?? num(eff.length) ?? 1;
@@ -573,6 +595,26 @@ function workflowFor(c: PlanCtx, spec: TargetSpec): Promise<WorkflowResolution> 
     c.workflows.set(spec.id, wf);
   }
   return wf;
+}
+
+/** The node classes of the shot's graph the local backend lacks, or why that cannot be told (a string). */
+async function nodeProblem(
+  c: PlanCtx,
+  spec: TargetSpec,
+  graph: ApiGraph,
+  shape: JobShape,
+): Promise<string[] | string> {
+  c.localUrl ??= localAddress({ home: c.services.home, env: c.services.env ?? {} });
+  const url = await c.localUrl;
+  c.nodeClasses ??= engineClasses(url);
+  let known: ReadonlySet<string>;
+  try {
+    known = await c.nodeClasses;
+  } catch (err) {
+    return `the local backend at ${url} did not list its node classes: ${(err as Error).message}`;
+  }
+  const check = checkNodes(spec, graph, shape, known);
+  return "error" in check ? check.error : check.missing;
 }
 
 /** The sidecar's `resolved`: each model param's wanted file, the file used, how it was chosen and its tier. */

@@ -19,6 +19,7 @@ const RUN_FIELDS = new Set([
   "finished",
   "backend_prompt_id",
   "save_notes",
+  "error",
   "save_ms",
   "frames",
   "mp4",

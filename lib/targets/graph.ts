@@ -763,10 +763,59 @@ export function patchGraph(
   return { graph: g, saver: saverId, notes: ctx.notes };
 }
 
-/** Node classes a job on this graph would send (neutral values, no inputs): what readiness checks against. */
-export function jobClasses(spec: TargetSpec, graph: ApiGraph, options: PatchOptions = {}): string[] {
-  const { graph: g } = patchGraph(spec, graph, {}, {}, options);
+/** What shapes a job's graph beyond widget values: its LoRAs, the accelerator fallback and the pictures it reads. */
+export interface JobShape {
+  /** `null` or absent leaves the graph's own loaders alone. */
+  loras?: LoraItem[] | null;
+  base?: boolean;
+  first?: boolean;
+  last?: boolean;
+  references?: number;
+}
+
+/**
+ * Node classes one job of `shape` sends. Every bound param gets a value, so each binding selects its nodes as in a
+ * job that sets them all: one that selects none or several throws the GraphError that job would meet.
+ */
+export function jobClasses(
+  spec: TargetSpec,
+  graph: ApiGraph,
+  options: PatchOptions = {},
+  shape: JobShape = {},
+): string[] {
+  const values: PatchValues = { loras: shape.loras ?? null, base: shape.base === true };
+  // The value is irrelevant: only which nodes each binding selects matters here.
+  for (const param of Object.keys(params(spec))) if (param !== "loras") values[param] = 1;
+  const inputs: PatchInputs = {
+    first: shape.first ? "first.png" : null,
+    last: shape.last ? "last.png" : null,
+    references: Array.from({ length: shape.references ?? 0 }, (_, i) => `reference_${i + 1}.png`),
+  };
+  const { graph: g } = patchGraph(spec, graph, values, inputs, options);
   return [...new Set(Object.values(g).map((n) => n.class_type))].sort();
+}
+
+/**
+ * Every node class jobs on this target can send: a plain job's, plus what each optional input adds (first and last
+ * keyframes, reference pictures, a LoRA chain), since a class missing there fails only the jobs that read it.
+ */
+export function targetClasses(spec: TargetSpec, graph: ApiGraph, options: PatchOptions = {}): string[] {
+  const shapes: JobShape[] = [{}];
+  if (spec.binding.keyframe_patch === "ltx2") shapes.push({ first: true }, { last: true });
+  const max = typeof spec.capabilities.max_refs === "number" ? spec.capabilities.max_refs : Infinity;
+  if (isObject(spec.binding.references) && max >= 1) shapes.push({ references: Math.min(max, 2) });
+  const loraSpecs = asSpecs(params(spec).loras);
+  if (loraSpecs.length) {
+    const count = loraSpecs.every((s) => s.chain === true) ? 2 : 1;
+    const loras = Array.from({ length: count }, (_, i) => ({
+      name: `lora_${i + 1}.safetensors`,
+      strength: 1,
+    }));
+    shapes.push({ loras });
+  }
+  const out = new Set<string>();
+  for (const shape of shapes) for (const cls of jobClasses(spec, graph, options, shape)) out.add(cls);
+  return [...out].sort();
 }
 
 /**

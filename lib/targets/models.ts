@@ -2,7 +2,7 @@
 // the accelerator fallback to the `base` preset, and a target's readiness on one ComfyUI.
 
 import { LOADER_FOLDERS } from "./folders.ts";
-import { type ApiGraph, GraphError, jobClasses, type PatchOptions } from "./graph.ts";
+import { type ApiGraph, GraphError, jobClasses, type PatchOptions, targetClasses } from "./graph.ts";
 import { globMatch, hasSignature, identify, relation, type SafetensorsHeader } from "./modelid.ts";
 import type { LoraItem, Preset, TargetSpec } from "./registry.ts";
 
@@ -426,7 +426,10 @@ interface NodeNeed {
   feature?: string;
 }
 
-/** Classes the target needs: the workflow as a job keeps it (all required) plus `nodes` (list or tiered object). */
+/**
+ * Classes the target needs: a plain job's graph (all required), `nodes` (list or tiered object), then what the
+ * optional inputs add (keyframes, references, LoRAs: required unless `nodes` says otherwise).
+ */
 function nodeNeeds(spec: TargetSpec, graph: ApiGraph | null, patch: PatchOptions): Map<string, NodeNeed> {
   const needs = new Map<string, NodeNeed>();
   if (graph) for (const cls of jobClasses(spec, graph, patch)) needs.set(cls, { tier: "required" });
@@ -442,6 +445,10 @@ function nodeNeeds(spec: TargetSpec, graph: ApiGraph | null, patch: PatchOptions
         ...(isObject(v) && typeof v.feature === "string" ? { feature: v.feature } : {}),
       });
     }
+  }
+  if (graph) {
+    for (const cls of targetClasses(spec, graph, patch))
+      if (!needs.has(cls)) needs.set(cls, { tier: "required" });
   }
   return needs;
 }

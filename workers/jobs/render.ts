@@ -241,16 +241,18 @@ export const renderJob: JobHandler = async (job, ctx) => {
       ctx.emit("studio.take", takeEvent(t, "ok", closed));
     }
   } catch (err) {
-    let reason = err instanceof Error ? err.message : String(err);
-    if (ctx.signal.aborted) {
+    const canceled = ctx.signal.aborted;
+    if (canceled) {
       if (!(await canceledByUser(job, ctx))) throw err;
       if (engine && engineJob) await engine.cancel(engineJob, submitted).catch(() => {});
-      reason = "canceled";
     }
+    const reason = canceled ? "canceled" : noteText(err instanceof Error ? err.message : String(err));
+    // A cancel is the person's own doing; anything else (a graph that did not patch, a refused prompt) is the error.
     const closed = await closeTake(t, {
       status: "failed",
       finished: localIso(ctx.services.now()),
-      save_notes: noteText(reason),
+      save_notes: reason,
+      ...(canceled ? {} : { error: reason }),
     });
     if (closed) ctx.emit("studio.take", takeEvent(t, "failed", closed));
     throw err;
