@@ -8,6 +8,8 @@ import { settingsFile } from "../lib/config/settings.ts";
 import { clearReadinessCache } from "../lib/engines/comfyui/readiness.ts";
 import { closeComfyEngines, engineFor } from "../lib/engines/registry.ts";
 import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import { queueRender } from "../lib/render/queue.ts";
+import { renderBody, renderRequest } from "../lib/render/request.ts";
 import { clearTargetReadiness } from "../lib/targets/readiness-cache.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
@@ -17,6 +19,7 @@ import {
   NODE_DEFS,
   startComfyDouble,
 } from "./support/comfy-double/index.ts";
+import { MemoryJobStore } from "./support/memory-jobs.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
@@ -220,5 +223,25 @@ describe("a take that fails at queue time", () => {
     expect(sc.status).toBe("failed");
     expect(sc.error).toEqual(expect.stringContaining("the prompt is not welcome"));
     expect(sc.save_notes).toBe(sc.error);
+  });
+
+  it("is failed with its error set when its job cannot be stored", async () => {
+    const ep = await s.episode(SCRIPT); // the built-in animatic: no engine involved
+    const refusing = new MemoryJobStore();
+    refusing.add = async () => {
+      throw new Error("the job database is read-only");
+    };
+    const services = s.env.services;
+    const req = renderRequest(renderBody.parse({ ep, shots: ["sh020"] }));
+    const res = await queueRender(services, ep, req, {
+      store: refusing,
+      engine: (backend) => engineFor(backend, services),
+    });
+    expect(res.queued).toEqual([]);
+    expect(res.errors).toEqual([
+      { shot: "sh020", take: 1, error: expect.stringContaining("the job database is read-only") },
+    ]);
+    const sc = await sidecarOf(ep, "sh020", 1);
+    expect(sc).toMatchObject({ status: "failed", error: "not queued: the job database is read-only" });
   });
 });

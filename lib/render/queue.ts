@@ -118,15 +118,8 @@ export async function insertTakeJob(store: JobStore, t: TakeRef, job: NewJob, no
   try {
     added = await store.add(job);
   } catch (err) {
-    await closeTake(
-      t,
-      {
-        status: "failed",
-        finished: localIso(now),
-        save_notes: noteText(`not queued: ${(err as Error).message}`),
-      },
-      true,
-    );
+    const why = noteText(`not queued: ${(err as Error).message}`);
+    await closeTake(t, { status: "failed", finished: localIso(now), save_notes: why, error: why }, true);
     throw err;
   }
   await updateSidecarLocked(t, (s) => ({ ...s, job: added.id }));
@@ -395,13 +388,10 @@ export async function queueRender(
           services.now(),
         );
       } catch (err) {
+        const why = noteText(`not queued: ${(err as Error).message}`);
         await closeTake(
           t,
-          {
-            status: "failed",
-            finished: localIso(services.now()),
-            save_notes: noteText(`not queued: ${(err as Error).message}`),
-          },
+          { status: "failed", finished: localIso(services.now()), save_notes: why, error: why },
           true,
         );
         errors.push({ shot: p.shot, error: `couldn't queue t${two(take)}: ${(err as Error).message}`, take });
