@@ -1,17 +1,28 @@
 // Path rules: ep checks, relative paths and their exceptions, symlinks, folder names.
-import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StudioError } from "../lib/errors.ts";
 import {
+  checkRelativePath,
+  createShowFile,
+  episodeFence,
+  findSeriesConfig,
   isInside,
   isInsideOrEqual,
+  mkdirShow,
   type ResolveOptions,
+  readShowDir,
+  readShowFile,
+  realRoots,
+  removeShow,
+  renameShow,
   resolveEpisode,
   resolveEpisodePath,
   resolveInEpisode,
   seriesHome,
   validateFolderName,
+  writeShowFile,
 } from "../lib/paths/index.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
@@ -420,5 +431,77 @@ describe("validateFolderName", () => {
       expect(Object.keys((err as StudioError).body())).toEqual(["error"]);
     }
     expect(() => validateFolderName("refs", "name")).toThrow(/name: "refs" is a reserved folder name/);
+  });
+});
+
+describe("an episode lies strictly inside a root", () => {
+  it("refuses a configured root as ep with 403, directly or through a link", async () => {
+    expect(await refused(resolveEpisode(root, env.services), 403)).toMatch(/is a configured root/);
+    await refused(resolveEpisode(path.join(env.dir, "rootlink"), env.services), 403);
+  });
+
+  it("never takes the series.json of a folder above a root", async () => {
+    const above = path.join(path.dirname(root), "series.json");
+    await put(above, config());
+    const roots = await realRoots(env.services);
+    expect(await findSeriesConfig(root)).toEqual({ path: above, inParent: true });
+    expect(await findSeriesConfig(root, roots)).toBeNull();
+    expect((await seriesHome(root, roots)).config).toBeNull();
+    // The root itself is a fine show folder: an episode right below it takes its config.
+    await put(path.join(root, "series.json"), config());
+    const top = path.join(root, "top");
+    await put(path.join(top, "top.md"));
+    expect(await findSeriesConfig(top, roots)).toEqual({
+      path: path.join(root, "series.json"),
+      inParent: true,
+    });
+  });
+});
+
+describe("names the file system would refuse or change", () => {
+  it("refuses a segment over 255 bytes, a path over 4096 characters, and a trailing dot or space (400)", async () => {
+    expect(() => checkRelativePath(`${"é".repeat(128)}.png`, "path")).toThrow(/longer than 255 bytes/);
+    expect(() => checkRelativePath(`${"a/".repeat(2100)}b`, "path")).toThrow(/at most 4096/);
+    for (const bad of ["ep01.md.", "renders /x.mp4", "a./b", "..."]) {
+      expect(() => checkRelativePath(bad, "path"), bad).toThrow(/ending in a dot or a space/);
+    }
+    expect(await refused(resolveEpisode(`${epB1}.`, env.services), 400)).toMatch(/ending in a dot/);
+    expect(await refused(resolveEpisode(`${"/x".repeat(10)}/${"n".repeat(256)}`, env.services), 400)).toMatch(
+      /longer than 255 bytes/,
+    );
+    expect(checkRelativePath("a/./b/../c", "path")).toEqual(["a", "b", "..", "c"]);
+  });
+});
+
+describe("the guarded door", () => {
+  it("reads through links that stay inside the fence and refuses links that leave it (403)", async () => {
+    const fence = episodeFence(epB1);
+    await symlink(path.join(epB1, "e1.md"), path.join(epB1, "alias.md"));
+    expect((await readShowFile(fence, path.join(epB1, "alias.md"))).toString()).toBe("x");
+    expect(await refused(readShowFile(fence, path.join(epB1, "link.txt")), 403)).toMatch(/symbolic link/);
+    await refused(readShowDir(fence, path.join(epB1, "outdir")), 403);
+    await refused(readShowFile(episodeFence(epA1), path.join(epA1, "..", "series.json")), 403);
+  });
+
+  it("refuses writes into a linked folder that leads out, and writes nothing there", async () => {
+    const fence = episodeFence(epB1);
+    await refused(writeShowFile(fence, path.join(epB1, "outdir", "new.json"), "{}"), 403);
+    await refused(writeShowFile(fence, path.join(epB1, "outdir", "deep", "new.json"), "{}"), 403);
+    await refused(writeShowFile(fence, path.join(epB1, "link.txt"), "changed"), 403);
+    await refused(createShowFile(fence, path.join(epB1, "outdir", "x"), "x"), 403);
+    await refused(mkdirShow(fence, path.join(epB1, "outdir", "sub")), 403);
+    await refused(renameShow(fence, path.join(epB1, "e1.md"), path.join(epB1, "outdir", "e1.md")), 403);
+    expect((await readdir(outside)).sort()).toEqual(["ep", "secret.txt"]);
+    expect(await readFile(path.join(outside, "secret.txt"), "utf8")).toBe("x");
+  });
+
+  it("writes atomically inside the fence and removes a link itself, never its target", async () => {
+    const fence = episodeFence(epB1);
+    await writeShowFile(fence, path.join(epB1, "notes", "n.json"), "{}\n");
+    expect(await readFile(path.join(epB1, "notes", "n.json"), "utf8")).toBe("{}\n");
+    expect(await readdir(path.join(epB1, "notes"))).toEqual(["n.json"]);
+    await symlink(path.join(outside, "secret.txt"), path.join(epB1, "gone.txt"));
+    await removeShow(fence, path.join(epB1, "gone.txt"));
+    expect(await readdir(outside)).toContain("secret.txt");
   });
 });

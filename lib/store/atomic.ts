@@ -1,7 +1,7 @@
 // Atomic file writes: a temporary file in the same folder, synced, then a rename over the target.
-import { randomBytes } from "node:crypto";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { tempPath } from "./temp-names.ts";
 
 export interface AtomicOptions {
   /**
@@ -21,7 +21,7 @@ export async function writeFileAtomic(
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   // The name's shape lets a start-up sweep remove leftovers whose process is gone.
-  const tmp = path.join(dir, tempName(path.basename(file)));
+  const tmp = tempPath(file);
   try {
     // "wx": never write through a file or link already at the temporary name.
     const handle = await open(tmp, "wx");
@@ -37,11 +37,6 @@ export async function writeFileAtomic(
     throw err;
   }
   if (durable) await syncFolder(dir);
-}
-
-/** `.<name>.<pid>.<hex>.tmp`: hidden, and names the process that may still be writing it. */
-export function tempName(base: string): string {
-  return `.${base}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
 }
 
 /** JSON with a 2-space indent and a final newline. */
