@@ -4,6 +4,7 @@ import { defineFunction } from "../lib/fn.ts";
 import { openJobStore } from "../lib/jobs/store.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
 import { cancelTake } from "../lib/render/cancel.ts";
+import { shotId } from "../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
@@ -12,7 +13,7 @@ export default defineFunction({
   input: z.object({
     ep: z.string(),
     pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
-    shot: z.string().min(1),
+    shot: shotId,
     take: z.number().int().min(1),
   }),
   async handler(input, ctx) {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { discardTake } from "../lib/episode/discard.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
+import { shotId } from "../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
@@ -11,7 +12,7 @@ export default defineFunction({
   input: z.object({
     ep: z.string(),
     pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
-    shot: z.string().min(1),
+    shot: shotId,
     take: z.number().int().min(1),
   }),
   async handler(input, ctx) {

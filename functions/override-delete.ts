@@ -3,6 +3,7 @@ import { z } from "zod";
 import { deleteOverride } from "../lib/episode/override-edit.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
+import { shotId } from "../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "DELETE",
@@ -10,7 +11,7 @@ export default defineFunction({
   summary: "Clear a shot's overrides: one pass's fields, or everything for its target and the retarget",
   input: z.object({
     ep: z.string(),
-    shot: z.string().min(1),
+    shot: shotId,
     pass: z.enum(["final", "proxy"]).or(z.literal("")).optional(),
   }),
   async handler(input, ctx) {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { checkOverrideFields, putOverride } from "../lib/episode/override-edit.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
+import { shotId } from "../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "PUT",
@@ -11,7 +12,7 @@ export default defineFunction({
   input: z.object({
     ep: z.string(),
     pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
-    shot: z.string().min(1),
+    shot: shotId,
     both: z.boolean().nullish(),
     // Checked by the handler, so an unknown field gets the refusal that lists the known ones.
     fields: z.record(z.string(), z.unknown()),

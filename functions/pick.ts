@@ -3,6 +3,7 @@ import { z } from "zod";
 import { pickTake } from "../lib/episode/cut-edit.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
+import { shotId } from "../lib/schema/fields.ts";
 
 const pass = z.enum(["final", "proxy"]);
 
@@ -13,7 +14,7 @@ export default defineFunction({
   input: z.object({
     ep: z.string(),
     pass: pass.or(z.literal("")).nullish(),
-    shot: z.string().min(1),
+    shot: shotId,
     take: z.number().int().min(1).nullable(),
     from_pass: pass.or(z.literal("")).nullish(),
     force: z.boolean().nullish(),

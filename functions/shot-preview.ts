@@ -7,6 +7,7 @@ import { readSources } from "../lib/episode/sources.ts";
 import { badRequest } from "../lib/errors.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
+import { shotId, targetId } from "../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
@@ -15,9 +16,9 @@ export default defineFunction({
   input: z.object({
     ep: z.string(),
     pass: z.enum(["final", "proxy"]).nullish(),
-    shot: z.string().min(1),
+    shot: shotId,
     text: z.string(),
-    target: z.string().min(1).nullish(),
+    target: targetId.nullish(),
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);

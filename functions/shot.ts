@@ -4,6 +4,7 @@ import { z } from "zod";
 import { shotDetail } from "../lib/episode/shot-detail.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { resolveEpisode } from "../lib/paths/episode.ts";
+import { shotId, targetIdOrBlank } from "../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "GET",
@@ -12,8 +13,8 @@ export default defineFunction({
   input: z.object({
     ep: z.string(),
     pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
-    shot: z.string().min(1),
-    target: z.string().nullish(),
+    shot: shotId,
+    target: targetIdOrBlank.nullish(),
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);

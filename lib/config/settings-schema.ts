@@ -1,13 +1,12 @@
 // The PUT /studio/settings body: every field optional, null clears it, an unknown field is a 400.
 import { z } from "zod";
+import { boundedJson, isTargetId, TARGET_ID_RULE } from "../schema/fields.ts";
 import {
   API_KEY_RULE,
   isApiKey,
-  isTargetId,
   LOCAL_VIA,
   PAID_LIMIT_RULE,
   PATH_RULE,
-  TARGET_ID_RULE,
   URL_RULE,
   urlProblem,
 } from "./settings-values.ts";
@@ -78,7 +77,7 @@ export const settingsUpdateSchema = z.strictObject(
       .nullable()
       .optional(),
     target_limits: targetMap(
-      z.record(z.string(), z.unknown(), { error: "must be an object of limits" }),
+      z.record(z.string(), boundedJson, { error: "must be an object of limits" }),
       "{target: {limit: value}}",
     )
       .nullable()

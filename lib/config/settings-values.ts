@@ -1,5 +1,6 @@
 // Checks and normal forms of settings values, shared by the PUT schema, the environment and hand-edited files.
 import path from "node:path";
+import { isTargetId } from "../schema/fields.ts";
 
 /** The settings fields in the order GET /studio/settings shows them (`sdk` is built in, never stored). */
 export const SETTINGS_FIELDS = [
@@ -26,9 +27,7 @@ export const URL_RULE = "must be an http:// or https:// address, or null";
 export const API_KEY_RULE = "must be a key of printable characters without spaces, or null to remove it";
 export const PAID_LIMIT_RULE = "must be a whole number, 0 or more, or null for no cap";
 export const PATH_RULE = "must be an absolute folder path, or null";
-export const TARGET_ID_RULE = "must be a target id (letters, digits, _ . -)";
 
-const TARGET_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 const KEY = /^[\x21-\x7e]{1,4096}$/;
 
 /** Why `text` cannot be a backend address, or null when it can. */
@@ -50,10 +49,6 @@ export function normalUrl(value: unknown): string | null {
   if (typeof value !== "string" || !value.trim() || urlProblem(value) !== null) return null;
   const url = new URL(value.trim());
   return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
-}
-
-export function isTargetId(value: unknown): value is string {
-  return typeof value === "string" && TARGET_ID.test(value);
 }
 
 export function isApiKey(value: unknown): value is string {

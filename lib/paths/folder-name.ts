@@ -1,5 +1,5 @@
 // Folder names the service creates (new episodes, imports): portable, not reserved, not a device.
-import { badRequest } from "../errors.ts";
+import { badRequest, shown } from "../errors.ts";
 
 /** Names the episode finder skips, so an episode with one of them would never be listed. */
 export const RESERVED_FOLDER_NAMES: readonly string[] = [
@@ -18,7 +18,7 @@ const SHAPE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Returns the name when it is acceptable, else throws 400 saying what is wrong with it. */
 export function validateFolderName(name: unknown, field = "name"): string {
   if (typeof name !== "string" || name === "") throw badRequest(`${field} must be a folder name`);
-  const show = JSON.stringify(name);
+  const show = shown(name);
   if (name.length > 64) throw badRequest(`${field}: ${show} is longer than 64 characters`);
   if (!SHAPE.test(name)) {
     throw badRequest(

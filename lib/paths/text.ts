@@ -1,7 +1,7 @@
 // Refusals that need no disk: NUL bytes, encoded dots and separators, drive and UNC prefixes, backslashes,
 // over-long names and names Windows would silently change.
 import path from "node:path";
-import { badRequest } from "../errors.ts";
+import { badRequest, shown } from "../errors.ts";
 
 const ENCODED = /%(2e|2f|5c|00)/i;
 const DRIVE = /^[A-Za-z]:/;
@@ -10,16 +10,12 @@ export const MAX_SEGMENT_BYTES = 255;
 /** Longest whole path accepted, in characters (Linux's PATH_MAX). */
 export const MAX_PATH_CHARS = 4096;
 
-function show(value: string): string {
-  return JSON.stringify(value);
-}
-
 function requireString(value: unknown, field: string): string {
   if (typeof value !== "string") throw badRequest(`${field} must be a string`);
   if (!value.trim()) throw badRequest(`${field} is required`);
-  if (value.includes("\0")) throw badRequest(`${field}: ${show(value)} contains a NUL byte`);
+  if (value.includes("\0")) throw badRequest(`${field}: ${shown(value)} contains a NUL byte`);
   if (ENCODED.test(value)) {
-    throw badRequest(`${field}: ${show(value)} contains an encoded dot or separator (%2e, %2f, %5c)`);
+    throw badRequest(`${field}: ${shown(value)} contains an encoded dot or separator (%2e, %2f, %5c)`);
   }
   if (value.length > MAX_PATH_CHARS) {
     throw badRequest(
@@ -34,12 +30,12 @@ function requireString(value: unknown, field: string): string {
 function checkSegment(segment: string, value: string, field: string): void {
   if (Buffer.byteLength(segment, "utf8") > MAX_SEGMENT_BYTES) {
     throw badRequest(
-      `${field}: ${show(value)} has a name longer than ${MAX_SEGMENT_BYTES} bytes ("${segment.slice(0, 24)}...")`,
+      `${field}: ${shown(value)} has a name longer than ${MAX_SEGMENT_BYTES} bytes ("${segment.slice(0, 24)}...")`,
     );
   }
   if (segment === "." || segment === "..") return;
   if (/[. ]$/.test(segment)) {
-    throw badRequest(`${field}: ${show(value)} has a name ending in a dot or a space (${show(segment)})`);
+    throw badRequest(`${field}: ${shown(value)} has a name ending in a dot or a space (${shown(segment)})`);
   }
 }
 
@@ -47,10 +43,10 @@ function checkSegment(segment: string, value: string, field: string): void {
 export function checkAbsolutePath(value: unknown, field: string): string {
   const text = requireString(value, field);
   // Win32 device namespaces bypass the normal path rules, so they are never an episode.
-  if (/^[\\/]{2}[?.][\\/]/.test(text)) throw badRequest(`${field}: ${show(text)} is a device path`);
-  if (!path.isAbsolute(text)) throw badRequest(`${field} must be an absolute path (got ${show(text)})`);
+  if (/^[\\/]{2}[?.][\\/]/.test(text)) throw badRequest(`${field}: ${shown(text)} is a device path`);
+  if (!path.isAbsolute(text)) throw badRequest(`${field} must be an absolute path (got ${shown(text)})`);
   if (text.split(/[\\/]/).includes("..")) {
-    throw badRequest(`${field}: ${show(text)} must not contain ".." segments`);
+    throw badRequest(`${field}: ${shown(text)} must not contain ".." segments`);
   }
   return path.resolve(text);
 }
@@ -62,22 +58,22 @@ export function checkAbsolutePath(value: unknown, field: string): string {
 export function checkRelativePath(value: unknown, field: string): string[] {
   const text = requireString(value, field);
   if (text.startsWith("\\\\") || text.startsWith("//")) {
-    throw badRequest(`${field}: ${show(text)} is a network (UNC) path; give a path relative to the episode`);
+    throw badRequest(`${field}: ${shown(text)} is a network (UNC) path; give a path relative to the episode`);
   }
   if (DRIVE.test(text)) {
-    throw badRequest(`${field}: ${show(text)} is a drive path; give a path relative to the episode`);
+    throw badRequest(`${field}: ${shown(text)} is a drive path; give a path relative to the episode`);
   }
-  if (text.includes("\\")) throw badRequest(`${field}: ${show(text)} must use forward slashes`);
+  if (text.includes("\\")) throw badRequest(`${field}: ${shown(text)} must use forward slashes`);
   if (text.startsWith("/")) {
-    throw badRequest(`${field}: ${show(text)} is an absolute path; give a path relative to the episode`);
+    throw badRequest(`${field}: ${shown(text)} is an absolute path; give a path relative to the episode`);
   }
   const segments = text.split("/").filter((s) => s !== "" && s !== ".");
   for (const s of segments) {
     // A drive-like segment would make path.resolve jump to another drive on Windows; ":" opens streams there.
     if (DRIVE.test(s) || (process.platform === "win32" && s.includes(":"))) {
-      throw badRequest(`${field}: ${show(text)} contains a drive or stream name ("${s}")`);
+      throw badRequest(`${field}: ${shown(text)} contains a drive or stream name ("${s}")`);
     }
   }
-  if (segments.length === 0) throw badRequest(`${field}: ${show(text)} names no file`);
+  if (segments.length === 0) throw badRequest(`${field}: ${shown(text)} names no file`);
   return segments;
 }

@@ -2,7 +2,8 @@
 // cannot phrase for a person (typed seeds per rule 1, LoRA strings, sizes, drafts), giving one normalised request.
 import { z } from "zod";
 import type { Pass } from "../build/types.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, shown } from "../errors.ts";
+import { shotId, targetIdOrBlank } from "../schema/fields.ts";
 import { type Lora, parseLoras } from "../series/load.ts";
 
 export type SeedMode = "auto" | "new" | "same";
@@ -13,7 +14,7 @@ const pass = z.enum(["final", "proxy"]).or(z.literal(""));
 export const renderBody = z.object({
   ep: z.string(),
   pass: pass.nullish(),
-  shots: z.array(z.string().min(1)).nullish(),
+  shots: z.array(shotId).nullish(),
   redo: z.boolean().nullish(),
   seed_mode: z.enum(["auto", "new", "same"]).or(z.literal("")).nullish(),
   seed: z.unknown().optional(),
@@ -25,7 +26,7 @@ export const renderBody = z.object({
   parent_take: z.number().int().min(1).nullish(),
   note: z.string().nullish(),
   size: z.unknown().optional(),
-  target: z.string().nullish(),
+  target: targetIdOrBlank.nullish(),
   allow_missing_refs: z.boolean().nullish(),
   allow_model_mismatch: z.boolean().nullish(),
   save_frames: z.boolean().nullish(),
@@ -75,7 +76,7 @@ export function typedSeed(v: unknown): bigint | null {
   if (typeof v !== "string") throw badRequest("seed must be a string of digits");
   const t = v.trim();
   if (t === "") return null;
-  if (!/^\d+$/.test(t)) throw badRequest(`seed must be a string of digits (got ${JSON.stringify(v)})`);
+  if (!/^\d+$/.test(t)) throw badRequest(`seed must be a string of digits (got ${shown(v)})`);
   const n = BigInt(t);
   if (n > MAX_TYPED_SEED) throw badRequest(`seed must be between 0 and 2^64-1 (got ${t})`);
   return n;
@@ -102,9 +103,7 @@ function sizeOf(v: unknown): { width: number; height: number } | null {
   const ok = (n: unknown): n is number =>
     typeof n === "number" && Number.isInteger(n) && n >= 1 && n <= 16384;
   if (!ok(w) || !ok(h)) {
-    throw badRequest(
-      `size must be WxH (e.g. 1344x768) or [width, height], or null; got ${JSON.stringify(v)}`,
-    );
+    throw badRequest(`size must be WxH (e.g. 1344x768) or [width, height], or null; got ${shown(v)}`);
   }
   return { width: w, height: h };
 }
