@@ -221,6 +221,13 @@ describe("regressions", () => {
     }
   });
 
+  it("the episode list never summarises a script or series.json linked out of the roots", async () => {
+    const got = await json("GET", "/episodes", {});
+    expect(got.status, got.text).toBe(200);
+    expect(got.text).toContain(ep);
+    expect(got.text).not.toContain(SECRET);
+  });
+
   it("a _history folder linked out refuses the save, and nothing is copied or written", async () => {
     const src = await json("GET", "/source", { ep: epHistory, file: "script" });
     expect(src.status).toBe(200);

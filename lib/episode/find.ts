@@ -1,7 +1,8 @@
 // The episode finder behind GET /studio/episodes: scans two levels below each root and summarises what it finds.
 import type { Dirent } from "node:fs";
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { episodeFence, type Fence, folderFence, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { isInsideOrEqual } from "../paths/inside.ts";
 import { findScript, findSeriesConfig, isFile } from "./files.ts";
 
@@ -64,6 +65,11 @@ export async function findEpisodes(roots: readonly string[]): Promise<EpisodeSum
 export async function episodeSummary(dir: string): Promise<EpisodeSummary | null> {
   const config = await findSeriesConfig(dir);
   if (!config) return null;
+  // Files are read only where they really lie: a script or config linked out of its folder is not summarised.
+  const real = await realpath(dir).catch(() => null);
+  const configHome = await realpath(path.dirname(config.path)).catch(() => null);
+  if (!real || !configHome) return null;
+  const fence = episodeFence(real);
   const name = path.basename(dir);
   let script: string | null;
   if (config.inParent) {
@@ -75,11 +81,11 @@ export async function episodeSummary(dir: string): Promise<EpisodeSummary | null
   }
   const shotlist = path.join(dir, "shotlist");
   const [series, text, final, proxy, built] = await Promise.all([
-    cached(config.path, readSeriesInfo),
-    cached(script, readScriptInfo),
+    cached(folderFence(configHome, "its folder"), config.path, readSeriesInfo),
+    cached(fence, script, readScriptInfo),
     isFile(path.join(shotlist, "shotlist.json")),
     isFile(path.join(shotlist, "shotlist_proxy.json")),
-    cached(path.join(shotlist, "shots.json"), readShotCount),
+    cached(fence, path.join(shotlist, "shots.json"), readShotCount),
   ]);
   return {
     ep: dir,
@@ -166,14 +172,14 @@ const MAX_CACHE = 4000;
 const cache = new Map<string, { key: string; value: unknown }>();
 
 /** `parse(text)` of a file, remembered by mtime + size; undefined when the file is missing or unreadable. */
-async function cached<T>(file: string, parse: (text: string) => T): Promise<T | undefined> {
-  const st = await stat(file).catch(() => null);
+async function cached<T>(fence: Fence, file: string, parse: (text: string) => T): Promise<T | undefined> {
+  const st = await statShowOrNull(fence, file).catch(() => null);
   if (!st?.isFile()) return undefined;
   const key = `${parse.name}:${st.mtimeMs}:${st.size}`;
   const cacheKey = `${parse.name}\0${file}`;
   const hit = cache.get(cacheKey);
   if (hit?.key === key) return hit.value as T;
-  const text = await readFile(file, "utf8").catch(() => null);
+  const text = await readShowText(fence, file).catch(() => null);
   if (text === null) return undefined;
   const value = parse(text);
   if (cache.size >= MAX_CACHE) cache.clear();
