@@ -10,6 +10,7 @@ import { closeComfyEngines, engineFor } from "../lib/engines/registry.ts";
 import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
 import { queueRender } from "../lib/render/queue.ts";
 import { renderBody, renderRequest } from "../lib/render/request.ts";
+import { retrySidecar } from "../lib/render/retry.ts";
 import { clearTargetReadiness } from "../lib/targets/readiness-cache.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
@@ -223,6 +224,11 @@ describe("a take that fails at queue time", () => {
     expect(sc.status).toBe("failed");
     expect(sc.error).toEqual(expect.stringContaining("the prompt is not welcome"));
     expect(sc.save_notes).toBe(sc.error);
+    // A retry takes the settings, not the failure.
+    const again = retrySidecar(sc, 1, 2, "2025-01-01T00:00:00");
+    expect(again).toMatchObject({ status: "queued", take: 2, seed_source: "take:1" });
+    expect(again).not.toHaveProperty("error");
+    expect(again).not.toHaveProperty("save_notes");
   });
 
   it("is failed with its error set when its job cannot be stored", async () => {
