@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import type { StudioFunction } from "../lib/fn.ts";
+import { assembleEpisode } from "../lib/media/assemble.ts";
 import { createApp } from "../runtime/app.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { seriesS } from "./support/series-s.ts";
@@ -265,6 +266,9 @@ describe("regressions", () => {
     expect(render.body.errors[0].error).toMatch(/symbolic link/);
     const discard = await json("POST", "/discard", { ep: epRenders, pass: "proxy", shot: "sh010", take: 1 });
     expect(discard.status, discard.text).toBe(403);
+    // The assembly job itself (the route only queues it): refused before anything is planned or written.
+    await expect(assembleEpisode(env.services, epRenders, "proxy")).rejects.toMatchObject({ status: 403 });
+    expect((await readdir(path.join(outside, "renders_proxy"))).sort()).toEqual(["sh010"]);
     const file = await json("GET", "/file", { ep: epRenders, path: "renders_proxy/sh010/sh010_t01.mp4" });
     expect(file.status).toBe(403);
     expect(file.text).not.toContain(SECRET);
