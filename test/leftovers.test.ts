@@ -8,7 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../lib/context.ts";
-import { jobFolders } from "../lib/jobs/leftover-sweep.ts";
+import { jobFolders, sweepAtStart } from "../lib/jobs/leftover-sweep.ts";
 import { newOwner, ownerGone, parseOwner, pidAlive, thisProcess } from "../lib/jobs/owner.ts";
 import { createJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { Job } from "../lib/jobs/types.ts";
@@ -346,5 +346,104 @@ describe("jobs of an owner that has ended", () => {
     } finally {
       await pool.stop({ graceful: false, timeoutMs: 500 });
     }
+  });
+});
+
+describe("a job's leftovers when it ends", () => {
+  it("a job that fails for good, and one whose handler left its work folder, keep no work folder", async () => {
+    const shows = path.join(env.dir, "ended-shows");
+    const ep = path.join(shows, "show", "ep01");
+    const shotDir = path.join(ep, "renders_proxy", "sh010");
+    await mkdir(shotDir, { recursive: true });
+    const services = {
+      home: path.join(env.dir, "ended-home"),
+      env: { STUDIO_ROOTS: shows },
+      roles: ["worker"],
+      version: "test",
+      log: silentLogger,
+      events: { emit() {} },
+      now: () => new Date(),
+    };
+    const store = await createJobStore(pathToFileURL(path.join(env.dir, "ended.db")).href);
+    stores.push(store);
+    const info = { ep, pass: "proxy" as const, shot: "sh010" };
+    const doomed = await store.add({ kind: "render", lane: "builtin", title: "doomed", info, payload: null });
+    const deadOwner = newOwner({ host: os.hostname(), pid: deadPid, started: 1 });
+    // Two earlier starts whose process died; the third is running now under a dead owner.
+    for (let i = 0; i < 3; i++) {
+      await store.claim(deadOwner, 3_600_000);
+      if (i < 2) await store.reclaimExpired(undefined, (o) => o === deadOwner);
+    }
+    const doomedWork = jobWorkPath(shotDir, "sh010_t01", doomed.id);
+    await mkdir(doomedWork);
+    await writeFile(path.join(doomedWork, "sh010_t01.mp4"), "half");
+    const deadTemp = tempPath(path.join(shotDir, "sh010_t01.jpg"), ".png", deadPid);
+    await writeFile(deadTemp, "");
+
+    const untidy = await store.add({ kind: "render", lane: "builtin", title: "untidy", info, payload: null });
+    const untidyWork = jobWorkPath(shotDir, "sh010_t02", untidy.id);
+    const pool = new WorkerPool({
+      services,
+      store,
+      handlers: {
+        render: async (job) => {
+          await mkdir(jobWorkPath(shotDir, "sh010_t02", job.id));
+        },
+      },
+      leaseMs: 3_600_000,
+      pollMs: 20,
+      emit() {},
+    });
+    try {
+      pool.start();
+      const until = Date.now() + 10_000;
+      while (
+        (await exists(doomedWork)) ||
+        (await exists(untidyWork)) ||
+        (await store.get(untidy.id))?.status !== "succeeded"
+      ) {
+        if (Date.now() > until) throw new Error(`leftovers stayed: ${(await readdir(shotDir)).join(", ")}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      await pool.stop({ graceful: true, timeoutMs: 2000 });
+    }
+    expect(await store.get(doomed.id)).toMatchObject({
+      status: "failed",
+      error: "its worker process ended three times",
+    });
+    expect(await exists(deadTemp)).toBe(false);
+    expect(await names(shotDir)).toEqual([]);
+  });
+
+  it("the start-up sweep covers the settings folder, the episodes of jobs and of the roots, and show folders", async () => {
+    const shows = path.join(env.dir, "start-shows");
+    const home = path.join(env.dir, "start-home");
+    const found = path.join(shows, "show", "ep01");
+    const jobOnly = path.join(shows, "show", "ep02");
+    const outside = path.join(env.dir, "outside-ep");
+    for (const d of [found, jobOnly, outside]) await mkdir(path.join(d, "shotlist"), { recursive: true });
+    await writeFile(path.join(shows, "show", "series.json"), JSON.stringify({ series: "s" }));
+    await writeFile(path.join(found, "ep01.md"), "# ep01\n");
+    await mkdir(path.join(shows, "show", "refs", "_takes", "k"), { recursive: true });
+    await mkdir(path.join(home, "default", "studio"), { recursive: true });
+    const dead = (file: string) => tempPath(file, "", deadPid);
+    const swept = [
+      dead(path.join(home, "default", "studio", "settings.json")),
+      dead(path.join(found, "shotlist", "shotlist.json")),
+      dead(path.join(jobOnly, "shotlist", "shots.json")),
+      dead(path.join(shows, "show", "refs", "_takes", "k", "a.png")),
+      dead(path.join(shows, "show", "series.json")),
+    ];
+    const kept = dead(path.join(outside, "shotlist", "shotlist.json"));
+    for (const f of [...swept, kept]) await writeFile(f, "");
+    const store = await createJobStore(pathToFileURL(path.join(env.dir, "start.db")).href);
+    stores.push(store);
+    for (const ep of [jobOnly, outside])
+      await store.add({ kind: "render", lane: "builtin", title: "t", info: { ep }, payload: null });
+    const removed = await sweepAtStart({ home, env: { STUDIO_ROOTS: shows } }, store);
+    expect(removed.sort()).toEqual(swept.sort());
+    // An episode outside the roots is never touched, even when a job names it.
+    expect(await exists(kept)).toBe(true);
   });
 });
