@@ -62,8 +62,12 @@ export async function sweepLeftovers(
       const owner = leftoverOwner(entry.name);
       if (owner) {
         if (await ownerGone(owner, full, entry.isDirectory())) {
-          await rm(full, { recursive: true, force: true });
-          removed.push(full);
+          // One that cannot be removed (permissions) does not stop the sweep of the others.
+          const gone = await rm(full, { recursive: true, force: true }).then(
+            () => true,
+            () => false,
+          );
+          if (gone) removed.push(full);
         }
       } else if (entry.isDirectory()) {
         await walk(full, depth - 1);
