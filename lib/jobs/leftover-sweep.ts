@@ -77,7 +77,9 @@ export async function sweepAtStart(
 export function startLeftoverSweep(services: SweepServices, store: JobStore): Promise<void> {
   return sweepAtStart(services, store).then(
     (removed) => {
-      if (removed.length) services.log.info(`removed ${removed.length} crash leftover(s)`, { removed });
+      // The first few by name is enough to find the rest.
+      if (removed.length)
+        services.log.info(`removed ${removed.length} crash leftover(s)`, { removed: removed.slice(0, 20) });
     },
     (err: unknown) =>
       services.log.warn(`leftover sweep failed: ${err instanceof Error ? err.message : String(err)}`),
