@@ -1,6 +1,6 @@
 // POST /studio/jobs/{cancel,move,retry,pause,paid-reset}: change the queue, answer with the GET /studio/jobs body.
 import { z } from "zod";
-import { badRequest, notFound } from "../lib/errors.ts";
+import { badRequest, notFound, shown } from "../lib/errors.ts";
 import { defineFunction } from "../lib/fn.ts";
 import { retryJob } from "../lib/jobs/retry-hooks.ts";
 import { openJobStore } from "../lib/jobs/store.ts";
@@ -8,6 +8,7 @@ import type { Job } from "../lib/jobs/types.ts";
 import { jobsAnswer, jobView } from "../lib/jobs/view.ts";
 import { cancelRequested, jobAdded } from "../lib/jobs/wake.ts";
 import { sweepQueuedTakes } from "../lib/render/sweep.ts";
+import { MAX_JOB_ID, MAX_LANE } from "../lib/schema/fields.ts";
 
 const ACTIONS = "cancel, move, retry, pause or paid-reset";
 const WHOLE = "must be a whole number, 0 or more";
@@ -15,7 +16,11 @@ const WHOLE = "must be a whole number, 0 or more";
 const required = (otherwise: string) => (issue: { input: unknown }) =>
   issue.input === undefined ? "required" : otherwise;
 
-const id = z.string({ error: required("must be a job id (a string)") }).min(1, "must be a job id (a string)");
+const JOB_ID_RULE = `must be a job id (a string of at most ${MAX_JOB_ID} characters)`;
+const id = z
+  .string({ error: required(JOB_ID_RULE) })
+  .min(1, JOB_ID_RULE)
+  .max(MAX_JOB_ID, JOB_ID_RULE);
 
 const input = z.discriminatedUnion(
   "action",
@@ -32,7 +37,10 @@ const input = z.discriminatedUnion(
     z.strictObject({ action: z.literal("retry"), id }),
     z.strictObject({
       action: z.literal("pause"),
-      lane: z.string({ error: required("must be a lane name") }).min(1, "must be a lane name"),
+      lane: z
+        .string({ error: required("must be a lane name") })
+        .min(1, "must be a lane name")
+        .max(MAX_LANE, `must be a lane name of at most ${MAX_LANE} characters`),
       paused: z.boolean({ error: required("must be true or false") }),
     }),
     z.strictObject({ action: z.literal("paid-reset") }),
@@ -80,7 +88,7 @@ export default defineFunction({
         const lane = input.lane.trim();
         if (!KNOWN_LANE.test(lane) && (await store.list()).lanes[lane] === undefined) {
           throw badRequest(
-            `lane: unknown lane ${JSON.stringify(lane)} (use builtin, local, cloud, router or deployment:<target>)`,
+            `lane: unknown lane ${shown(lane)} (use builtin, local, cloud, router or deployment:<target>)`,
           );
         }
         await store.pause(lane, input.paused);

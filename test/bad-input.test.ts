@@ -149,6 +149,19 @@ describe("ids are limited by their schema", () => {
         400,
         /^target: must be/,
       );
+      refusal(
+        await studio.call("POST", "/jobs/cancel", { id: "j".repeat(65) }),
+        400,
+        /^id: must be a job id/,
+      );
+      // A lane is stored by name: a long one would be a row of garbage in the job database.
+      const lane = `deployment:${"d".repeat(5000)}`;
+      refusal(
+        await studio.call("POST", "/jobs/pause", { lane, paused: true }),
+        400,
+        /^lane: must be a lane name/,
+      );
+      expect(Object.keys((await studio.call("GET", "/jobs")).body.lanes)).toEqual([]);
     } finally {
       await studio.cleanup();
     }

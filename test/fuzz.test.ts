@@ -12,7 +12,7 @@ import { createApp } from "../runtime/app.ts";
 import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20240807) >>> 0;
-const COUNT = Number(process.env.FUZZ_COUNT ?? 160);
+const COUNT = Number(process.env.FUZZ_COUNT ?? 250);
 const ONLY = process.env.FUZZ_ROUTE ?? "";
 const MAX_ERROR_BODY = 2048;
 const SLOW_MS = 10_000;
@@ -575,7 +575,7 @@ async function leftovers(dir: string): Promise<string[]> {
   const found: string[] = [];
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   for (const e of entries)
-    if (e.isFile() && /\.tmp$/.test(e.name)) found.push(path.join(e.parentPath, e.name));
+    if (e.isFile() && /\.tmp(\.[A-Za-z0-9]{1,8})?$/.test(e.name)) found.push(path.join(e.parentPath, e.name));
   return found;
 }
 
@@ -641,7 +641,7 @@ describe("fuzz: every route refuses bad input with a short 4xx", () => {
     const top = (await readdir(studio.env.dir)).sort();
     const outsideBefore = await snapshot(f.outside);
     const failures: string[] = [];
-    const tally = new Map<string, Map<number, number>>();
+    const tally = new Map<string, Map<number | string, number>>();
     const replay = (op: Op) => `FUZZ_SEED=${SEED} FUZZ_COUNT=${COUNT} FUZZ_ROUTE='${op.method} ${op.path}'`;
 
     for (const op of ops) {
@@ -652,6 +652,7 @@ describe("fuzz: every route refuses bad input with a short 4xx", () => {
         await cp(pristine, f.ep, { recursive: true });
       }
       let found = 0;
+      const routeStarted = Date.now();
       for (let i = 0; i < COUNT && found < 3; i++) {
         const a = makeAttempt(op, r, f);
         const started = Date.now();
@@ -663,7 +664,7 @@ describe("fuzz: every route refuses bad input with a short 4xx", () => {
         });
         const text = await res.text();
         const took = Date.now() - started;
-        const counts = tally.get(key) ?? new Map<number, number>();
+        const counts = tally.get(key) ?? new Map<number | string, number>();
         counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
         tally.set(key, counts);
         const problem = judge(key, res, text, took);
@@ -676,10 +677,11 @@ describe("fuzz: every route refuses bad input with a short 4xx", () => {
         if (op.path === "/studio/config" && op.method === "PUT") await putRoots();
         if (op.path === "/studio/jobs/{action}") await pauseBuiltin();
       }
+      tally.get(key)?.set("ms", Date.now() - routeStarted);
     }
 
     if (process.env.FUZZ_VERBOSE) {
-      for (const [key, counts] of tally) console.log(key, Object.fromEntries(counts));
+      for (const [key, counts] of tally) console.log(`${key} ${JSON.stringify(Object.fromEntries(counts))}`);
     }
     expect(stops, "server/stop must refuse callers it cannot place on this machine").toEqual([]);
     expect((await readdir(studio.env.dir)).sort(), "nothing new beside the roots").toEqual(top);

@@ -3,6 +3,10 @@ import { z } from "zod";
 
 /** Longest shot id a request may name; the file names made from it must stay well under a file system's limit. */
 export const MAX_SHOT_ID = 64;
+/** Longest job id a request may name (the store makes `j_` and 12 hex digits). */
+export const MAX_JOB_ID = 64;
+/** Longest lane name: `deployment:` and a target id. */
+export const MAX_LANE = 128;
 /** Deepest nesting accepted inside a free-form JSON value (limits, overrides): deeper is never a real setting. */
 export const MAX_VALUE_DEPTH = 16;
 
