@@ -53,6 +53,14 @@ describe("the measured 500s answer 4xx", () => {
     expect(answer.text.length).toBeLessThan(400);
   });
 
+  it("an unknown route with a 20,000-character path answers a short 404", async () => {
+    const app = createApp(studio.env.services, functions);
+    const res = await app.request(`http://127.0.0.1:8190/studio/no-such-route/${"x".repeat(20_000)}`);
+    const text = await res.text();
+    expect(res.status).toBe(404);
+    expect(text.length, text.slice(0, 200)).toBeLessThan(400);
+  });
+
   it("PUT /studio/settings with a deeply nested target_limits is a 400", async () => {
     const limits = `{"ltx2": {"a": ${deepArrays(100_000)}}}`;
     const answer = await rawCall(studio, "PUT", "/settings", `{"target_limits": ${limits}}`);
