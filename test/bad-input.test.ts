@@ -157,6 +157,10 @@ describe("ids are limited by their schema", () => {
         400,
         /^target: must be/,
       );
+      for (const target of ["t".repeat(300), "../x", "a b"]) {
+        const answer = await studio.call("PUT", "/override", { ep, shot: "sh010", fields: { target } });
+        refusal(answer, 400, /^target must be a target id/);
+      }
       refusal(
         await studio.call("POST", "/jobs/cancel", { id: "j".repeat(65) }),
         400,

@@ -4,6 +4,7 @@ import { compileOneShot } from "../build/build.ts";
 import type { Entry, Pass } from "../build/types.ts";
 import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
+import { isTargetId, TARGET_ID_RULE } from "../schema/fields.ts";
 import { storyHash } from "../script/canonical.ts";
 import { parseSeed } from "../script/seeds.ts";
 import type { Story } from "../script/types.ts";
@@ -125,7 +126,12 @@ export function checkOverrideFields(fields: Record<string, unknown>): OverrideCh
     const note = text("note", fields.note);
     change.note = note?.trim() ? note : null;
   }
-  if (has("target")) change.target = text("target", fields.target) || null;
+  if (has("target")) {
+    const target = text("target", fields.target);
+    // The target is stored and later named in every render's plan: only a real id shape is kept.
+    if (target && !isTargetId(target)) throw badRequest(`target ${TARGET_ID_RULE}, or null`);
+    change.target = target || null;
+  }
   for (const k of ["prompt", "model", "model_low"] as const) {
     if (has(k)) change.pass[k] = text(k, fields[k]) || null;
   }
