@@ -304,6 +304,8 @@ describe("the GET /studio/episode sweep", () => {
     expect(status.status).toBe(200);
     const take = (shot: string) => status.body.shots.find((r: Any) => r.shot === shot).takes[0];
     expect(take("sh010")).toMatchObject({ status: "failed", save_notes: JOB_GONE });
+    // A take that fails carries its error in the sidecar, as a failed render does.
+    expect(await sidecar(ep, "sh010", 1)).toMatchObject({ status: "failed", error: JOB_GONE });
     expect(take("sh020")).toMatchObject({ status: "queued" });
     expect(take("sh030")).toMatchObject({ status: "queued" });
     expect(s.env.events).toEqual([
@@ -330,6 +332,16 @@ describe("the GET /studio/episode sweep", () => {
       status: "failed",
       save_notes: "the worker died",
     });
+    expect(await sidecar(ep, "sh020", 1)).toMatchObject({ status: "failed", error: "the worker died" });
+
+    // A job canceled before it ran closes its take failed too, but a cancel is no error.
+    const canceled = await render({ ep, shots: ["sh010"] });
+    const canceledTake = canceled.body.queued[0].take;
+    await store.cancel(canceled.body.queued[0].prompt_id);
+    await s.call("GET", "/episode", { ep, pass: "proxy" });
+    const closed = await sidecar(ep, "sh010", canceledTake);
+    expect(closed).toMatchObject({ status: "failed", save_notes: "canceled before it ran" });
+    expect(closed.error).toBeUndefined();
 
     // An unbuilt pass is refused before anything is swept.
     const unbuilt = await s.episode(SCRIPT, { build: false });

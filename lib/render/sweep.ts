@@ -78,10 +78,13 @@ export async function sweepQueuedTakes(
     }
     const reason = deadReason(job);
     if (reason === null) continue;
+    const note = noteText(reason);
+    // A cancel is the person's own doing; any other end (a failed or vanished job) is the take's error.
     const closed = await closeTake(t, {
       status: "failed",
       finished: localIso(now),
-      save_notes: noteText(reason),
+      save_notes: note,
+      ...(job?.status === "canceled" ? {} : { error: note }),
     });
     if (!closed) continue;
     changed++;
