@@ -404,6 +404,7 @@ const asQueryText = (v: Json): string =>
 function makeAttempt(op: Op, r: Rand, f: Fixture): Attempt {
   const prefix = op.path.startsWith("/studio") ? (r.chance(0.2) ? "/api" : "") : r.chance(0.2) ? "/api" : "";
   let what = "valid-looking";
+  let pathWhat = "";
   const pathParams = op.params.filter((p) => p.in === "path");
   const queryParams = op.params.filter((p) => p.in === "query");
 
@@ -418,7 +419,7 @@ function makeAttempt(op: Op, r: Rand, f: Fixture): Attempt {
       const odd = r.chance(0.3) ? r.pick(["..%2f..%2fetc", "%00", "%ff%fe", "%2e%2e", "a%2fb"]) : null;
       value = odd ?? strangeString(r, f);
       raw = odd ?? enc(value);
-      what = `path param ${p.name} = ${short(value)}`;
+      pathWhat = `path param ${p.name} = ${short(value)}; `;
     }
     if (p.name === "action") action = value;
     urlPath = urlPath.replace(`{${p.name}}`, raw);
@@ -452,7 +453,12 @@ function makeAttempt(op: Op, r: Rand, f: Fixture): Attempt {
       }
     }
     const qs = query.map(([k, v]) => `${enc(k)}=${enc(v)}`).join("&") + rawExtra;
-    return { method: op.method, url: `${prefix}${urlPath}${qs ? `?${qs}` : ""}`, headers: {}, what };
+    return {
+      method: op.method,
+      url: `${prefix}${urlPath}${qs ? `?${qs}` : ""}`,
+      headers: {},
+      what: pathWhat + what,
+    };
   }
 
   const headers: Record<string, string> = { "content-type": "application/json" };
@@ -502,7 +508,7 @@ function makeAttempt(op: Op, r: Rand, f: Fixture): Attempt {
     }
   }
   if (text === undefined) text = toJson(body);
-  return { method: op.method, url: `${prefix}${urlPath}`, headers, body: text, what };
+  return { method: op.method, url: `${prefix}${urlPath}`, headers, body: text, what: pathWhat + what };
 }
 
 function jobsBody(action: string, r: Rand): Json {
@@ -615,6 +621,13 @@ describe("fuzz: every route refuses bad input with a short 4xx", () => {
     await cp(ep, pristine, { recursive: true });
     f = { root: studio.root, show: path.dirname(ep), ep, outside, outsideEp, closedUrl };
     await putRoots();
+    // The environment's closed addresses win over anything the fuzz saves, so no request leaves the machine.
+    const fromEnv = (await (await send("GET", "/studio/settings")).json()) as {
+      from_env: Record<string, string>;
+    };
+    expect(Object.keys(fromEnv.from_env).sort()).toEqual(
+      ["cloud_url", "deployments", "engine_url", "local_url", "path"].sort(),
+    );
     // Assembly waits for its job: with the builtin lane paused it answers at once instead.
     await pauseBuiltin();
   }, 60_000);
