@@ -2,7 +2,7 @@
 import { upgradeWebSocket } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import type { Ctx, Services } from "../lib/context.ts";
-import { StudioError } from "../lib/errors.ts";
+import { StudioError, shown } from "../lib/errors.ts";
 import { FileReply, JsonText, type Method, Reply, type StudioFunction } from "../lib/fn.ts";
 import { parseInput } from "../lib/validate.ts";
 import { readJsonBody } from "./body.ts";
@@ -67,7 +67,9 @@ export function createApp(
   for (const [full, methods] of methodsByPath) {
     const allow = [...methods, ...(methods.has("GET") ? ["HEAD"] : [])].join(", ");
     app.all(full, (c) =>
-      c.json({ error: `${c.req.method} is not allowed on ${c.req.path}; use ${allow}` }, 405, { allow }),
+      c.json({ error: `${c.req.method} is not allowed on ${shown(c.req.path)}; use ${allow}` }, 405, {
+        allow,
+      }),
     );
   }
 
@@ -102,7 +104,7 @@ export function createApp(
     );
   }
 
-  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${shown(c.req.path)}` }, 404));
   app.onError((err, c) => {
     const { status, body } = errorReply(err, services.log, `${c.req.method} ${c.req.path}`);
     return c.json(body, status as 400);

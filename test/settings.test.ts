@@ -72,7 +72,8 @@ describe("GET /studio/settings", () => {
       from_env: {},
     });
     expect(Object.keys(body.settings)).toEqual(Object.keys(DEFAULTS));
-    expect((await get("/api/studio")).body).toEqual(body);
+    // A queue route: standalone, no /api/studio alias.
+    expect((await get("/api/studio")).status).toBe(404);
   });
 
   it("reports the built-in SDK as ready, and POST /studio/sdk/install answers it", async () => {
@@ -289,9 +290,10 @@ describe("PUT /studio/settings", () => {
     expect(await stored()).toEqual({ paid_limit: 9, local_via: "proxy", enabled_drafts: ["ltx2"] });
   });
 
-  it("answers under /api/studio too", async () => {
+  it("has no /api/studio alias standalone (a queue route)", async () => {
     await setup();
-    expect((await put({ paid_limit: 7 }, "/api/studio")).body.settings.paid_limit).toBe(7);
+    expect((await put({ paid_limit: 7 }, "/api/studio")).status).toBe(404);
+    expect((await get()).body.settings.paid_limit).not.toBe(7);
   });
 });
 
