@@ -4,6 +4,7 @@ import { servedFile } from "../lib/episode/served-file.ts";
 import { badRequest } from "../lib/errors.ts";
 import { defineFunction, FileReply } from "../lib/fn.ts";
 import { thumbnail, thumbWidth } from "../lib/media/thumbs.ts";
+import { realRoots, rootsFence } from "../lib/paths/index.ts";
 
 export default defineFunction({
   method: "GET",
@@ -18,7 +19,9 @@ export default defineFunction({
       );
     }
     const file = await servedFile(ctx, input.ep, input.path);
-    const thumb = await thumbnail(ctx.home, file, thumbWidth(Number(w)));
+    // The served file may lie above the episode (the show's refs, a sibling's candidates): the roots fence it.
+    const fence = rootsFence(await realRoots(ctx));
+    const thumb = await thumbnail(ctx.home, fence, file, thumbWidth(Number(w)));
     return thumb ? new FileReply(thumb, "image/jpeg") : new FileReply(file);
   },
 });

@@ -1,5 +1,5 @@
 // The built-in engine with real ffmpeg and sharp: exact animatic clips, cards, silence, cancel, and take media.
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, realpath, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
@@ -11,10 +11,13 @@ import { wrapText } from "../lib/engines/builtin/text.ts";
 import type { EngineJob, EngineOutputs, EngineProgress, RunHooks } from "../lib/engines/types.ts";
 import { countFrames, mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../lib/media/take-media.ts";
+import { episodeFence, type Fence } from "../lib/paths/guarded.ts";
 
 const env = process.env;
 const engine = createBuiltinEngine(env);
 let root: string;
+// The take media are made inside the test's folder, as a take's are inside its episode.
+let fence: Fence;
 let ffmpeg: string;
 let red: string;
 let blue: string;
@@ -22,7 +25,8 @@ let tone: string;
 let n = 0;
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), "studio-builtin-"));
+  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "studio-builtin-")));
+  fence = episodeFence(root);
   ffmpeg = (await mediaTools(env)).ffmpeg;
   red = path.join(root, "red.png");
   blue = path.join(root, "blue.png");
@@ -394,7 +398,7 @@ describe("take media", () => {
 
   it("makes a thumbnail at most 512 px wide", async () => {
     const jpg = path.join(root, "thumb", "sh010_t01.jpg");
-    await makeThumbnail(clip, jpg, env);
+    await makeThumbnail(fence, clip, jpg, env);
     const meta = await sharp(jpg).metadata();
     expect(meta.format).toBe("jpeg");
     expect(meta.width).toBe(512);
@@ -404,13 +408,13 @@ describe("take media", () => {
   it("keeps a small clip's own width", async () => {
     const small = (await render(job({ frames: 1 }))).video!;
     const jpg = path.join(root, "thumb", "small.jpg");
-    await makeThumbnail(small, jpg, env);
+    await makeThumbnail(fence, small, jpg, env);
     expect((await sharp(jpg).metadata()).width).toBe(160);
   });
 
   it("makes an 8-cell strip", async () => {
     const jpg = path.join(root, "strip", "sh010_t01_strip.jpg");
-    await makeStrip(clip, jpg, env);
+    await makeStrip(fence, clip, jpg, env);
     const meta = await sharp(jpg).metadata();
     expect(meta.format).toBe("jpeg");
     const cell = meta.width! / 8;
@@ -424,7 +428,7 @@ describe("take media", () => {
   it("fills every cell of a clip shorter than the strip", async () => {
     const one = (await render(job({ frames: 3, inputs: { first: red } }))).video!;
     const jpg = path.join(root, "strip", "short_strip.jpg");
-    await makeStrip(one, jpg, env);
+    await makeStrip(fence, one, jpg, env);
     const { data, info } = await sharp(jpg).raw().toBuffer({ resolveWithObject: true });
     expect(info.width).toBe(8 * 160);
     // The middle of the last cell is the red keyframe, not an empty tile.
@@ -434,7 +438,7 @@ describe("take media", () => {
 
   it("extracts the sound as a 48 kHz wav", async () => {
     const wav = path.join(root, "wav", "sh010_t01.wav");
-    await extractWav(clip, wav, env);
+    await extractWav(fence, clip, wav, env);
     const info = await probe(wav, env);
     expect(info.audio).toMatchObject({ codec: "pcm_s16le", sampleRate: 48000 });
     expect(info.duration!).toBeCloseTo(2, 2);

@@ -1,10 +1,10 @@
 // Why a take no longer matches what its shot's next render would make (contract "Staleness", §4.17):
 // script, ref, preset, target, chain, or unknown for a take from before sidecars.
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Entry, Pass } from "../build/types.ts";
+import { type Fence, folderFence, openShowFile, realInside } from "../paths/guarded.ts";
 import { presetHash, storyHash } from "../script/canonical.ts";
 import type { TakeRecord } from "./takes.ts";
 
@@ -22,32 +22,51 @@ export interface FileState {
 
 const MISSING: FileState = { exists: false, key: "-", size: -1n, mtimeNs: -1n };
 const sha1Cache = new Map<string, { key: string; sha1: Promise<string | null> }>();
+const CHUNK = 1 << 20;
 
-/** SHA-1 of a file, streamed so a large picture or clip never blocks the event loop. */
-export function hashFile(abs: string): Promise<string | null> {
-  return new Promise((resolve) => {
+/**
+ * Where an episode's recorded inputs may really lie: its show folder, which holds the episode, its series home
+ * and the show's refs/ and audio/ (every place a relative reference path may lead).
+ */
+export const inputsFence = (ep: string): Fence => folderFence(path.dirname(ep), "the show folder");
+
+/**
+ * SHA-1 of a file read in chunks, so a large picture or clip never blocks the event loop; null when it cannot be
+ * read or really lies outside the fence (then it is never opened).
+ */
+export async function hashFile(fence: Fence, abs: string): Promise<string | null> {
+  const handle = await openShowFile(fence, abs).catch(() => null);
+  if (!handle) return null;
+  try {
     const hash = createHash("sha1");
-    const stream = createReadStream(abs);
-    stream.on("data", (chunk) => hash.update(chunk));
-    stream.on("error", () => resolve(null));
-    stream.on("end", () => resolve(hash.digest("hex")));
-  });
+    const buf = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, CHUNK, null);
+      if (bytesRead === 0) return hash.digest("hex");
+      hash.update(buf.subarray(0, bytesRead));
+    }
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
 }
 
 const listings = new Map<string, { key: string; names: ReadonlySet<string>; racy: boolean }>();
 const NO_NAMES: ReadonlySet<string> = new Set();
 
-/** A folder's entry names, re-read only when its mtime moves (or moved too recently to trust). */
-async function folderNames(dir: string): Promise<ReadonlySet<string>> {
-  const st = await stat(dir, { bigint: true }).catch(() => null);
-  if (!st?.isDirectory()) {
+/** A folder's entry names, re-read only when its mtime moves (or moved too recently to trust); none outside the fence. */
+async function folderNames(fence: Fence, dir: string): Promise<ReadonlySet<string>> {
+  const real = await realInside(fence, dir);
+  const st = real === null ? null : await stat(real, { bigint: true }).catch(() => null);
+  if (real === null || !st?.isDirectory()) {
     listings.delete(dir);
     return NO_NAMES;
   }
-  const key = `${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
+  const key = `${real}:${st.mtimeNs}:${st.ctimeNs}:${st.ino}`;
   const hit = listings.get(dir);
   if (hit && hit.key === key && !hit.racy) return hit.names;
-  const names = new Set(await readdir(dir).catch(() => []));
+  const names = new Set(await readdir(real).catch(() => []));
   listings.set(dir, { key, names, racy: Date.now() - Number(st.mtimeNs / 1_000_000n) < 100 });
   return names;
 }
@@ -57,13 +76,16 @@ async function folderNames(dir: string): Promise<ReadonlySet<string>> {
  * hashed only when its size, mtime or inode moved since the last time (kept across requests). Below a gate
  * folder (the episode's `refs/shots`, one subfolder per shot) a file whose subfolder is not listed is
  * missing without a stat of its own: most shots have no keyframes, and a failed stat is the dear kind.
+ * A file that really lies outside the fence (a link leading out) counts as missing and is never opened.
  */
 export class FileProbe {
   private readonly states = new Map<string, Promise<FileState>>();
+  private readonly fence: Fence;
   private readonly gates: readonly string[];
   private readonly gateNames = new Map<string, Promise<ReadonlySet<string>>>();
 
-  constructor(gates: readonly string[] = []) {
+  constructor(fence: Fence, gates: readonly string[] = []) {
+    this.fence = fence;
     this.gates = gates.map((g) => path.resolve(g) + path.sep);
   }
 
@@ -73,7 +95,7 @@ export class FileProbe {
       const first = abs.slice(gate.length).split(path.sep)[0];
       let names = this.gateNames.get(gate);
       if (!names) {
-        names = folderNames(gate.slice(0, -1));
+        names = folderNames(this.fence, gate.slice(0, -1));
         this.gateNames.set(gate, names);
       }
       return !(await names).has(first);
@@ -84,25 +106,18 @@ export class FileProbe {
   state(abs: string): Promise<FileState> {
     let p = this.states.get(abs);
     if (!p) {
-      p = this.gated(abs).then((missing) =>
-        missing
-          ? MISSING
-          : stat(abs, { bigint: true }).then(
-              (st) =>
-                st.isFile()
-                  ? {
-                      exists: true,
-                      key: `${st.size}:${st.mtimeNs}:${st.ino}`,
-                      size: st.size,
-                      mtimeNs: st.mtimeNs,
-                    }
-                  : MISSING,
-              () => MISSING,
-            ),
-      );
+      p = this.read(abs);
       this.states.set(abs, p);
     }
     return p;
+  }
+
+  private async read(abs: string): Promise<FileState> {
+    if (await this.gated(abs)) return MISSING;
+    const real = await realInside(this.fence, abs);
+    const st = real === null ? null : await stat(real, { bigint: true }).catch(() => null);
+    if (!st?.isFile()) return MISSING;
+    return { exists: true, key: `${st.size}:${st.mtimeNs}:${st.ino}`, size: st.size, mtimeNs: st.mtimeNs };
   }
 
   async exists(abs: string): Promise<boolean> {
@@ -114,7 +129,7 @@ export class FileProbe {
     if (!st.exists) return null;
     const hit = sha1Cache.get(abs);
     if (hit && hit.key === st.key) return hit.sha1;
-    const sha1 = hashFile(abs);
+    const sha1 = hashFile(this.fence, abs);
     sha1Cache.set(abs, { key: st.key, sha1 });
     return sha1;
   }

@@ -20,7 +20,14 @@ import {
   staleOf,
 } from "./shot-context.ts";
 import { missingRefs, type RefSlot } from "./shot-refs.ts";
-import { type ChainView, FileProbe, keyframeGate, recordedRefs, refResolver } from "./staleness.ts";
+import {
+  type ChainView,
+  FileProbe,
+  inputsFence,
+  keyframeGate,
+  recordedRefs,
+  refResolver,
+} from "./staleness.ts";
 import { DRAFT_LIFE_MS, takeAudio, takeExtras, takeSummary } from "./take-summary.ts";
 import { passFolder, type TakeRecord } from "./takes.ts";
 import { episodeDefault } from "./target-choice.ts";
@@ -286,7 +293,7 @@ export async function episodeStatusText(
   const vi = await loadViewInputs(services, ep, pass);
   if (!vi) return null;
   const { build } = vi;
-  const probe = new FileProbe([keyframeGate(ep)]);
+  const probe = new FileProbe(inputsFence(ep), [keyframeGate(ep)]);
   const resolve = refResolver(ep, vi.home);
   const cut = vi.cut;
   const orphan = (shot: string) => !build.shots.has(shot);

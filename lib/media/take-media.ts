@@ -1,8 +1,17 @@
 // The files made once when a take finishes: its thumbnail, its 8-cell strip and its sound as a wav.
-import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+// Each reads the clip and writes its file only where they really lie inside the fence the caller gives.
 import path from "node:path";
 import sharp from "sharp";
-import { writeFileAtomic } from "../store/atomic.ts";
+import {
+  type Fence,
+  guardPath,
+  mkdirShow,
+  readShowFile,
+  removeShow,
+  renameShow,
+  statShowOrNull,
+  writeShowFile,
+} from "../paths/guarded.ts";
 import { tempPath } from "../store/temp-names.ts";
 import { countFrames, type Env, probe, runFfmpeg } from "./ffmpeg.ts";
 
@@ -13,16 +22,20 @@ const JPEG = { quality: 82, mozjpeg: true } as const;
 
 const input = (file: string) => `file:${file}`;
 
-async function nonEmpty(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).size > 0;
-  } catch {
-    return false;
-  }
+async function nonEmpty(fence: Fence, file: string): Promise<boolean> {
+  return ((await statShowOrNull(fence, file))?.size ?? 0) > 0;
+}
+
+/** The clip's checked real path and a temporary of `ext` beside `out` in its checked real folder. */
+async function checked(fence: Fence, mp4: string, out: string, ext: string) {
+  const src = await guardPath(fence, mp4);
+  const dir = await mkdirShow(fence, path.dirname(out));
+  return { src, scratch: tempPath(path.join(dir, path.basename(out)), ext) };
 }
 
 /** One decoded frame of `mp4` as PNG bytes: frame `index`, found by seeking to just before its time. */
 async function grabFrame(
+  fence: Fence,
   mp4: string,
   index: number,
   fps: number | null,
@@ -42,32 +55,31 @@ async function grabFrame(
     if (seek.length === 0) throw err;
   }
   // A seek past the last frame writes nothing: fall back to the first frame.
-  if (!(await nonEmpty(scratch)) && seek.length) {
+  if (!(await nonEmpty(fence, scratch)) && seek.length) {
     await runFfmpeg(
       ["-i", input(mp4), "-map", "0:v:0", "-frames:v", "1", "-f", "image2", "-c:v", "png", scratch],
       { env },
     );
   }
-  return readFile(scratch);
+  return readShowFile(fence, scratch);
 }
 
 /** `<stem>.jpg`: the frame a third into the clip, at most 512 px wide. */
-export async function makeThumbnail(mp4: string, jpgOut: string, env: Env): Promise<void> {
-  await mkdir(path.dirname(jpgOut), { recursive: true });
-  const [info, frames] = await Promise.all([probe(mp4, env), countFrames(mp4, env)]);
+export async function makeThumbnail(fence: Fence, mp4: string, jpgOut: string, env: Env): Promise<void> {
+  const { src, scratch } = await checked(fence, mp4, jpgOut, ".png");
+  const [info, frames] = await Promise.all([probe(src, env), countFrames(src, env)]);
   if (!info.video || frames < 1)
     throw new Error(`${path.basename(mp4)} has no video frames to make a thumbnail of`);
-  const scratch = tempPath(jpgOut, ".png");
   try {
-    const png = await grabFrame(mp4, Math.floor(frames / 3), info.video.fps, env, scratch);
+    const png = await grabFrame(fence, src, Math.floor(frames / 3), info.video.fps, env, scratch);
     const jpeg = await sharp(png)
       .resize({ width: THUMB_MAX_WIDTH, withoutEnlargement: true })
       .flatten({ background: "#000000" })
       .jpeg(JPEG)
       .toBuffer();
-    await writeFileAtomic(jpgOut, jpeg);
+    await writeShowFile(fence, jpgOut, jpeg);
   } finally {
-    await rm(scratch, { force: true });
+    await removeShow(fence, scratch);
   }
 }
 
@@ -82,10 +94,16 @@ export function stripFrames(frames: number, cells = STRIP_CELLS): number[] {
  * `<stem>_strip.jpg`: `cells` equal cells side by side (each at most 192 px wide), frames evenly spaced through
  * the clip. One decode pass picks the frames; a clip with fewer frames than cells repeats frames.
  */
-export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = STRIP_CELLS): Promise<void> {
+export async function makeStrip(
+  fence: Fence,
+  mp4: string,
+  jpgOut: string,
+  env: Env,
+  cells = STRIP_CELLS,
+): Promise<void> {
   if (!Number.isInteger(cells) || cells < 1) throw new RangeError("a strip needs at least one cell");
-  await mkdir(path.dirname(jpgOut), { recursive: true });
-  const [info, frames] = await Promise.all([probe(mp4, env), countFrames(mp4, env)]);
+  const { src, scratch } = await checked(fence, mp4, jpgOut, ".png");
+  const [info, frames] = await Promise.all([probe(src, env), countFrames(src, env)]);
   if (!info.video || frames < 1)
     throw new Error(`${path.basename(mp4)} has no video frames to make a strip of`);
   const { width, height } = info.video;
@@ -95,12 +113,11 @@ export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = S
   const picks = stripFrames(frames, cells);
   const unique = [...new Set(picks)];
   const select = unique.map((i) => `eq(n,${i})`).join("+");
-  const scratch = tempPath(jpgOut, ".png");
   try {
     await runFfmpeg(
       [
         "-i",
-        input(mp4),
+        input(src),
         "-map",
         "0:v:0",
         "-vf",
@@ -115,7 +132,7 @@ export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = S
       ],
       { env },
     );
-    const tile = await readFile(scratch);
+    const tile = await readShowFile(fence, scratch);
     const cellsPng = await Promise.all(
       picks.map((frame) =>
         sharp(tile)
@@ -130,9 +147,9 @@ export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = S
       .composite(cellsPng.map((png, i) => ({ input: png, left: i * cellW, top: 0 })))
       .jpeg(JPEG)
       .toBuffer();
-    await writeFileAtomic(jpgOut, jpeg);
+    await writeShowFile(fence, jpgOut, jpeg);
   } finally {
-    await rm(scratch, { force: true });
+    await removeShow(fence, scratch);
   }
 }
 
@@ -140,15 +157,14 @@ export async function makeStrip(mp4: string, jpgOut: string, env: Env, cells = S
  * The clip's sound as a 48 kHz 16-bit wav of exactly the clip's length (AAC's trailing padding cut, a short
  * track padded), so peaks line up with the picture; a clip without sound gives silence of its length.
  */
-export async function extractWav(mp4: string, wavOut: string, env: Env): Promise<void> {
-  await mkdir(path.dirname(wavOut), { recursive: true });
-  const info = await probe(mp4, env);
-  const tmp = tempPath(wavOut, ".wav");
+export async function extractWav(fence: Fence, mp4: string, wavOut: string, env: Env): Promise<void> {
+  const { src, scratch: tmp } = await checked(fence, mp4, wavOut, ".wav");
+  const info = await probe(src, env);
   // The picture's length (frames / fps), not the container's, which counts AAC padding on older muxers.
-  const seconds = info.video?.fps ? (await countFrames(mp4, env)) / info.video.fps : info.duration;
+  const seconds = info.video?.fps ? (await countFrames(src, env)) / info.video.fps : info.duration;
   const length = seconds !== null && seconds > 0 ? ["-t", seconds.toFixed(6)] : [];
   const source = info.audio
-    ? ["-i", input(mp4), "-map", "0:a:0", ...(length.length ? ["-af", "apad"] : [])]
+    ? ["-i", input(src), "-map", "0:a:0", ...(length.length ? ["-af", "apad"] : [])]
     : ["-f", "lavfi", "-i", "anullsrc=r=48000:cl=stereo"];
   if (!info.audio && length.length === 0)
     throw new Error(`${path.basename(mp4)} has neither sound nor a length`);
@@ -156,9 +172,9 @@ export async function extractWav(mp4: string, wavOut: string, env: Env): Promise
     await runFfmpeg([...source, ...length, "-vn", "-ar", "48000", "-c:a", "pcm_s16le", "-f", "wav", tmp], {
       env,
     });
-    await rename(tmp, wavOut);
+    await renameShow(fence, tmp, wavOut);
   } catch (err) {
-    await rm(tmp, { force: true });
+    await removeShow(fence, tmp);
     throw err;
   }
 }

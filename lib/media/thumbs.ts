@@ -1,8 +1,9 @@
 // Thumbnails for GET /studio/thumb: fixed width steps, JPEG on white, cached on disk, two made at a time.
 import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
+import { type Fence, readShowFile, statShow } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 
 /** The widths a thumbnail is made at; a request is rounded up to the next one (capped at the last). */
@@ -66,11 +67,17 @@ export function thumbCacheDir(home: string): string {
 
 /**
  * The cached JPEG of `file` at `width` (made when missing), or null when the file is not a picture sharp can
- * read. The cache name covers path, size and modification time, so a changed file gets a new thumbnail.
+ * read. The picture is read only where it really lies inside the fence; the cache is the settings folder's.
+ * The cache name covers path, size and modification time, so a changed file gets a new thumbnail.
  */
-export async function thumbnail(home: string, file: string, width: number): Promise<string | null> {
+export async function thumbnail(
+  home: string,
+  fence: Fence,
+  file: string,
+  width: number,
+): Promise<string | null> {
   if (!PICTURES.has(path.extname(file).toLowerCase())) return null;
-  const info = await stat(file);
+  const info = await statShow(fence, file);
   if (!info.isFile() || info.size > MAX_SOURCE_BYTES) return null;
   const key = createHash("sha1").update(`${file}|${info.size}|${info.mtimeMs}|${width}`).digest("hex");
   const out = path.join(thumbCacheDir(home), `${key}.jpg`);
@@ -78,16 +85,16 @@ export async function thumbnail(home: string, file: string, width: number): Prom
   // Two requests for the same picture share one making.
   let pending = inFlight.get(out);
   if (!pending) {
-    pending = thumbQueue.run(() => make(file, out, width)).finally(() => inFlight.delete(out));
+    pending = thumbQueue.run(() => make(fence, file, out, width)).finally(() => inFlight.delete(out));
     inFlight.set(out, pending);
   }
   return pending;
 }
 
-async function make(file: string, out: string, width: number): Promise<string | null> {
+async function make(fence: Fence, file: string, out: string, width: number): Promise<string | null> {
   if (await exists(out)) return out;
   // Read into memory rather than by name: libvips caches decoded files by name and would miss a rewrite.
-  const input = await readFile(file);
+  const input = await readShowFile(fence, file);
   let jpeg: Buffer;
   try {
     jpeg = await sharp(input, { animated: false })
@@ -99,7 +106,8 @@ async function make(file: string, out: string, width: number): Promise<string | 
   } catch {
     return null;
   }
-  await writeFileAtomic(out, jpeg);
+  // A thumbnail can be made again: no need to wait for the disk.
+  await writeFileAtomic(out, jpeg, { durable: false });
   return out;
 }
 

@@ -1,7 +1,7 @@
 // The one door to show files: every read and write resolves links and checks the real path against a fence first.
 import type { Dirent, Stats } from "node:fs";
 import { constants } from "node:fs";
-import { mkdir, open, readdir, realpath, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, realpath, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { forbidden, type StudioError } from "../errors.ts";
 import { type AtomicOptions, writeFileAtomic } from "../store/atomic.ts";
@@ -57,17 +57,27 @@ export async function guardPath(fence: Fence, file: string): Promise<string> {
   return real;
 }
 
+/** The real path of an existing `file` inside the fence; null when missing or leading out (for listings that skip). */
+export async function realInside(fence: Fence, file: string): Promise<string | null> {
+  const real = await realpath(file).catch(() => null);
+  return real !== null && fence.dirs.some((d) => isInsideOrEqual(d, real)) ? real : null;
+}
+
 /** True when `file` is inside the fence after links are resolved (no refusal: for listings that skip). */
 export async function staysInside(fence: Fence, file: string): Promise<boolean> {
-  const real = await realpath(file).catch(() => null);
-  return real !== null && fence.dirs.some((d) => isInsideOrEqual(d, real));
+  return (await realInside(fence, file)) !== null;
+}
+
+/** A read-only handle on the checked real file, for reading a large one in chunks (hashing). */
+export async function openShowFile(fence: Fence, file: string): Promise<FileHandle> {
+  const real = await guardPath(fence, file);
+  return open(real, constants.O_RDONLY | NOFOLLOW).catch((err) => {
+    throw loopToForbidden(err, file);
+  });
 }
 
 export async function readShowFile(fence: Fence, file: string): Promise<Buffer> {
-  const real = await guardPath(fence, file);
-  const handle = await open(real, constants.O_RDONLY | NOFOLLOW).catch((err) => {
-    throw loopToForbidden(err, file);
-  });
+  const handle = await openShowFile(fence, file);
   try {
     return await handle.readFile();
   } finally {

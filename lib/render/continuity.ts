@@ -1,6 +1,5 @@
 // Continuity chains (rules 7 and 8, api-extras §4.2): the shot before a continuing shot in the cut, the take the
 // cut plays there, and the first frame cut from that take's last frame (before queueing and again at job start).
-import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import type { Build } from "../episode/builds.ts";
@@ -8,6 +7,15 @@ import { type CutEntry, readCutList } from "../episode/cut.ts";
 import { type CutPick, cutPick, folderTakes } from "../episode/cut-view.ts";
 import { shotFolder } from "../episode/takes.ts";
 import { type Env, runFfmpeg } from "../media/ffmpeg.ts";
+import {
+  episodeFence,
+  type Fence,
+  guardPath,
+  mkdirShow,
+  removeShow,
+  renameShow,
+  statShowOrNull,
+} from "../paths/guarded.ts";
 import { tempPath } from "../store/temp-names.ts";
 
 /** The cut entry before `shot` (orphans and `out` entries skipped), or null when it leads. */
@@ -30,36 +38,48 @@ export async function playing(ep: string, listPass: Pass, entry: CutEntry): Prom
 export const pickVideo = (ep: string, pick: CutPick, shot: string): string | null =>
   pick.take && pick.usable ? path.join(shotFolder(ep, pick.pass, shot), `${pick.take.stem}.mp4`) : null;
 
-/** Whether the keyframe at `frame` is missing or older than the clip it should be cut from. */
-export async function frameOutdated(frame: string, video: string): Promise<"missing" | "older" | null> {
-  const [f, v] = await Promise.all([stat(frame).catch(() => null), stat(video).catch(() => null)]);
+/** Whether the keyframe at `frame` is missing or older than the clip it should be cut from (both in the fence). */
+export async function frameOutdated(
+  fence: Fence,
+  frame: string,
+  video: string,
+): Promise<"missing" | "older" | null> {
+  const [f, v] = await Promise.all([statShowOrNull(fence, frame), statShowOrNull(fence, video)]);
   if (!f) return "missing";
   if (v && f.mtimeMs < v.mtimeMs) return "older";
   return null;
 }
 
-/** Write the last frame of `video` as the PNG `frame` (temp file and rename, so a reader never sees half). */
+/**
+ * Write the last frame of `video` as the PNG `frame` (temp file and rename, so a reader never sees half); both
+ * must really lie inside the fence, so a keyframe folder linked out of the episode is refused, not written.
+ */
 export async function cutLastFrame(
+  fence: Fence,
   video: string,
   frame: string,
   env: Env,
   signal?: AbortSignal,
 ): Promise<void> {
-  await mkdir(path.dirname(frame), { recursive: true });
-  const tmp = tempPath(frame, ".png");
+  const src = await guardPath(fence, video);
+  const dir = await mkdirShow(fence, path.dirname(frame));
+  const tmp = tempPath(path.join(dir, path.basename(frame)), ".png");
   try {
     // From one second before the end, each decoded frame overwrites the picture: the last one stays.
     await runFfmpeg(
-      ["-sseof", "-1", "-i", video, "-map", "0:v:0", "-update", "1", "-f", "image2", "-c:v", "png", tmp],
+      ["-sseof", "-1", "-i", src, "-map", "0:v:0", "-update", "1", "-f", "image2", "-c:v", "png", tmp],
       { env, signal },
     );
-    await rename(tmp, frame);
+    await renameShow(fence, tmp, frame);
   } finally {
-    await rm(tmp, { force: true });
+    await removeShow(fence, tmp);
   }
 }
 
-/** At job start: the first frame cut again from the take the cut plays now before `shot`, when there is one. */
+/**
+ * At job start: the first frame cut again from the take the cut plays now before `shot`, when there is one.
+ * `ep` is the episode's real path: the frame and the clip stay inside it.
+ */
 export async function recutAtStart(
   ep: string,
   pass: Pass,
@@ -75,6 +95,6 @@ export async function recutAtStart(
   const pick = await playing(ep, pass, prev);
   const video = pickVideo(ep, pick, prev.shot);
   if (!video || pick.number === null) return null;
-  await cutLastFrame(video, frame, env, signal);
+  await cutLastFrame(episodeFence(ep), video, frame, env, signal);
   return { shot: prev.shot, take: pick.number, pass: pick.pass };
 }

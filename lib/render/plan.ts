@@ -21,6 +21,7 @@ import {
   entryPresetHash,
   entryStoryHash,
   FileProbe,
+  inputsFence,
   keyframeGate,
   refResolver,
 } from "../episode/staleness.ts";
@@ -266,7 +267,7 @@ export async function planRender(
     vi,
     req,
     deps,
-    probe: new FileProbe([keyframeGate(ep)]),
+    probe: new FileProbe(inputsFence(ep), [keyframeGate(ep)]),
     resolve: refResolver(ep, vi.home),
     negativeTxt: await episodeNegative(ep),
     seriesNegative:

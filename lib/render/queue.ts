@@ -261,10 +261,10 @@ async function chainOf(
   }
   if (mode !== "first" || !frame) return { after: null, sidecar };
   const from = `${prev.shot} t${two(pick.number)}`;
-  const outdated = await frameOutdated(frame, video);
+  const outdated = await frameOutdated(episodeFence(vi.ep), frame, video);
   if (!outdated) return { after: null, sidecar };
   try {
-    await cutLastFrame(video, frame, services.env);
+    await cutLastFrame(episodeFence(vi.ep), video, frame, services.env);
   } catch (err) {
     return {
       after: null,

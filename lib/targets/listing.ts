@@ -1,12 +1,13 @@
 // The targets listing (targets.md §1.13) with readiness on the local ComfyUI (§4.5), and the model picker lists
 // (api-extras §1.16): what GET /studio/targets and GET /studio/models answer.
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { engineAddress } from "../backends/list.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { models as comfyModels } from "../engines/comfyui/readiness.ts";
 import { badRequest, StudioError } from "../errors.ts";
+import { readShowText } from "../paths/guarded.ts";
+import { seriesConfigFence } from "../paths/series-config.ts";
 import { seriesHome } from "../paths/series-home.ts";
 import {
   type Confidence,
@@ -280,19 +281,24 @@ export async function listTargets(
   return { targets, default: defaults };
 }
 
-/** Series config `model_families` ({family: [globs]}) of the show, when it has one that reads. */
+/**
+ * Series config `model_families` ({family: [globs]}) of the show, when it has one that reads. A config that is a
+ * link out of its folder is refused (403), never read.
+ */
 async function seriesFamilyGlobs(showDir: string): Promise<Record<string, string[]>> {
   try {
     const home = await seriesHome(showDir);
     if (!home.config) return {};
-    const raw: unknown = JSON.parse((await readFile(home.config, "utf8")).replace(/^\uFEFF/, ""));
+    const fence = seriesConfigFence({ path: home.config, inParent: home.inParent });
+    const raw: unknown = JSON.parse((await readShowText(fence, home.config)).replace(/^\uFEFF/, ""));
     const fams = isObject(raw) && isObject(raw.model_families) ? raw.model_families : {};
     const out: Record<string, string[]> = {};
     for (const [f, globs] of Object.entries(fams)) {
       if (Array.isArray(globs)) out[f] = globs.filter((g): g is string => typeof g === "string");
     }
     return out;
-  } catch {
+  } catch (err) {
+    if (err instanceof StudioError) throw err;
     return {}; // a broken config is the build's to report, not the picker's
   }
 }

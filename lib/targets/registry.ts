@@ -1,7 +1,10 @@
 // The target registry: shipped `lib/targets/<kind>/<id>/target.json` files (loaded once) plus a show's own targets.
+import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { StudioError } from "../errors.ts";
+import { folderFence, readShowDirents, readShowText } from "../paths/guarded.ts";
 import type { FrameGrid } from "./grid.ts";
 
 export type TargetKind = "video" | "image" | "audio";
@@ -212,9 +215,20 @@ export function parseTarget(raw: unknown, folderId: string, kind?: TargetKind, c
   return spec;
 }
 
-async function listDirs(dir: string): Promise<string[]> {
+// How a folder is listed and a file read: plainly for the shipped tree, through the guarded door for a show's own.
+interface TreeReader {
+  dirents(dir: string): Promise<Dirent[]>;
+  text(file: string): Promise<string>;
+}
+
+const SHIPPED_READER: TreeReader = {
+  dirents: (dir) => readdir(dir, { withFileTypes: true }),
+  text: (file) => readFile(file, "utf8"),
+};
+
+async function listDirs(dir: string, reader: TreeReader): Promise<string[]> {
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
+    const entries = await reader.dirents(dir);
     return entries
       .filter((e) => e.isDirectory() && !e.name.startsWith(".") && !e.name.startsWith("_"))
       .map((e) => e.name)
@@ -225,10 +239,14 @@ async function listDirs(dir: string): Promise<string[]> {
   }
 }
 
-async function readTargetFile(file: string, folderId: string): Promise<unknown | undefined> {
+async function readTargetFile(
+  file: string,
+  folderId: string,
+  reader: TreeReader,
+): Promise<unknown | undefined> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await reader.text(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;
@@ -248,10 +266,10 @@ export async function loadTargetTree(root: string): Promise<TargetSpec[]> {
   const out: TargetSpec[] = [];
   for (const kind of TARGET_KINDS) {
     const dir = path.join(root, kind);
-    const ids = await listDirs(dir);
+    const ids = await listDirs(dir, SHIPPED_READER);
     const specs = await Promise.all(
       ids.map(async (id) => {
-        const raw = await readTargetFile(path.join(dir, id, "target.json"), id);
+        const raw = await readTargetFile(path.join(dir, id, "target.json"), id, SHIPPED_READER);
         return raw === undefined ? undefined : parseTarget(raw, id, kind);
       }),
     );
@@ -309,18 +327,25 @@ export async function videoTargetIds(): Promise<string[]> {
 /**
  * A show's own targets (`<show>/targets/<id>/target.json`, kind read from the file). An id equal to a shipped
  * id is ignored (no shadowing); a broken file is reported in `errors` and skipped so it cannot stop a build.
+ * `showDir` is a checked real folder: a targets/ folder that leads out of it is refused (403), and a target.json
+ * that does is reported and skipped, never read.
  */
 export async function loadShowTargets(showDir: string): Promise<{ targets: TargetSpec[]; errors: string[] }> {
   const base = await shippedTargets();
+  const fence = folderFence(showDir, "the show folder");
+  const reader: TreeReader = {
+    dirents: (d) => readShowDirents(fence, d),
+    text: (f) => readShowText(fence, f),
+  };
   const dir = path.join(showDir, "targets");
-  const ids = await listDirs(dir);
+  const ids = await listDirs(dir, reader);
   const targets: TargetSpec[] = [];
   const errors: string[] = [];
   await Promise.all(
     ids.map(async (id) => {
       if (base.get(id)) return;
       try {
-        const raw = await readTargetFile(path.join(dir, id, "target.json"), id);
+        const raw = await readTargetFile(path.join(dir, id, "target.json"), id, reader);
         if (raw !== undefined) targets.push(parseTarget(raw, id, undefined, true));
       } catch (err) {
         errors.push((err as Error).message);
@@ -332,11 +357,18 @@ export async function loadShowTargets(showDir: string): Promise<{ targets: Targe
   return { targets, errors };
 }
 
-/** Shipped targets plus the show's own, as one view (what a build of an episode of that show uses). */
+/**
+ * Shipped targets plus the show's own, as one view (what a build of an episode of that show uses). A show whose
+ * targets/ leads out of its folder compiles with the shipped targets only: a compile thread cannot carry the
+ * refusal's status, and the listing of the show's targets refuses it.
+ */
 export async function targetsForShow(showDir: string | null): Promise<TargetRegistryView> {
   const base = await shippedTargets();
   if (!showDir) return base;
-  const { targets } = await loadShowTargets(showDir);
+  const { targets } = await loadShowTargets(showDir).catch((err: unknown) => {
+    if (err instanceof StudioError && err.status === 403) return { targets: [] };
+    throw err;
+  });
   if (targets.length === 0) return base;
   const all: TargetSpec[] = [];
   for (const kind of TARGET_KINDS) for (const id of base.ids(kind)) all.push(base.get(id)!);

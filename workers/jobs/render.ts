@@ -13,7 +13,7 @@ import type {
   Submitted,
 } from "../../lib/engines/types.ts";
 import { actionLine } from "../../lib/episode/shot-context.ts";
-import { hashFile, refResolver } from "../../lib/episode/staleness.ts";
+import { hashFile, inputsFence, refResolver } from "../../lib/episode/staleness.ts";
 import { loadViewInputs, type ViewInputs } from "../../lib/episode/view-inputs.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { countFrames, probe, runFfmpeg } from "../../lib/media/ffmpeg.ts";
@@ -140,7 +140,7 @@ async function usedRefs(t: TakeRef, home: string, prepared: Prepared): Promise<M
   for (const r of refs) {
     if (!isObject(r) || typeof r.path !== "string") continue;
     const abs = resolve(r.path);
-    if (read.has(abs)) out.set(r.path, await hashFile(abs));
+    if (read.has(abs)) out.set(r.path, await hashFile(inputsFence(t.ep), abs));
   }
   return out;
 }
@@ -286,6 +286,7 @@ async function finishTake(
   if (!outputs.video || !(await isFile(outputs.video))) throw new Error("the engine delivered no video");
   const stem = p.stem;
   const dir = takeDir(t);
+  const fence = episodeFence(t.ep);
   const ms: Record<string, number> = {};
   const timed = async (key: string, work: () => Promise<void>) => {
     const at = Date.now();
@@ -296,11 +297,11 @@ async function finishTake(
   if (outputs.video !== video) await rename(outputs.video, video);
   const wav = path.join(workDir, `${stem}_h3.wav`);
   if (outputs.audio && (await isFile(outputs.audio))) await rename(outputs.audio, wav);
-  else await timed("audio", () => extractWav(video, wav, env));
+  else await timed("audio", () => extractWav(fence, video, wav, env));
   const thumb = path.join(workDir, `${stem}.jpg`);
   const strip = path.join(workDir, `${stem}_strip.jpg`);
-  await timed("thumb", () => makeThumbnail(video, thumb, env));
-  await timed("strip", () => makeStrip(video, strip, env));
+  await timed("thumb", () => makeThumbnail(fence, video, thumb, env));
+  await timed("strip", () => makeStrip(fence, video, strip, env));
   const [frames, info] = await Promise.all([countFrames(video, env), probe(video, env)]);
   const framesDir = path.join(workDir, "frames");
   if (p.save_frames) await timed("frames", () => saveFrames(video, framesDir, stem, env));

@@ -4,6 +4,7 @@ import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
+import { mkdirShow } from "../../paths/guarded.ts";
 import { tempPath } from "../../store/temp-names.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
@@ -209,7 +210,7 @@ export async function renderAnimatic(
   const samples = Math.max(1, Math.round(duration * AUDIO_RATE));
   const margin = Math.max(4, Math.round(Math.min(width, height) * 0.04));
 
-  await mkdir(job.workDir, { recursive: true });
+  await mkdirShow(ctx.fence, job.workDir);
   const scratch = tempPath(path.join(job.workDir, `${job.stem}.animatic`));
   const mp4 = path.join(job.workDir, `${job.stem}.mp4`);
   const wav = path.join(job.workDir, `${job.stem}.wav`);
@@ -314,13 +315,13 @@ export async function renderAnimatic(
     const counted = await countFrames(tmpMp4, ctx.env);
     if (counted !== frames)
       throw new Error(`animatic: ffmpeg delivered ${counted} frames instead of ${frames}`);
-    await commit([
+    await commit(ctx.fence, [
       [tmpMp4, mp4],
       [tmpWav, wav],
     ]);
     return { video: mp4, audio: wav, frames: counted, notes: [...ctx.notes] };
   } catch (err) {
-    await discard([tmpMp4, tmpWav]);
+    await discard(ctx.fence, [tmpMp4, tmpWav]);
     throw err;
   } finally {
     await rm(scratch, { recursive: true, force: true });

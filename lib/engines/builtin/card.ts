@@ -1,9 +1,8 @@
 // The built-in image target `card`: a labelled picture (subject and prompt on a seed-coloured card), no model.
 import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { writeFileAtomic } from "../../store/atomic.ts";
+import { mkdirShow, writeShowFile } from "../../paths/guarded.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { fontsUsable, svgLines, wrapText } from "./text.ts";
 import { throwIfCanceled, type WorkContext } from "./work.ts";
@@ -118,9 +117,9 @@ export async function renderCard(job: EngineJob, ctx: WorkContext): Promise<Engi
   ctx.report(0.3);
   const png = await sharp(Buffer.from(svg)).png({ compressionLevel: 9 }).toBuffer();
   throwIfCanceled(ctx.signal);
-  await mkdir(job.workDir, { recursive: true });
+  await mkdirShow(ctx.fence, job.workDir);
   const out = path.join(job.workDir, `${job.stem}.png`);
-  await writeFileAtomic(out, png);
+  await writeShowFile(ctx.fence, out, png);
   ctx.report(0.9);
   return { image: out, notes: [...ctx.notes] };
 }

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { stat } from "node:fs/promises";
 import type { Env } from "../../media/ffmpeg.ts";
+import { episodeFence } from "../../paths/guarded.ts";
 import type {
   Engine,
   EngineJob,
@@ -86,6 +87,8 @@ export function createBuiltinEngine(env: Env): BuiltinEngine {
   function start(job: EngineJob, inputs: Record<string, string>, run: Run): Promise<EngineOutputs> {
     const ctx: WorkContext = {
       env,
+      // The job names its episode by the real path it was queued with.
+      fence: episodeFence(job.ep),
       signal: run.controller.signal,
       notes: [],
       report(fraction) {

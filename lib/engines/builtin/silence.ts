@@ -1,7 +1,7 @@
 // The built-in audio target `silence`: a 48 kHz mono wav of the voice's length, a placeholder until a voice exists.
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { runFfmpeg } from "../../media/ffmpeg.ts";
+import { mkdirShow } from "../../paths/guarded.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { commit, discard, secs, tempBeside, throwIfCanceled, type WorkContext } from "./work.ts";
 
@@ -19,7 +19,7 @@ export async function renderSilence(job: EngineJob, ctx: WorkContext): Promise<E
   const seconds = silenceSeconds(job);
   // Cut on a sample count, not a time, so the length is exact to the sample.
   const samples = Math.max(1, Math.round(seconds * SILENCE_RATE));
-  await mkdir(job.workDir, { recursive: true });
+  await mkdirShow(ctx.fence, job.workDir);
   const out = path.join(job.workDir, `${job.stem}.wav`);
   const tmp = tempBeside(out);
   try {
@@ -41,9 +41,9 @@ export async function renderSilence(job: EngineJob, ctx: WorkContext): Promise<E
         onProgress: (s) => ctx.report(s / seconds),
       },
     );
-    await commit([[tmp, out]]);
+    await commit(ctx.fence, [[tmp, out]]);
   } catch (err) {
-    await discard([tmp]);
+    await discard(ctx.fence, [tmp]);
     throw err;
   }
   ctx.notes.push(`silence: ${secs(seconds)} s`);

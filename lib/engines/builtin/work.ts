@@ -1,11 +1,13 @@
 // What a built-in render step receives from the engine, and the helpers its three renderers share.
-import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Env } from "../../media/ffmpeg.ts";
+import { type Fence, removeShow, renameShow } from "../../paths/guarded.ts";
 import { tempPath } from "../../store/temp-names.ts";
 
 export interface WorkContext {
   env: Env;
+  /** The episode folder the job's files must really lie in (a take folder linked out of it is refused). */
+  fence: Fence;
   /** Aborted by cancel() or by the caller's hooks.signal. */
   signal: AbortSignal;
   /** Progress of the render as a fraction (the engine keeps it below 1 until collect has the outputs). */
@@ -27,12 +29,12 @@ export function tempBeside(file: string): string {
 }
 
 /** Move finished temporaries over their final names (same folder, so each rename is atomic). */
-export async function commit(pairs: readonly [tmp: string, final: string][]): Promise<void> {
-  for (const [tmp, final] of pairs) await rename(tmp, final);
+export async function commit(fence: Fence, pairs: readonly [tmp: string, final: string][]): Promise<void> {
+  for (const [tmp, final] of pairs) await renameShow(fence, tmp, final);
 }
 
-export async function discard(files: readonly string[]): Promise<void> {
-  await Promise.all(files.map((f) => rm(f, { force: true, recursive: true })));
+export async function discard(fence: Fence, files: readonly string[]): Promise<void> {
+  await Promise.all(files.map((f) => removeShow(fence, f, { recursive: true })));
 }
 
 // Broadcast rates are written as exact fractions so frame times do not drift over long shots.
