@@ -8,13 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBuiltinEngine } from "../lib/engines/builtin/index.ts";
 import { commit, discard } from "../lib/engines/builtin/work.ts";
 import type { EngineJob, RunHooks } from "../lib/engines/types.ts";
-import { FileProbe, hashFile, inputsFence, keyframeGate } from "../lib/episode/staleness.ts";
+import { FileProbe, hashFile, keyframeGate } from "../lib/episode/staleness.ts";
 import { StudioError } from "../lib/errors.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../lib/media/take-media.ts";
 import { thumbCacheDir, thumbnail } from "../lib/media/thumbs.ts";
-import { episodeFence, rootsFence } from "../lib/paths/guarded.ts";
+import { episodeFence, rootsFence, showFence } from "../lib/paths/guarded.ts";
 import { cutLastFrame, frameOutdated } from "../lib/render/continuity.ts";
+import type { TargetSpec } from "../lib/targets/registry.ts";
+import { resolveWorkflow } from "../lib/targets/workflow.ts";
 import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
 let s: Studio;
@@ -132,6 +134,24 @@ describe("the built-in engine", () => {
     ];
     for (const j of jobs) await refused(run(j), /leads outside the episode folder/);
     expect(await readdir(out)).toEqual([]);
+  });
+
+  it("never reads a keyframe or plate that is a link out of the show folder: the animatic drops it with a note", async () => {
+    const ep = await s.episode(SCRIPT, { build: false });
+    const out = await outsideDir();
+    const secret = path.join(out, "secret.png");
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: "#ff0000" } })
+      .png()
+      .toFile(secret);
+    await mkdir(path.join(ep, "refs", "shots"), { recursive: true });
+    const linked = path.join(ep, "refs", "shots", "sh010_first.png");
+    await symlink(secret, linked);
+    const hooks: RunHooks = { signal: new AbortController().signal, onProgress: () => {} };
+    const prepared = await engine.prepare(job(ep, { inputs: { first: linked } }), hooks);
+    expect(prepared.inputs).toEqual({});
+    expect(prepared.notes.join("\n")).toMatch(
+      /input first .* is missing or outside the show folder; not used/,
+    );
   });
 
   it("commit and discard refuse a take file whose folder leads out, and leave what is there alone", async () => {
@@ -280,14 +300,14 @@ describe("staleness inputs", () => {
     await mkdir(path.join(keyOut, "sh010"), { recursive: true });
     await writeFile(path.join(keyOut, "sh010", "first.png"), "outside keyframe");
 
-    const probe = new FileProbe(inputsFence(ep), [keyframeGate(ep)]);
+    const probe = new FileProbe(showFence(ep), [keyframeGate(ep)]);
     expect(await probe.exists(ref)).toBe(false);
     expect(await probe.sha1(ref)).toBeNull();
     expect(await probe.exists(path.join(ep, "refs", "shots", "sh010", "first.png"))).toBe(false);
     expect(await probe.exists(own)).toBe(true);
     expect(await probe.sha1(own)).toMatch(/^[0-9a-f]{40}$/);
-    expect(await hashFile(inputsFence(ep), ref)).toBeNull();
-    expect(await hashFile(inputsFence(ep), own)).toBe(await probe.sha1(own));
+    expect(await hashFile(showFence(ep), ref)).toBeNull();
+    expect(await hashFile(showFence(ep), own)).toBe(await probe.sha1(own));
   });
 });
 
@@ -321,6 +341,24 @@ describe("a show's own targets", () => {
     const ids = res.body.targets.map((t: { id: string }) => t.id);
     expect(ids).toContain("own_t");
     expect(ids).not.toContain("linked_t");
+  });
+
+  it("reads a show target's workflow only from inside the show folder", async () => {
+    const ep = await s.episode(SCRIPT, { build: false });
+    const out = await outsideDir();
+    await writeFile(path.join(out, "wf.json"), JSON.stringify({ "1": { class_type: "Secret", inputs: {} } }));
+    const spec = (workflow: string) =>
+      ({ id: "own_wf", kind: "video", custom: true, binding: { workflow } }) as unknown as TargetSpec;
+    const dir = path.join(ep, "targets", "own_wf");
+    await mkdir(dir, { recursive: true });
+    const climbing = await resolveWorkflow(spec(path.relative(dir, path.join(out, "wf.json"))), {
+      targetDir: dir,
+    });
+    expect(climbing.ok).toBe(false);
+    expect(climbing.ok ? "" : climbing.error).toMatch(/leads outside the show folder/);
+    await symlink(path.join(out, "wf.json"), path.join(dir, "workflow.json"));
+    const linked = await resolveWorkflow(spec("workflow.json"), { targetDir: dir });
+    expect(linked.ok ? "" : linked.error).toMatch(/leads outside the show folder/);
   });
 
   it("GET /models refuses a series config linked out of the episode", async () => {

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Entry } from "../build/types.ts";
 import type { Services } from "../context.ts";
 import { badRequest, notFound, StudioError } from "../errors.ts";
-import { episodeFence, readShowText } from "../paths/guarded.ts";
+import { episodeFence, readShowText, showFence } from "../paths/guarded.ts";
 import { parseLoras } from "../series/load.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import type { Current } from "./current-entry.ts";
@@ -23,7 +23,7 @@ import {
   staleOf,
 } from "./shot-context.ts";
 import type { RefSlot } from "./shot-refs.ts";
-import { type ChainView, FileProbe, inputsFence, keyframeGate, refResolver } from "./staleness.ts";
+import { type ChainView, FileProbe, keyframeGate, refResolver } from "./staleness.ts";
 import { seedsOut, takeExtras, takeFileRel, takeSummary } from "./take-summary.ts";
 import type { TakeRecord } from "./takes.ts";
 import { loadViewInputs, type ViewInputs } from "./view-inputs.ts";
@@ -284,7 +284,7 @@ export async function shotDetail(
   const built = vi.build.shots.get(input.shot);
   if (!built) throw notFound(`shot ${input.shot} is not in the ${input.pass} build of ${input.ep}`);
   const sc = shotContext(vi, built, input.target || null);
-  const probe = new FileProbe(inputsFence(vi.ep), [keyframeGate(vi.ep)]);
+  const probe = new FileProbe(showFence(vi.ep), [keyframeGate(vi.ep)]);
   const [negativeTxt, takes, chain] = await Promise.all([
     episodeNegative(vi.ep),
     folderTakes(vi.ep, vi.pass, built.id),

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Entry, Pass } from "../build/types.ts";
-import { type Fence, folderFence, openShowFile, realInside } from "../paths/guarded.ts";
+import { type Fence, openShowFile, realInside } from "../paths/guarded.ts";
 import { presetHash, storyHash } from "../script/canonical.ts";
 import type { TakeRecord } from "./takes.ts";
 
@@ -28,7 +28,6 @@ const CHUNK = 1 << 20;
  * Where an episode's recorded inputs may really lie: its show folder, which holds the episode, its series home
  * and the show's refs/ and audio/ (every place a relative reference path may lead).
  */
-export const inputsFence = (ep: string): Fence => folderFence(path.dirname(ep), "the show folder");
 
 /**
  * SHA-1 of a file read in chunks, so a large picture or clip never blocks the event loop; null when it cannot be

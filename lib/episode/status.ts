@@ -4,6 +4,7 @@
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import type { Services } from "../context.ts";
+import { showFence } from "../paths/guarded.ts";
 import type { BuiltShot } from "./builds.ts";
 import { fpsOf } from "./current-entry.ts";
 import type { CutEntry } from "./cut.ts";
@@ -20,14 +21,7 @@ import {
   staleOf,
 } from "./shot-context.ts";
 import { missingRefs, type RefSlot } from "./shot-refs.ts";
-import {
-  type ChainView,
-  FileProbe,
-  inputsFence,
-  keyframeGate,
-  recordedRefs,
-  refResolver,
-} from "./staleness.ts";
+import { type ChainView, FileProbe, keyframeGate, recordedRefs, refResolver } from "./staleness.ts";
 import { DRAFT_LIFE_MS, takeAudio, takeExtras, takeSummary } from "./take-summary.ts";
 import { passFolder, type TakeRecord } from "./takes.ts";
 import { episodeDefault } from "./target-choice.ts";
@@ -293,7 +287,7 @@ export async function episodeStatusText(
   const vi = await loadViewInputs(services, ep, pass);
   if (!vi) return null;
   const { build } = vi;
-  const probe = new FileProbe(inputsFence(ep), [keyframeGate(ep)]);
+  const probe = new FileProbe(showFence(ep), [keyframeGate(ep)]);
   const resolve = refResolver(ep, vi.home);
   const cut = vi.cut;
   const orphan = (shot: string) => !build.shots.has(shot);

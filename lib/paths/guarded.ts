@@ -28,6 +28,14 @@ export function folderFence(dirReal: string, what: string): Fence {
   return { dirs: [dirReal], what };
 }
 
+/**
+ * Inputs a render reads (references, plates, keyframes, the series track) may lie in the show folder above the
+ * episode, where its series config keeps them.
+ */
+export function showFence(epReal: string): Fence {
+  return folderFence(path.dirname(epReal), "the show folder");
+}
+
 export function rootsFence(roots: readonly string[]): Fence {
   return { dirs: roots, what: "the configured roots" };
 }
@@ -61,6 +69,13 @@ export async function guardPath(fence: Fence, file: string): Promise<string> {
 export async function realInside(fence: Fence, file: string): Promise<string | null> {
   const real = await realpath(file).catch(() => null);
   return real !== null && fence.dirs.some((d) => isInsideOrEqual(d, real)) ? real : null;
+}
+
+/** The real path of a regular file inside the fence, or null when it is missing, not a file or leads out. */
+export async function fileInside(fence: Fence, file: string): Promise<string | null> {
+  const real = await realInside(fence, file);
+  if (real === null) return null;
+  return (await stat(real).catch(() => null))?.isFile() ? real : null;
 }
 
 /** True when `file` is inside the fence after links are resolved (no refusal: for listings that skip). */

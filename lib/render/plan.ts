@@ -21,13 +21,13 @@ import {
   entryPresetHash,
   entryStoryHash,
   FileProbe,
-  inputsFence,
   keyframeGate,
   refResolver,
 } from "../episode/staleness.ts";
 import { safeShot, type TakeRecord, takeStatus, takeUsable } from "../episode/takes.ts";
 import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
 import { badRequest, notFound } from "../errors.ts";
+import { showFence } from "../paths/guarded.ts";
 import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
 import type { ApiGraph, JobShape } from "../targets/graph.ts";
@@ -267,7 +267,7 @@ export async function planRender(
     vi,
     req,
     deps,
-    probe: new FileProbe(inputsFence(ep), [keyframeGate(ep)]),
+    probe: new FileProbe(showFence(ep), [keyframeGate(ep)]),
     resolve: refResolver(ep, vi.home),
     negativeTxt: await episodeNegative(ep),
     seriesNegative:

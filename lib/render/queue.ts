@@ -2,7 +2,6 @@
 // (exclusive sidecar create, api-extras §1.18), the frozen shot list written (§5.8) and the job inserted with
 // `after` naming the job it continues. Events in the original's order (§3.3): continuity frames, queued takes,
 // failed reservations, one episode event.
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
@@ -10,7 +9,7 @@ import type { Services } from "../context.ts";
 import { cutPick, folderTakes } from "../episode/cut-view.ts";
 import { nextTakeNumber, shotFolder, takeStatus } from "../episode/takes.ts";
 import type { Job, JobStore, NewJob } from "../jobs/types.ts";
-import { episodeFence, mkdirShow, writeShowFile } from "../paths/guarded.ts";
+import { episodeFence, fileInside, mkdirShow, showFence, writeShowFile } from "../paths/guarded.ts";
 import { FLOAT_KEYS, pyJson } from "../script/canonical.ts";
 import { withLock } from "../store/lock.ts";
 import { cutLastFrame, frameOutdated, pickVideo, previousInCut } from "./continuity.ts";
@@ -208,7 +207,7 @@ async function chainOf(
   if (!mode) return { after: null, sidecar: {} };
   const prev = previousInCut(vi.cut, vi.build, p.shot);
   const frame = p.firstFrame;
-  const frameExists = async () => (frame ? (await stat(frame).catch(() => null)) !== null : false);
+  const frameExists = async () => (frame ? (await fileInside(showFence(vi.ep), frame)) !== null : false);
   const cutVerb = mode === "first" ? "its first frame is cut from" : "it holds the end of";
   if (!prev) {
     if (mode === "first" && !(await frameExists())) {

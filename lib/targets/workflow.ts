@@ -3,6 +3,7 @@
 import { readFile as fsReadFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { folderFence, readShowText } from "../paths/guarded.ts";
 import type { ApiGraph, ApiNode } from "./graph.ts";
 import type { TargetSpec } from "./registry.ts";
 
@@ -30,7 +31,10 @@ export interface WorkflowDeps {
   fetch?: (route: string) => Promise<FetchAnswer>;
   /** File reader (default: UTF-8 from disk); throws an ENOENT error for a missing file. */
   readFile?: (file: string) => Promise<string>;
-  /** Folder of the target's shipped files (default: the shipped tree's `<kind>/<id>`; a show's target passes its own). */
+  /**
+   * Folder of the target's shipped files (default: the shipped tree's `<kind>/<id>`). A show's target passes its
+   * real `<show>/targets/<id>`; its workflow is then read only from inside that show folder.
+   */
   targetDir?: string;
   /** A workflow named by a request: when given it is the only candidate. */
   explicit?: string;
@@ -90,6 +94,11 @@ interface Candidate {
  * or converted stops the search with an error (rendering another graph than the one the user set up would be
  * worse than not rendering).
  */
+function missingAsNull(err: unknown): null {
+  if (isMissing(err)) return null;
+  throw err;
+}
+
 export async function resolveWorkflow(
   spec: TargetSpec,
   deps: WorkflowDeps = {},
@@ -152,7 +161,12 @@ export async function resolveWorkflow(
     if (typeof spec.binding.workflow === "string" && spec.binding.workflow) {
       const dir = deps.targetDir ?? path.join(SHIPPED_ROOT, spec.kind, spec.id);
       const file = path.resolve(dir, spec.binding.workflow);
-      shipped.push({ source: "repo", where: file, label: "the shipped copy", load: fromFile(file) });
+      // A show's target.json is the user's file: what it names is read through the show folder's fence.
+      const showFolder = deps.targetDir && !deps.readFile ? path.resolve(deps.targetDir, "..", "..") : null;
+      const load = showFolder
+        ? async () => readShowText(folderFence(showFolder, "the show folder"), file).catch(missingAsNull)
+        : fromFile(file);
+      shipped.push({ source: "repo", where: file, label: "the shipped copy", load });
     }
     // A saved canvas of an audio graph is more likely an experiment than a take-over (§6.1 prefer_repo).
     const preferRepo = spec.kind === "audio" || spec.binding.prefer_repo === true;

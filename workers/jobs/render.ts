@@ -13,12 +13,21 @@ import type {
   Submitted,
 } from "../../lib/engines/types.ts";
 import { actionLine } from "../../lib/episode/shot-context.ts";
-import { hashFile, inputsFence, refResolver } from "../../lib/episode/staleness.ts";
+import { hashFile, refResolver } from "../../lib/episode/staleness.ts";
 import { loadViewInputs, type ViewInputs } from "../../lib/episode/view-inputs.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { countFrames, probe, runFfmpeg } from "../../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../../lib/media/take-media.ts";
-import { episodeFence, mkdirShow, readShowText } from "../../lib/paths/guarded.ts";
+import {
+  episodeFence,
+  fileInside,
+  guardPath,
+  mkdirShow,
+  readShowDir,
+  readShowText,
+  renameShow,
+  showFence,
+} from "../../lib/paths/guarded.ts";
 import { takeGraph } from "../../lib/render/comfy-graph.ts";
 import { recutAtStart } from "../../lib/render/continuity.ts";
 import { frozenPath, type RenderPayload } from "../../lib/render/queue.ts";
@@ -47,11 +56,6 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
-
-async function isFile(file: string | null): Promise<boolean> {
-  if (!file) return false;
-  return (await stat(file).catch(() => null))?.isFile() ?? false;
-}
 
 /** The frozen shot list's one entry (what the take renders). */
 async function frozenEntry(t: TakeRef): Promise<Entry> {
@@ -103,7 +107,7 @@ async function plateOf(vi: ViewInputs | null, shot: string): Promise<string | nu
   const plate = isObject(loc) ? str(loc.plate) : null;
   if (!plate) return null;
   const abs = refResolver(vi.ep, vi.home)(plate);
-  return (await isFile(abs)) ? abs : null;
+  return fileInside(showFence(vi.ep), abs);
 }
 
 /** The window of the series track (`audio.track`) under a shot with `audio_in`/`audio_out`. */
@@ -113,7 +117,9 @@ async function audioOf(vi: ViewInputs | null, entry: Entry): Promise<EngineJob["
   const audio = vi?.seriesRaw?.audio;
   const track = isObject(audio) ? str(audio.track) : null;
   if (!vi || start === null || end === null || !track) return null;
-  return { path: refResolver(vi.ep, vi.home)(track), start, end };
+  // A track linked out of the show folder is never read: the shot gets silence instead.
+  const real = await guardPath(showFence(vi.ep), refResolver(vi.ep, vi.home)(track)).catch(() => null);
+  return real ? { path: real, start, end } : null;
 }
 
 /** `frames/<stem>_000000.png` …: every frame of the take kept as a picture (save_frames). */
@@ -140,7 +146,7 @@ async function usedRefs(t: TakeRef, home: string, prepared: Prepared): Promise<M
   for (const r of refs) {
     if (!isObject(r) || typeof r.path !== "string") continue;
     const abs = resolve(r.path);
-    if (read.has(abs)) out.set(r.path, await hashFile(inputsFence(t.ep), abs));
+    if (read.has(abs)) out.set(r.path, await hashFile(showFence(t.ep), abs));
   }
   return out;
 }
@@ -179,7 +185,8 @@ export const renderJob: JobHandler = async (job, ctx) => {
       continuity = await recutAtStart(p.ep, p.pass, vi.build, p.shot, p.first_frame, env, ctx.signal);
     }
     const inputs: Record<string, string> = {};
-    if (p.first_frame && (await isFile(p.first_frame))) inputs.first = p.first_frame;
+    const first = p.first_frame ? await fileInside(showFence(p.ep), p.first_frame) : null;
+    if (first) inputs.first = first;
     const plate = await plateOf(vi, p.shot);
     if (plate) inputs.plate = plate;
     const fps = num(sidecar.fps) ?? 24;
@@ -283,10 +290,12 @@ async function finishTake(
 ): Promise<Sidecar | null> {
   const env = ctx.services.env;
   const { outputs, prepared, used, continuity } = run;
-  if (!outputs.video || !(await isFile(outputs.video))) throw new Error("the engine delivered no video");
+  const fence = episodeFence(t.ep);
+  if (!outputs.video || !(await fileInside(fence, outputs.video))) {
+    throw new Error("the engine delivered no video in the episode's work folder");
+  }
   const stem = p.stem;
   const dir = takeDir(t);
-  const fence = episodeFence(t.ep);
   const ms: Record<string, number> = {};
   const timed = async (key: string, work: () => Promise<void>) => {
     const at = Date.now();
@@ -294,9 +303,9 @@ async function finishTake(
     ms[key] = Date.now() - at;
   };
   const video = path.join(workDir, `${stem}.mp4`);
-  if (outputs.video !== video) await rename(outputs.video, video);
+  if (outputs.video !== video) await renameShow(fence, outputs.video, video);
   const wav = path.join(workDir, `${stem}_h3.wav`);
-  if (outputs.audio && (await isFile(outputs.audio))) await rename(outputs.audio, wav);
+  if (outputs.audio && (await fileInside(fence, outputs.audio))) await renameShow(fence, outputs.audio, wav);
   else await timed("audio", () => extractWav(fence, video, wav, env));
   const thumb = path.join(workDir, `${stem}.jpg`);
   const strip = path.join(workDir, `${stem}_strip.jpg`);
@@ -312,14 +321,14 @@ async function finishTake(
     const current = await readSidecarNow(t);
     if (current?.status !== "queued") return null;
     const at = Date.now();
-    await rename(video, path.join(dir, `${stem}.mp4`));
-    await rename(wav, path.join(dir, `${stem}_h3.wav`));
-    await rename(thumb, path.join(dir, `${stem}.jpg`));
-    await rename(strip, path.join(dir, `${stem}_strip.jpg`));
+    await renameShow(fence, video, path.join(dir, `${stem}.mp4`));
+    await renameShow(fence, wav, path.join(dir, `${stem}_h3.wav`));
+    await renameShow(fence, thumb, path.join(dir, `${stem}.jpg`));
+    await renameShow(fence, strip, path.join(dir, `${stem}_strip.jpg`));
     if (p.save_frames) {
-      await mkdir(path.join(dir, "frames"), { recursive: true });
-      for (const name of await readdir(framesDir))
-        await rename(path.join(framesDir, name), path.join(dir, "frames", name));
+      const framesOut = await mkdirShow(fence, path.join(dir, "frames"));
+      for (const name of await readShowDir(fence, framesDir))
+        await renameShow(fence, path.join(framesDir, name), path.join(framesOut, name));
     }
     ms.mp4 = Date.now() - at;
     ms.total = Date.now() - started;

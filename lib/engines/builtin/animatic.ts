@@ -1,10 +1,10 @@
 // The built-in video target `animatic`: a timed card per shot (keyframe, plate or plain card with captions) at the
 // exact frame count, fps and size of the pass, with a sound track, encoded H.264 yuv420p by one ffmpeg child.
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
-import { mkdirShow } from "../../paths/guarded.ts";
+import { mkdirShow, readShowFile, showFence } from "../../paths/guarded.ts";
 import { tempPath } from "../../store/temp-names.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
@@ -139,7 +139,7 @@ async function basePicture(
     if (!(await isFile(file))) continue;
     try {
       // Read into memory: libvips caches decoded files by name and would miss a keyframe rewritten in place.
-      const picture = await sharp(await readFile(file), { animated: false })
+      const picture = await sharp(await readShowFile(showFence(job.ep), file), { animated: false })
         .rotate()
         .resize(width, height, { fit: "cover", position: "centre" })
         .flatten({ background: "#000000" })

@@ -1,9 +1,8 @@
 // The built-in engine (backend `builtin`): animatic video, card pictures and silent voices with ffmpeg and sharp,
 // behind the same prepare/submit/collect/cancel interface as the ComfyUI engines.
 import { randomBytes } from "node:crypto";
-import { stat } from "node:fs/promises";
 import type { Env } from "../../media/ffmpeg.ts";
-import { episodeFence } from "../../paths/guarded.ts";
+import { episodeFence, fileInside, showFence } from "../../paths/guarded.ts";
 import type {
   Engine,
   EngineJob,
@@ -127,15 +126,10 @@ export function createBuiltinEngine(env: Env): BuiltinEngine {
       const notes: string[] = [];
       await Promise.all(
         Object.entries(job.inputs).map(async ([role, file]) => {
-          try {
-            if ((await stat(file)).isFile()) {
-              inputs[role] = file;
-              return;
-            }
-          } catch {
-            // missing: noted below
-          }
-          notes.push(`input ${role} (${file}) is missing; not used`);
+          // Read where it really is, and only when that is inside the show folder.
+          const real = await fileInside(showFence(job.ep), file);
+          if (real) inputs[role] = real;
+          else notes.push(`input ${role} (${file}) is missing or outside the show folder; not used`);
         }),
       );
       notes.sort();
