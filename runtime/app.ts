@@ -5,7 +5,7 @@ import type { Ctx, Services } from "../lib/context.ts";
 import { StudioError, shown } from "../lib/errors.ts";
 import { FileReply, JsonText, type Method, Reply, type StudioFunction } from "../lib/fn.ts";
 import { parseInput } from "../lib/validate.ts";
-import { readJsonBody } from "./body.ts";
+import { checkUploadLength, readJsonBody } from "./body.ts";
 import { errorReply } from "./errors.ts";
 import { checkRequest, type GuardOptions, guardOptions, presentedToken, tokenCookie } from "./guard.ts";
 import { buildOpenApi } from "./openapi.ts";
@@ -126,6 +126,7 @@ async function runFunction(fn: StudioFunction, c: Context, services: Services): 
       data = { ...Object.fromEntries(new URL(req.url).searchParams), ...params };
       where = "query";
     } else {
+      if (fn.rawBody) checkUploadLength(req);
       data = fn.rawBody ? params : mergeParams(await readJsonBody(req), params);
       where = "body";
     }

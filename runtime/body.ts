@@ -4,6 +4,17 @@ import { StudioError } from "../lib/errors.ts";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const JSON_DEPTH_LIMIT = 64;
+/** Uploads (multipart pictures, sound, video) may be larger: 64 MB, refused early past a declared 65 MB. */
+export const UPLOAD_LIMIT = 64 * 1024 * 1024;
+const UPLOAD_DECLARED_LIMIT = 65 * 1024 * 1024;
+
+/** A raw-body route's early check: a declared length over the upload limit is refused before anything is read. */
+export function checkUploadLength(req: Request): void {
+  const declared = Number(req.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > UPLOAD_DECLARED_LIMIT) {
+    throw new StudioError(413, "upload: larger than 64 MB");
+  }
+}
 
 const tooLarge = (limit: number) =>
   new StudioError(

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { routes } from "../functions/index.ts";
 import { configFile } from "../lib/config/config.ts";
 import type { Services } from "../lib/context.ts";
+import { defineFunction } from "../lib/fn.ts";
 import { createApp } from "../runtime/app.ts";
 import { jsonDepth } from "../runtime/body.ts";
 import { guardOptions } from "../runtime/guard.ts";
@@ -252,6 +253,29 @@ describe("body limits", () => {
     expect(((await res.json()) as { error: string }).error).toBe("body: nested deeper than 64 levels");
     expect(jsonDepth('{"a": "[[[[[[", "b": [[1]]}')).toBe(3);
     expect(jsonDepth('{"a": "\\"[[[["}')).toBe(1);
+  });
+
+  it("lets an upload route take more than 1 MB, and refuses a declared length over 65 MB early", async () => {
+    const upload = defineFunction({
+      method: "POST",
+      path: "/upload-probe",
+      summary: "test upload",
+      rawBody: true,
+      async handler(_input, ctx) {
+        return { bytes: (await ctx.request.arrayBuffer()).byteLength };
+      },
+    });
+    const a = createApp(env.services, [upload]);
+    const two = new Uint8Array(2 * 1024 * 1024);
+    const ok = await a.request("http://127.0.0.1/studio/upload-probe", { method: "POST", body: two });
+    expect(await ok.json()).toEqual({ bytes: two.byteLength });
+    const big = await a.request("http://127.0.0.1/studio/upload-probe", {
+      method: "POST",
+      headers: { "content-length": String(66 * 1024 * 1024) },
+      body: "x",
+    });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toEqual({ error: "upload: larger than 64 MB" });
   });
 
   it("answers 400 for a body that is not UTF-8", async () => {
