@@ -1,5 +1,7 @@
 // What a handler receives besides its input: the services of the process and the request at hand.
 export interface Logger {
+  /** Detail for tracing a problem: shown only with STUDIO_LOG=debug. */
+  debug(message: string, extra?: Record<string, unknown>): void;
   info(message: string, extra?: Record<string, unknown>): void;
   warn(message: string, extra?: Record<string, unknown>): void;
   error(message: string, extra?: Record<string, unknown>): void;
@@ -38,4 +40,4 @@ export interface Ctx extends Services {
   signal: AbortSignal;
 }
 
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

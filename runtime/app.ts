@@ -36,6 +36,14 @@ export function createApp(
 ): Hono {
   const app = new Hono();
   const guard = opts.guard ?? guardOptions(services.env);
+  // One line per request (refusals included): what a person watching the terminal needs to follow the page.
+  app.use("*", async (c, next) => {
+    const started = performance.now();
+    await next();
+    const ms = (performance.now() - started).toFixed(1);
+    const where = c.req.path.length > 200 ? `${c.req.path.slice(0, 200)}…` : c.req.path;
+    services.log.info(`${c.req.method} ${where} ${c.res.status} ${ms} ms`);
+  });
   // Before any route (and /ws): a refused request never reaches a handler.
   app.use("*", async (c, next) => {
     const refusal = checkRequest(c.req.raw, guard, c.req.path === "/ws");

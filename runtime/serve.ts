@@ -12,7 +12,7 @@ import { defaultOwner, poolSettingsFromEnv, WorkerPool } from "../workers/pool.t
 import { createApp } from "./app.ts";
 import { guardOptions, isLoopbackHost } from "./guard.ts";
 import { serverOptions } from "./limits.ts";
-import { consoleLogger } from "./log.ts";
+import { consoleLogger, logLevel } from "./log.ts";
 import { createServices } from "./services.ts";
 import { createSocketServer, WsHub } from "./ws.ts";
 
@@ -51,7 +51,7 @@ export async function main(
   env: Record<string, string | undefined>,
 ): Promise<Running> {
   const { host, port } = parseArgs(argv, env);
-  const log = consoleLogger();
+  const log = consoleLogger(logLevel(env.STUDIO_LOG));
   const hub = new WsHub();
   const origin = defaultOwner();
   let outbox: OutboxWriter | null = null;

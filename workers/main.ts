@@ -2,7 +2,7 @@
 // reach the API's sockets through the outbox. Stops gracefully on SIGINT/SIGTERM.
 import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
 import { jobDatabaseUrl, openJobStore } from "../lib/jobs/store.ts";
-import { consoleLogger } from "../runtime/log.ts";
+import { consoleLogger, logLevel } from "../runtime/log.ts";
 import { createServices } from "../runtime/services.ts";
 import { loadHandlers } from "./handlers.ts";
 import { OutboxWriter } from "./outbox.ts";
@@ -16,7 +16,7 @@ export interface WorkerHost {
 }
 
 export async function main(env: Record<string, string | undefined>): Promise<WorkerHost> {
-  const log = consoleLogger();
+  const log = consoleLogger(logLevel(env.STUDIO_LOG));
   const owner = defaultOwner();
   const settings = poolSettingsFromEnv(env);
   let outbox: OutboxWriter | null = null;
