@@ -1,53 +1,61 @@
 // The route table: every function module, statically imported (a test checks no file is left out).
+//
+// Where a route lives, read from its URL: `METHOD /studio/<first>/<rest...>` is the file
+// `functions/<first>/<rest...>.<method>.ts`, with a route of one segment as `functions/<first>/<method>.ts`;
+// a path parameter `:name` is written `name`; the method is in lower case. Pass-throughs mounted at the server's
+// root (not under /studio) follow the same rule under `functions/root/`. So `GET /studio/models` is
+// `models/get.ts`, `PUT /studio/refs/pick` is `refs/pick.put.ts`, `POST /studio/jobs/:action` is
+// `jobs/action.post.ts` and the root `GET /object_info/:node` is `root/object_info/node.get.ts`. Only this table
+// and `contract.ts` (the contract's route list, the 501 maker) sit directly in functions/.
 import type { StudioFunction } from "../lib/fn.ts";
-import assemble from "./assemble.ts";
-import backends from "./backends.ts";
-import browse from "./browse.ts";
-import build from "./build.ts";
-import cancel from "./cancel.ts";
-import configGet from "./config-get.ts";
-import configPut from "./config-put.ts";
+import assemble from "./assemble/post.ts";
+import backends from "./backends/get.ts";
+import browse from "./browse/get.ts";
+import build from "./build/post.ts";
+import cancel from "./cancel/post.ts";
+import configGet from "./config/get.ts";
+import configPut from "./config/put.ts";
 import { notBuiltYet } from "./contract.ts";
-import cutCopy from "./cut-copy.ts";
-import cutPut from "./cut-put.ts";
-import cutReset from "./cut-reset.ts";
-import discard from "./discard.ts";
-import episode from "./episode.ts";
-import episodeNewGet from "./episode-new-get.ts";
-import episodeNewPost from "./episode-new-post.ts";
-import episodeTarget from "./episode-target.ts";
-import episodes from "./episodes.ts";
-import file from "./file.ts";
-import importScripts from "./import.ts";
-import info from "./info.ts";
-import issuesDelete from "./issues-delete.ts";
-import issuesExport from "./issues-export.ts";
-import issuesGet from "./issues-get.ts";
-import issuesPost from "./issues-post.ts";
-import jobsAction from "./jobs-action.ts";
-import jobsGet from "./jobs-get.ts";
-import modelsPicker from "./models-picker.ts";
-import overrideDelete from "./override-delete.ts";
-import overridePut from "./override-put.ts";
-import passthroughModels from "./passthrough-models.ts";
-import passthroughModelsFolder from "./passthrough-models-folder.ts";
-import passthroughObjectInfo from "./passthrough-object-info.ts";
-import pick from "./pick.ts";
-import promoteGet from "./promote-get.ts";
-import promotePost from "./promote-post.ts";
-import queue from "./queue.ts";
-import render from "./render.ts";
-import sdkInstall from "./sdk-install.ts";
-import serverStop from "./server-stop.ts";
-import settingsGet from "./settings-get.ts";
-import settingsPut from "./settings-put.ts";
-import shot from "./shot.ts";
-import shotPreview from "./shot-preview.ts";
-import sourceCheck from "./source-check.ts";
-import sourceGet from "./source-get.ts";
-import sourcePut from "./source-put.ts";
-import targets from "./targets.ts";
-import thumb from "./thumb.ts";
+import cutCopy from "./cut/copy.post.ts";
+import cutPut from "./cut/put.ts";
+import cutReset from "./cut/reset.post.ts";
+import discard from "./discard/post.ts";
+import episode from "./episode/get.ts";
+import episodeNewGet from "./episode/new.get.ts";
+import episodeNewPost from "./episode/new.post.ts";
+import episodeTarget from "./episode-target/put.ts";
+import episodes from "./episodes/get.ts";
+import file from "./file/get.ts";
+import importScripts from "./import/post.ts";
+import info from "./info/get.ts";
+import issuesDelete from "./issues/delete.ts";
+import issuesExport from "./issues/export.get.ts";
+import issuesGet from "./issues/get.ts";
+import issuesPost from "./issues/post.ts";
+import jobsAction from "./jobs/action.post.ts";
+import jobsGet from "./jobs/get.ts";
+import modelsPicker from "./models/get.ts";
+import overrideDelete from "./override/delete.ts";
+import overridePut from "./override/put.ts";
+import pick from "./pick/put.ts";
+import promoteGet from "./promote/get.ts";
+import promotePost from "./promote/post.ts";
+import render from "./render/post.ts";
+import passthroughModelsFolder from "./root/models/folder.get.ts";
+import passthroughModels from "./root/models/get.ts";
+import passthroughObjectInfo from "./root/object_info/node.get.ts";
+import queue from "./root/queue/get.ts";
+import sdkInstall from "./sdk/install.post.ts";
+import serverStop from "./server/stop.post.ts";
+import settingsGet from "./settings/get.ts";
+import settingsPut from "./settings/put.ts";
+import shot from "./shot/get.ts";
+import shotPreview from "./shot/preview.post.ts";
+import sourceCheck from "./source/check.post.ts";
+import sourceGet from "./source/get.ts";
+import sourcePut from "./source/put.ts";
+import targets from "./targets/get.ts";
+import thumb from "./thumb/get.ts";
 
 export const functions: readonly StudioFunction[] = [
   info,

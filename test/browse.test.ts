@@ -2,7 +2,7 @@
 import { chmod, mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import browse from "../functions/browse.ts";
+import browse from "../functions/browse/get.ts";
 import { StudioError } from "../lib/errors.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 

@@ -2,8 +2,8 @@
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import configGet from "../functions/config-get.ts";
-import configPut from "../functions/config-put.ts";
+import configGet from "../functions/config/get.ts";
+import configPut from "../functions/config/put.ts";
 import { type Config, configFile, DEFAULT_ENGINE, readConfig } from "../lib/config/config.ts";
 import { studioHome } from "../lib/config/home.ts";
 import { defaultVideoTarget, readSettings } from "../lib/config/settings.ts";

@@ -2,7 +2,7 @@
 import { mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import episodes from "../functions/episodes.ts";
+import episodes from "../functions/episodes/get.ts";
 import { findScript, findSeriesConfig } from "../lib/episode/files.ts";
 import { type EpisodeSummary, findEpisodes, isSkippedFolder } from "../lib/episode/find.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";

@@ -4,10 +4,36 @@ import { readdir, readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTRACT_ROUTES, isQueueRoute } from "../functions/contract.ts";
 import { functions, routes } from "../functions/index.ts";
+import type { StudioFunction } from "../lib/fn.ts";
 import { createApp } from "../runtime/app.ts";
 import { createFunctionHandler } from "../runtime/function.ts";
 import { buildOpenApi } from "../runtime/openapi.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+
+// The naming rule written at the top of functions/index.ts: first path segment is the folder, the rest of the path
+// (parameters by their name) and the lower-case method make the file; root pass-throughs sit under root/.
+function fileFor(fn: Pick<StudioFunction, "method" | "path" | "root">): string {
+  const [first, ...rest] = fn.path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => s.replace(/^:/, ""));
+  const method = fn.method.toLowerCase();
+  const name = rest.length ? `${rest.join("/")}.${method}.ts` : `${method}.ts`;
+  return `${fn.root ? "root/" : ""}${first}/${name}`;
+}
+
+// Every route module: the .ts files in the folders below functions/ (index.ts and contract.ts sit on top).
+async function routeFiles(): Promise<string[]> {
+  const entries = await readdir("functions", { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith(".ts") && e.parentPath !== "functions")
+    .map((e) => `${e.parentPath.slice("functions/".length)}/${e.name}`)
+    .sort();
+}
+
+// A path below functions/ imported by its URL (nested folders are past what a template import can name).
+const loadRoute = (file: string): Promise<{ default: StudioFunction }> =>
+  import(/* @vite-ignore */ new URL(`../functions/${file}`, import.meta.url).href);
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -17,14 +43,34 @@ afterAll(() => env.cleanup());
 
 describe("route table", () => {
   it("holds every module in functions/", async () => {
-    const files = (await readdir("functions")).filter(
-      (f) => f.endsWith(".ts") && f !== "index.ts" && f !== "contract.ts",
-    );
-    const modules = await Promise.all(files.map((f) => import(`../functions/${f.slice(0, -3)}.ts`)));
+    const files = await routeFiles();
+    const modules = await Promise.all(files.map(loadRoute));
     for (const [i, mod] of modules.entries()) {
       expect(functions, `functions/${files[i]} is not in functions/index.ts`).toContain(mod.default);
     }
     expect(functions).toHaveLength(files.length);
+  });
+
+  it("names every file for its method and path", async () => {
+    const files = await routeFiles();
+    for (const f of files) {
+      const mod = await loadRoute(f);
+      const route = `${mod.default.method} ${mod.default.root ? "" : "/studio"}${mod.default.path}`;
+      expect(`functions/${f}`, route).toBe(`functions/${fileFor(mod.default)}`);
+    }
+    expect(fileFor({ method: "GET", path: "/models" })).toBe("models/get.ts");
+    expect(fileFor({ method: "PUT", path: "/refs/pick" })).toBe("refs/pick.put.ts");
+    expect(fileFor({ method: "POST", path: "/jobs/:action" })).toBe("jobs/action.post.ts");
+    expect(fileFor({ method: "GET", path: "/object_info/:node", root: true })).toBe(
+      "root/object_info/node.get.ts",
+    );
+    expect(fileFor({ method: "POST", path: "/presets/own/picture" })).toBe("presets/own/picture.post.ts");
+  });
+
+  it("keeps only the table and the contract directly in functions/, and no /studio route named root", async () => {
+    const top = (await readdir("functions", { withFileTypes: true })).filter((e) => e.isFile());
+    expect(top.map((e) => e.name).sort()).toEqual(["contract.ts", "index.ts"]);
+    expect(CONTRACT_ROUTES.filter((r) => r.split(" ")[1].split("/")[1] === "root")).toEqual([]);
   });
 
   it("has one module per method and path", () => {

@@ -1,0 +1,16 @@
+// POST /studio/build: compile final then proxy and write shotlist/ and refs_todo*; a failed compile is 200 ok: false.
+import { z } from "zod";
+import { buildFolder } from "../../lib/episode/build.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+
+export default defineFunction({
+  method: "POST",
+  path: "/build",
+  summary: "Build the episode: final then proxy shot lists, shots.json and the reference work order",
+  input: z.object({ ep: z.string() }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    return buildFolder(ctx, ep);
+  },
+});

@@ -1,0 +1,24 @@
+// POST /studio/discard: move a finished or failed take to the trash and drop the cut picks that played it.
+import { z } from "zod";
+import { discardTake } from "../../lib/episode/discard.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { shotId } from "../../lib/schema/fields.ts";
+
+export default defineFunction({
+  method: "POST",
+  path: "/discard",
+  summary: "Move a take's files to renders[_proxy]/_trash/<shot>/; cut entries playing it lose their pick",
+  input: z.object({
+    ep: z.string(),
+    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+    shot: shotId,
+    take: z.number().int().min(1),
+  }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    const answer = await discardTake(ep, input.pass || "proxy", input.shot, input.take, ctx.now());
+    ctx.events.emit("studio.episode", { ep });
+    return answer;
+  },
+});

@@ -1,0 +1,19 @@
+// PUT /studio/episode-target: the editor's episode video target (overrides.json `episode.target`); null clears it.
+import { z } from "zod";
+import { setEpisodeTarget } from "../../lib/episode/override-edit.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { targetId } from "../../lib/schema/fields.ts";
+
+export default defineFunction({
+  method: "PUT",
+  path: "/episode-target",
+  summary: "Set (or clear with null) the episode's default video target; answers the target now in force",
+  input: z.object({ ep: z.string(), target: targetId.nullable() }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    const answer = await setEpisodeTarget(ctx, ep, input.target);
+    ctx.events.emit("studio.episode", { ep });
+    return answer;
+  },
+});

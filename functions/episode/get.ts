@@ -1,0 +1,29 @@
+// GET /studio/episode: the pass's shots in cut order with their takes, picks, overrides, targets and staleness.
+// The answer is JSON text assembled from cached per-shot pieces, so it is handed to the runtime as text.
+import { z } from "zod";
+import { episodeStatusText } from "../../lib/episode/status.ts";
+import { notFound } from "../../lib/errors.ts";
+import { defineFunction, JsonText } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
+
+export default defineFunction({
+  method: "GET",
+  path: "/episode",
+  summary: "Episode status: shots in cut order with takes, cut picks, overrides, targets and staleness",
+  input: z.object({
+    ep: z.string(),
+    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+  }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    const pass = input.pass || "proxy";
+    // Render sweep (States table): queued takes whose job is gone are closed before the answer; an unbuilt pass
+    // has nothing to sweep and is refused below.
+    await sweepQueuedTakes(ctx, ep, pass);
+    const text = await episodeStatusText(ctx, ep, pass, ctx.now());
+    if (text === null)
+      throw notFound(`the ${pass} pass of ${input.ep} is not built: build the episode first`);
+    return new JsonText(text, `${ep}\0${pass}`);
+  },
+});

@@ -1,0 +1,14 @@
+// GET /studio/file: streams one file of an episode (or what its series config opens above it) with Range support.
+import { z } from "zod";
+import { servedFile } from "../../lib/episode/served-file.ts";
+import { defineFunction, FileReply } from "../../lib/fn.ts";
+
+export default defineFunction({
+  method: "GET",
+  path: "/file",
+  summary: "Stream a file of the episode (Range, ETag, HEAD); content type from the extension",
+  input: z.object({ ep: z.string(), path: z.string() }),
+  async handler(input, ctx) {
+    return new FileReply(await servedFile(ctx, input.ep, input.path));
+  },
+});

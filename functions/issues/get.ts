@@ -1,0 +1,16 @@
+// GET /studio/issues: the episode's issue notes in the order they were taken, each with `addressed` worked out now.
+import { z } from "zod";
+import { listIssues } from "../../lib/episode/issues.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+
+export default defineFunction({
+  method: "GET",
+  path: "/issues",
+  summary: "List the issue notes (both passes, or one with pass)",
+  input: z.object({ ep: z.string(), pass: z.enum(["final", "proxy"]).or(z.literal("")).optional() }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    return { issues: await listIssues(ep, input.pass || null) };
+  },
+});

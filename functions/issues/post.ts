@@ -1,0 +1,30 @@
+// POST /studio/issues: note what is wrong with a shot, snapshotting the script lines, prompt, refs and take.
+import { z } from "zod";
+import { addIssue } from "../../lib/episode/issues.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { shotId } from "../../lib/schema/fields.ts";
+
+export default defineFunction({
+  method: "POST",
+  path: "/issues",
+  summary: "Add an issue note about a shot of a pass (take defaults to the cut's, else the newest usable)",
+  input: z.object({
+    ep: z.string(),
+    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+    shot: shotId,
+    note: z.string(),
+    take: z.number().int().min(1).nullable().optional(),
+  }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    const pass = input.pass || "proxy";
+    const issue = await addIssue(
+      ep,
+      { pass, shot: input.shot, note: input.note, take: input.take },
+      ctx.now(),
+    );
+    ctx.events.emit("studio.issues", { ep, pass, shot: issue.shot, id: issue.id });
+    return issue;
+  },
+});

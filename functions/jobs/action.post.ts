@@ -1,0 +1,112 @@
+// POST /studio/jobs/{cancel,move,retry,pause,paid-reset}: change the queue, answer with the GET /studio/jobs body.
+import { z } from "zod";
+import { badRequest, notFound, shown } from "../../lib/errors.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { retryJob } from "../../lib/jobs/retry-hooks.ts";
+import { openJobStore } from "../../lib/jobs/store.ts";
+import type { Job } from "../../lib/jobs/types.ts";
+import { jobsAnswer, jobView } from "../../lib/jobs/view.ts";
+import { cancelRequested, jobAdded } from "../../lib/jobs/wake.ts";
+import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
+import { MAX_JOB_ID, MAX_LANE } from "../../lib/schema/fields.ts";
+
+const ACTIONS = "cancel, move, retry, pause or paid-reset";
+const WHOLE = "must be a whole number, 0 or more";
+
+const required = (otherwise: string) => (issue: { input: unknown }) =>
+  issue.input === undefined ? "required" : otherwise;
+
+const JOB_ID_RULE = `must be a job id (a string of at most ${MAX_JOB_ID} characters)`;
+const id = z
+  .string({ error: required(JOB_ID_RULE) })
+  .min(1, JOB_ID_RULE)
+  .max(MAX_JOB_ID, JOB_ID_RULE);
+
+const input = z.discriminatedUnion(
+  "action",
+  [
+    z.strictObject({ action: z.literal("cancel"), id }),
+    z.strictObject({
+      action: z.literal("move"),
+      id,
+      index: z
+        .number({ error: required(WHOLE) })
+        .int(WHOLE)
+        .min(0, WHOLE),
+    }),
+    z.strictObject({ action: z.literal("retry"), id }),
+    z.strictObject({
+      action: z.literal("pause"),
+      lane: z
+        .string({ error: required("must be a lane name") })
+        .min(1, "must be a lane name")
+        .max(MAX_LANE, `must be a lane name of at most ${MAX_LANE} characters`),
+      paused: z.boolean({ error: required("must be true or false") }),
+    }),
+    z.strictObject({ action: z.literal("paid-reset") }),
+  ],
+  // An unknown action is a 400 naming `action`, like any other bad field (the route itself exists).
+  { error: (issue) => (issue.code === "invalid_union" ? `must be ${ACTIONS}` : undefined) },
+);
+
+/** The lanes the pool runs: one per backend. */
+const KNOWN_LANE = /^(builtin|local|cloud|router|deployment:.+)$/;
+
+export default defineFunction({
+  method: "POST",
+  path: "/jobs/:action",
+  queue: true,
+  summary: "Cancel, move or retry a job, pause or resume a lane, reset the paid-run counter",
+  input,
+  async handler(input, ctx) {
+    const store = await openJobStore(ctx);
+    let changed: Job | null = null;
+    let lanesChanged = false;
+    switch (input.action) {
+      case "cancel":
+        changed = await store.cancel(input.id);
+        // A pool in this process stops the job now rather than at its next heartbeat.
+        if (changed.status === "running") cancelRequested(changed.id);
+        // A render that never ran has no handler to close its take: the sweep closes it now, not at the next listing.
+        else if (changed.kind === "render" && typeof changed.info.ep === "string" && changed.info.pass) {
+          await sweepQueuedTakes(ctx, changed.info.ep, changed.info.pass, { store });
+        }
+        break;
+      case "move":
+        await store.move(input.id, input.index);
+        changed = await store.get(input.id);
+        lanesChanged = true;
+        break;
+      case "retry": {
+        const job = await store.get(input.id);
+        if (!job) throw notFound(`job ${input.id} not found`);
+        changed = await retryJob(ctx, store, job);
+        jobAdded();
+        break;
+      }
+      case "pause": {
+        const lane = input.lane.trim();
+        if (!KNOWN_LANE.test(lane) && (await store.list()).lanes[lane] === undefined) {
+          throw badRequest(
+            `lane: unknown lane ${shown(lane)} (use builtin, local, cloud, router or deployment:<target>)`,
+          );
+        }
+        await store.pause(lane, input.paused);
+        // A resumed lane may start jobs now rather than at the pool's next poll.
+        if (!input.paused) jobAdded();
+        lanesChanged = true;
+        break;
+      }
+      case "paid-reset":
+        await store.paidReset();
+        // Jobs held back by the paid limit may start now.
+        jobAdded();
+        lanesChanged = true;
+        break;
+    }
+    const answer = await jobsAnswer(store, ctx);
+    if (changed) ctx.events.emit("studio.job", jobView(changed));
+    if (lanesChanged) ctx.events.emit("studio.jobs", { lanes: answer.lanes, paid: answer.paid });
+    return answer;
+  },
+});

@@ -1,0 +1,19 @@
+// GET /studio/models: the local engine's files for one model param of a target, its family's files first.
+import { z } from "zod";
+import { badRequest } from "../../lib/errors.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/index.ts";
+import { modelsPicker, showDirOf } from "../../lib/targets/listing.ts";
+
+export default defineFunction({
+  method: "GET",
+  path: "/models",
+  summary:
+    "Installed model files for a target's model param, grouped: the target's family, then unverified files",
+  input: z.object({ target: z.string().optional(), param: z.string().optional(), ep: z.string().optional() }),
+  async handler(input, ctx) {
+    if (!input.target) throw badRequest("target is required");
+    const showDir = input.ep ? await showDirOf(await resolveEpisode(input.ep, ctx)) : null;
+    return modelsPicker(ctx, { target: input.target, param: input.param || "model", showDir });
+  },
+});

@@ -1,0 +1,20 @@
+// GET /models/{folder}: the files of one model folder of the local engine, passed through (503 when it is silent).
+import { z } from "zod";
+import { passThrough } from "../../../lib/backends/passthrough.ts";
+import { defineFunction } from "../../../lib/fn.ts";
+
+export default defineFunction({
+  root: true,
+  method: "GET",
+  path: "/models/:folder",
+  summary: "The files in one of the local engine's model folders, as the engine answers them",
+  input: z.object({ folder: z.string().min(1, "must be a model folder name") }),
+  handler(input, ctx) {
+    return passThrough(
+      ctx,
+      `/models/${encodeURIComponent(input.folder)}`,
+      `model folder ${JSON.stringify(input.folder)}`,
+      { signal: ctx.signal },
+    );
+  },
+});

@@ -1,0 +1,21 @@
+// GET /object_info/{node}: one node class of the local engine's catalogue, passed through (503 when it is silent).
+import { z } from "zod";
+import { passThrough } from "../../../lib/backends/passthrough.ts";
+import { defineFunction } from "../../../lib/fn.ts";
+
+export default defineFunction({
+  root: true,
+  method: "GET",
+  path: "/object_info/:node",
+  summary:
+    "One node class from the local engine's catalogue (an unknown class is {}), as the engine answers it",
+  input: z.object({ node: z.string().min(1, "must be a node class name") }),
+  handler(input, ctx) {
+    return passThrough(
+      ctx,
+      `/object_info/${encodeURIComponent(input.node)}`,
+      `node class ${JSON.stringify(input.node)}`,
+      { signal: ctx.signal },
+    );
+  },
+});

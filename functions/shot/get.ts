@@ -1,0 +1,27 @@
+// GET /studio/shot: one shot's built entry, override, effective settings, refs and takes with full sidecars;
+// `target` answers for a one-off render on another target, writing nothing.
+import { z } from "zod";
+import { shotDetail } from "../../lib/episode/shot-detail.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { shotId, targetIdOrBlank } from "../../lib/schema/fields.ts";
+
+export default defineFunction({
+  method: "GET",
+  path: "/shot",
+  summary: "One shot: built entry, override, effective settings, refs used and every take's sidecar",
+  input: z.object({
+    ep: z.string(),
+    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+    shot: shotId,
+    target: targetIdOrBlank.nullish(),
+  }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    return shotDetail(
+      ctx,
+      { ep, pass: input.pass || "proxy", shot: input.shot, target: input.target || null },
+      ctx.now(),
+    );
+  },
+});

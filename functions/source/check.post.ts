@@ -1,0 +1,17 @@
+// POST /studio/source/check: check a proposed script or series config against the other file on disk; writes nothing.
+import { z } from "zod";
+import { runCheck } from "../../lib/episode/compile-pool.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+
+export default defineFunction({
+  method: "POST",
+  path: "/source/check",
+  summary:
+    "Check a script or series config text (parse, load, build the final pass in memory); nothing is written",
+  input: z.object({ ep: z.string(), file: z.enum(["script", "series"]), text: z.string() }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    return runCheck(ctx, ep, input.file, input.text);
+  },
+});

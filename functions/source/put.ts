@@ -1,0 +1,31 @@
+// PUT /studio/source: save the script or series config (§5.4), check the new text, rebuild unless asked not to.
+import { z } from "zod";
+import { runCheck } from "../../lib/episode/compile-pool.ts";
+import { rebuildEpisode, saveSourceFile } from "../../lib/episode/source-file.ts";
+import { defineFunction } from "../../lib/fn.ts";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+
+export default defineFunction({
+  method: "PUT",
+  path: "/source",
+  summary:
+    "Save the script or series config (history copy, same BOM and line endings), check it and rebuild; 409 when base_hash is stale",
+  input: z.object({
+    ep: z.string(),
+    file: z.enum(["script", "series"]),
+    text: z.string(),
+    base_hash: z.string().optional(),
+    rebuild: z.boolean().default(true),
+  }),
+  async handler(input, ctx) {
+    const ep = await resolveEpisode(input.ep, ctx);
+    const saved = await saveSourceFile(ctx, ep, input.file, input.text, input.base_hash);
+    const check = await runCheck(ctx, ep, input.file, saved.text);
+    // An identical text is still rebuilt when asked: the build may be missing or older than the files.
+    const { build, emitted } = input.rebuild
+      ? await rebuildEpisode(ctx, ep)
+      : { build: null, emitted: false };
+    if (saved.changed && !emitted) ctx.events.emit("studio.episode", { ep });
+    return { hash: saved.hash, changed: saved.changed, check, build };
+  },
+});
