@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, type Fence, readShowDirents, readShowJson, statShowOrNull } from "../paths/guarded.ts";
+import { parseSidecar, type Sidecar, UNREADABLE_SIDECAR } from "../render/sidecar-record.ts";
 
 export type TakeStatus = "queued" | "ok" | "failed";
 
@@ -11,7 +12,7 @@ export interface TakeRecord {
   /** `<safe shot>_tNN`. */
   stem: string;
   /** The sidecar as stored (shared with the cache: do not mutate), or null for a take from before sidecars. */
-  sidecar: Record<string, unknown> | null;
+  sidecar: Sidecar | null;
   /** Names in the shot folder that share the stem (the sidecar included). */
   files: string[];
 }
@@ -47,7 +48,7 @@ export async function listTakes(ep: string, pass: Pass, shot: string): Promise<T
       const stem = `${prefix}${files[0].slice(prefix.length).match(/^\d+/)![0]}`;
       const own = files.filter((f) => f === stem || f.startsWith(`${stem}.`) || f.startsWith(`${stem}_`));
       const sidecarName = `${stem}.json`;
-      let sidecar: Record<string, unknown> | null = null;
+      let sidecar: Sidecar | null = null;
       if (own.includes(sidecarName)) sidecar = await readSidecar(fence, path.join(dir, sidecarName));
       else if (!own.includes(`${stem}.mp4`)) return null;
       return { take, stem, sidecar, files: own.sort() };
@@ -69,15 +70,15 @@ async function folderNames(fence: Fence, dir: string): Promise<string[]> {
   return names;
 }
 
-async function readSidecar(fence: Fence, file: string): Promise<Record<string, unknown>> {
+// Parsed once per change of the file: the JSON cache hands out the same value until then.
+async function readSidecar(fence: Fence, file: string): Promise<Sidecar> {
   try {
-    const value = await readShowJson(fence, file, "take sidecar");
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+    return parseSidecar(await readShowJson(fence, file, "take sidecar"));
   } catch (err) {
     if (!(err instanceof StudioError)) throw err;
   }
-  // An unparsable sidecar reads as a queued take (api-extras §1.18), so it is never mistaken for a finished one.
-  return { status: "queued", unreadable: true };
+  // An unparsable sidecar reads as a queued take, so it is never mistaken for a finished one [§1.18].
+  return UNREADABLE_SIDECAR;
 }
 
 /** `queued`, `ok` or `failed`; without a sidecar a take is ok when its mp4 exists. */

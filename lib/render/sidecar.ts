@@ -7,9 +7,11 @@ import { shotFolder, takeStem } from "../episode/takes.ts";
 import { createShowFile, episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
 import { pyJson } from "../script/canonical.ts";
 import { forgetJsonFile, parseJson } from "../store/json-file.ts";
+import { errorCode, isObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
+import { parseSidecar, type Sidecar, UNREADABLE_SIDECAR } from "./sidecar-record.ts";
 
-export type Sidecar = Record<string, unknown>;
+export type { Sidecar };
 
 export interface TakeRef {
   ep: string;
@@ -37,16 +39,16 @@ export async function readSidecarNow(t: TakeRef): Promise<Sidecar | null> {
   try {
     text = await readShowText(episodeFence(t.ep), sidecarPath(t));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if (errorCode(err) === "ENOENT") return null;
     throw err;
   }
   try {
     const value = parseJson(text.replace(/^\uFEFF/, ""));
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Sidecar;
+    if (isObject(value)) return parseSidecar(value);
   } catch {
     // Being written by another process, or hand-broken: treated as queued so it is never taken for finished.
   }
-  return { status: "queued", unreadable: true };
+  return { ...UNREADABLE_SIDECAR };
 }
 
 /** Reserve the take number: false when that sidecar already exists. */
@@ -55,7 +57,7 @@ export async function reserveSidecar(t: TakeRef, value: Sidecar): Promise<boolea
     await createShowFile(episodeFence(t.ep), sidecarPath(t), sidecarText(value));
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if (errorCode(err) === "EEXIST") return false;
     throw err;
   }
 }
@@ -111,7 +113,7 @@ export function takeEvent(
   status: string,
   sidecar: Sidecar | null,
 ): { ep: string; pass: Pass; shot: string; take: number; status: string; thumb: string | null } {
-  const thumb = typeof sidecar?.thumb === "string" && sidecar.thumb ? sidecar.thumb : null;
+  const thumb = sidecar?.thumb || null;
   return {
     ep: t.ep,
     pass: t.pass,

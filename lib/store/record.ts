@@ -1,0 +1,46 @@
+// Lenient reading of the records the service keeps on disk: each record has one zod shape; reading keeps every
+// key of the file in its order (unknown ones too, so a write-back loses nothing), and a known field whose value
+// does not fit its schema reads as null instead of failing the whole record.
+import { z } from "zod";
+import { isObject, type JsonObject } from "./json-guards.ts";
+
+/** A record as read: each known field absent (older files), null (wrong type on disk) or typed; others kept. */
+export type Lenient<S extends z.ZodRawShape> = { [K in keyof S]?: z.output<S[K]> | null } & {
+  [other: string]: unknown;
+};
+
+export interface RecordKind<S extends z.ZodRawShape> {
+  shape: S;
+  /** The record read from a parsed JSON value; null when the value is not an object. */
+  parse(raw: unknown): Lenient<S> | null;
+  /** The field names in the order a new record writes them. */
+  order: readonly (keyof S & string)[];
+}
+
+/**
+ * One record kind. Parsing is memoised by the identity of the raw value: the JSON file cache hands out the same
+ * object until the file changes, so a record is checked once per change, not once per request.
+ */
+export function recordKind<S extends z.ZodRawShape>(shape: S): RecordKind<S> {
+  const seen = new WeakMap<JsonObject, Lenient<S>>();
+  const known = new Map<string, z.core.$ZodType>(Object.entries(shape));
+  const parse = (raw: unknown): Lenient<S> | null => {
+    if (!isObject(raw)) return null;
+    const hit = seen.get(raw);
+    if (hit) return hit;
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(raw)) {
+      const field = known.get(key);
+      out[key] = field === undefined || value === null || z.safeParse(field, value).success ? value : null;
+    }
+    const record = asLenient<S>(out);
+    seen.set(raw, record);
+    return record;
+  };
+  return { shape, parse, order: Object.keys(shape) };
+}
+
+// Every known key of `out` now holds a value its schema accepts, or null: that is exactly Lenient<S>.
+function asLenient<S extends z.ZodRawShape>(out: JsonObject): Lenient<S> {
+  return out as Lenient<S>;
+}
