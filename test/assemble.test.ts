@@ -17,7 +17,12 @@ import { makeStudio, refusal, type Studio } from "./support/studio-episode.ts";
 
 // ------------------------------------------------------------------------------------------- the planner
 
-const rec = (shot: string, take: number, status = "ok", files: string[] = ["mp4"]): TakeRecord => {
+const rec = (
+  shot: string,
+  take: number,
+  status: "ok" | "failed" | "queued" = "ok",
+  files: string[] = ["mp4"],
+): TakeRecord => {
   const stem = `${shot}_t${String(take).padStart(2, "0")}`;
   return {
     take,
