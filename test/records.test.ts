@@ -1,7 +1,9 @@
 // The on-disk records read leniently and written back unchanged: full round trips byte for byte, unknown
 // fields kept in their order, older files tolerated, a wrong-typed field read as null with the rest kept.
 import { describe, expect, it } from "vitest";
+import { configRecord } from "../lib/config/config.ts";
 import { isPreSidecar } from "../lib/episode/staleness.ts";
+import { upscaleRecord } from "../lib/episode/upscale-record.ts";
 import { sidecarText } from "../lib/render/sidecar.ts";
 import { parseSidecar } from "../lib/render/sidecar-record.ts";
 import { parseJson } from "../lib/store/json-file.ts";
@@ -122,5 +124,36 @@ describe("take sidecar record", () => {
   it("checks a cached value once: the same raw object gives the same record", () => {
     const raw = parseJson('{"shot": "sh010", "fps": 24}');
     expect(parseSidecar(raw)).toBe(parseSidecar(raw));
+  });
+});
+
+describe("config and upscale records", () => {
+  it("config.json keeps unknown fields and reads wrong-typed roots as null", () => {
+    const read = configRecord.parse(
+      JSON.parse('{"version": 1, "roots": "nope", "mine": true, "review_copy": true}'),
+    );
+    expect(read).toEqual({ version: 1, roots: null, mine: true, review_copy: true });
+    expect(Object.keys(read ?? {})).toEqual(["version", "roots", "mine", "review_copy"]);
+  });
+
+  it("an upscale record round-trips, a wrong-typed route is null", () => {
+    const text = sidecarText({
+      shot: "sh010",
+      take: 2,
+      status: "ok",
+      route: "latent",
+      scale: 2,
+      then_pixel: { model: "4x.pth", scale: 2, from: [640, 360] },
+      source_mtime_ns: 1714550400123456,
+      later_field: 1,
+    });
+    const read = upscaleRecord.parse(parseJson(text));
+    expect(read?.then_pixel?.from).toEqual([640, 360]);
+    expect(sidecarText(read)).toBe(text);
+    expect(upscaleRecord.parse({ shot: "sh010", route: "sideways", width: 1280 })).toEqual({
+      shot: "sh010",
+      route: null,
+      width: 1280,
+    });
   });
 });

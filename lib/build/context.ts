@@ -2,8 +2,9 @@
 import { isPace, type Pace } from "../script/pacing.ts";
 import type { Shot } from "../script/types.ts";
 import { SeriesError } from "../series/errors.ts";
-import { isObject, type Profile, validateProfiles } from "../series/load.ts";
+import { type Profile, validateProfiles } from "../series/load.ts";
 import type { Location, SeriesConfig, Subject } from "../series/types.ts";
+import { isObject } from "../store/json-guards.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { type BuildInput, type Pass, type ShotCtx, seriesError } from "./types.ts";
 

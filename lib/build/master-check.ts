@@ -1,5 +1,5 @@
 // Checks of the delivery recipes in series.json (script-format.md §3.12, §3.13): problems are build warnings.
-import { isObject } from "../series/load.ts";
+import { isObject } from "../store/json-guards.ts";
 
 type Obj = Record<string, unknown>;
 

@@ -2,14 +2,24 @@
 import { realpath, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { z } from "zod";
 import type { Services } from "../context.ts";
 import { badRequest, StudioError } from "../errors.ts";
 import { isInsideOrEqual } from "../paths/inside.ts";
 import { realpathNearest } from "../paths/real.ts";
 import { writeJsonAtomic } from "../store/atomic.ts";
 import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
+import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
+import { recordKind } from "../store/record.ts";
 import { studioDataDir } from "./home.ts";
 import { readSettings } from "./settings.ts";
+
+/** `config.json`: the stored roots [§9.2 carries `version` 1]; unknown fields are kept on read. */
+export const configRecord = recordKind({
+  version: z.number().int(),
+  roots: z.array(z.string()),
+  review_copy: z.boolean(),
+});
 
 export interface Config {
   roots: string[];
@@ -89,15 +99,15 @@ async function readStored(services: ConfigServices): Promise<Stored | undefined>
   const file = configFile(services);
   const raw = await readJsonFile(file, "config.json");
   if (raw === undefined) return undefined;
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+  const obj = configRecord.parse(raw);
+  if (!isObject(raw) || obj === null) {
     throw new StudioError(500, `config.json at ${file} must be a JSON object`);
   }
-  const obj = raw as Record<string, unknown>;
-  const roots = obj.roots ?? [];
-  if (!Array.isArray(roots) || roots.some((r) => typeof r !== "string")) {
+  // A roots value of the wrong type reads as null: refused rather than taken for "no roots".
+  if (obj.roots === null && raw.roots !== null) {
     throw new StudioError(500, `config.json at ${file}: roots must be a list of folder paths`);
   }
-  return { roots: roots as string[], review_copy: obj.review_copy === true };
+  return { roots: obj.roots ?? [], review_copy: obj.review_copy === true };
 }
 
 async function checkRoot(value: unknown, i: number): Promise<string> {
@@ -111,9 +121,9 @@ async function checkRoot(value: unknown, i: number): Promise<string> {
     if (!st.isDirectory()) throw badRequest(`${field}: "${root}" is not a folder`);
   } catch (err) {
     if (err instanceof StudioError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") throw badRequest(`${field}: "${root}" does not exist`);
-    throw badRequest(`${field}: "${root}" cannot be read (${code ?? (err as Error).message})`);
+    throw badRequest(`${field}: "${root}" cannot be read (${code ?? errorMessage(err)})`);
   }
   return root;
 }

@@ -4,6 +4,7 @@ import type { Services } from "../context.ts";
 import { badRequest, StudioError } from "../errors.ts";
 import { writeJsonAtomic } from "../store/atomic.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
+import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { shippedTargets, TARGET_KINDS, type TargetKind } from "../targets/registry.ts";
 import { readSettings, readSettingsFile, settingsFile, type TargetChoice } from "./settings.ts";
@@ -185,8 +186,8 @@ async function checkFolder(value: string): Promise<void> {
     if (!(await stat(folder)).isDirectory()) throw badRequest(`path: "${folder}" is not a folder`);
   } catch (err) {
     if (err instanceof StudioError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") throw badRequest(`path: "${folder}" does not exist`);
-    throw badRequest(`path: "${folder}" cannot be read (${code ?? (err as Error).message})`);
+    throw badRequest(`path: "${folder}" cannot be read (${code ?? errorMessage(err)})`);
   }
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
 import { readJsonFile } from "../store/json-file.ts";
+import { isObject } from "../store/json-guards.ts";
 import { studioDataDir } from "./home.ts";
 import { envSettings } from "./settings-env.ts";
 
@@ -61,8 +62,4 @@ export function targetChoice(value: unknown): TargetChoice {
     if (typeof id === "string" && id.trim()) out[kind] = id.trim();
   }
   return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

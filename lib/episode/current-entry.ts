@@ -8,6 +8,7 @@ import { passSettings, presetExtras } from "../build/settings.ts";
 import type { Entry, Pass } from "../build/types.ts";
 import type { Story } from "../script/types.ts";
 import type { SeriesConfig } from "../series/types.ts";
+import { errorMessage, num } from "../store/json-guards.ts";
 import { targetFps } from "../targets/grid.ts";
 import type { Build, BuiltShot } from "./builds.ts";
 import type { CompileEnv } from "./compile-env.ts";
@@ -32,8 +33,6 @@ export interface CompileSources {
   seriesError: string | null;
   env: CompileEnv;
 }
-
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 /** The frame rate a target renders the episode at (the series fps where the target follows it). */
 export function fpsOf(src: CompileSources, target: string): number {
@@ -123,7 +122,7 @@ export function currentEntry(src: CompileSources, built: BuiltShot, target: stri
         },
       };
     } catch (err) {
-      result = { ok: false, error: (err as Error).message };
+      result = { ok: false, error: errorMessage(err) };
     }
   }
   if (cache.size >= MAX_CACHED) cache.clear();

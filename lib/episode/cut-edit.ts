@@ -3,6 +3,7 @@
 import type { Pass } from "../build/types.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { parseSeriesJson } from "../series/load.ts";
+import { isObject, isWhole } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { readBuild } from "./builds.ts";
 import {
@@ -19,10 +20,6 @@ import { latestUsable, listTakes, type TakeRecord, takeStatus, takeUsable } from
 
 export const CUT_WHAT = ["order", "trims", "audio", "all"] as const;
 export type CutWhat = (typeof CUT_WHAT)[number];
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const isWhole = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
 
 // Ranges of the original's audio source fields (api-extras §1.22).
 const AUDIO_RANGES: Record<string, [number, number]> = {

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, readShowFile, writeShowFile } from "../paths/guarded.ts";
+import { errorCode, errorMessage, isObject, isWhole } from "../store/json-guards.ts";
 import { readBuild, readStory } from "./builds.ts";
 import { saveHistory } from "./history.ts";
 
@@ -54,10 +55,6 @@ export interface StoredCut {
 
 export const cutPath = (ep: string) => path.join(ep, CUT_FILE);
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const isWhole = (v: unknown): v is number => typeof v === "number" && Number.isInteger(v);
-
 /** cut.json as stored; `{}` when there is none. Not cached: the caller holds the episode lock. */
 export async function readCutFile(ep: string): Promise<StoredCut> {
   let bytes: Buffer;
@@ -65,8 +62,8 @@ export async function readCutFile(ep: string): Promise<StoredCut> {
     bytes = await readShowFile(episodeFence(ep), cutPath(ep));
   } catch (err) {
     if (err instanceof StudioError) throw err;
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { file: {}, bytes: null };
-    throw new StudioError(500, `cut.json in ${ep} cannot be read: ${(err as Error).message}`);
+    if (errorCode(err) === "ENOENT") return { file: {}, bytes: null };
+    throw new StudioError(500, `cut.json in ${ep} cannot be read: ${errorMessage(err)}`);
   }
   let value: unknown;
   try {
@@ -74,7 +71,7 @@ export async function readCutFile(ep: string): Promise<StoredCut> {
   } catch (err) {
     throw new StudioError(
       500,
-      `cut.json in ${ep} is not valid JSON (${(err as Error).message}); fix or remove it`,
+      `cut.json in ${ep} is not valid JSON (${errorMessage(err)}); fix or remove it`,
     );
   }
   if (!isObject(value))

@@ -13,6 +13,7 @@ import {
   renameShow,
   statShowOrNull,
 } from "../paths/guarded.ts";
+import { errorCode } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { PASSES, readCutFile, writeCut } from "./cut.ts";
 import { historyStamp } from "./history.ts";
@@ -106,7 +107,7 @@ async function trashTarget(fence: Fence, base: string, files: readonly string[],
       await mkdir(await guardPath(fence, dir));
       return dir;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if (errorCode(err) !== "EEXIST") throw err;
     }
   }
 }

@@ -4,6 +4,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { episodeFence, type Fence, folderFence, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { isInsideOrEqual } from "../paths/inside.ts";
+import { isObject } from "../store/json-guards.ts";
 import { findScript, findSeriesConfig, isFile } from "./files.ts";
 
 export interface EpisodeSummary {
@@ -214,8 +215,4 @@ export function compareNames(a: string, b: string): number {
 
 function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

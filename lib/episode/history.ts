@@ -8,6 +8,7 @@ import {
   readShowDir,
   removeShow,
 } from "../paths/guarded.ts";
+import { errorCode } from "../store/json-guards.ts";
 
 export const HISTORY_KEEP = 30;
 
@@ -46,7 +47,7 @@ export async function saveHistory(
       await prune(fence, dir, fileName);
       return `_history/${name}`;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      if (errorCode(err) !== "EEXIST") throw err;
     }
   }
 }

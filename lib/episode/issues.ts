@@ -7,6 +7,7 @@ import { badRequest, notFound, StudioError } from "../errors.ts";
 import { episodeFence, readShowJson, removeShow, writeShowFile } from "../paths/guarded.ts";
 import { pyJson, storyHash } from "../script/canonical.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
+import { isObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { readBuild, readStory } from "./builds.ts";
 import { readCutFile } from "./cut.ts";
@@ -43,8 +44,6 @@ export interface Issue {
 export type IssueView = Omit<Issue, "seed"> & { seed: string | null; addressed: boolean };
 
 const issuesPath = (ep: string) => path.join(ep, ISSUES_FILE);
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The stored notes, oldest first; a file of a newer version is refused rather than rewritten. */
 export async function readIssues(ep: string): Promise<Issue[]> {

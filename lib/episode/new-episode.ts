@@ -6,7 +6,8 @@ import type { Ctx } from "../context.ts";
 import { badRequest, conflict, forbidden, StudioError } from "../errors.ts";
 import { episodeFence, writeShowFile } from "../paths/guarded.ts";
 import { JsonSyntaxError } from "../series/errors.ts";
-import { isObject, loadSeries, parseSeriesJson } from "../series/load.ts";
+import { loadSeries, parseSeriesJson } from "../series/load.ts";
+import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
 import { type CheckResult, checkSources } from "./check.ts";
 import { compileEnv } from "./compile-env.ts";
 import { SERIES_FILE } from "./files.ts";
@@ -193,12 +194,12 @@ export async function writeEpisode(
   try {
     await mkdir(ep);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     if (code === "EEXIST") {
       throw conflict(`name: "${name}" already exists in ${parent}; nothing was changed`);
     }
     if (code === "EACCES" || code === "EPERM") throw forbidden(`parent: cannot create a folder in ${parent}`);
-    throw new StudioError(500, `cannot create ${ep}: ${(err as Error).message}`);
+    throw new StudioError(500, `cannot create ${ep}: ${errorMessage(err)}`);
   }
   try {
     const files = [`${name}.md`];

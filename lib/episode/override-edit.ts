@@ -9,6 +9,7 @@ import { storyHash } from "../script/canonical.ts";
 import { parseSeed } from "../script/seeds.ts";
 import type { Story } from "../script/types.ts";
 import { loadSeries, type Profile, parseLoras, parseSeriesJson, validateProfiles } from "../series/load.ts";
+import { errorMessage, isObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { type Build, type BuiltShot, readBuild, readStory } from "./builds.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
@@ -42,9 +43,6 @@ export const OVERRIDE_FIELDS = [
   "model_low",
   "size",
 ] as const;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 // ------------------------------------------------------------------------------------------- what targets are
 
@@ -168,7 +166,7 @@ function lorasValue(v: unknown): PassOverride["loras"] | null {
   try {
     return parseLoras(v);
   } catch (err) {
-    throw badRequest(`loras: ${(err as Error).message}`);
+    throw badRequest(`loras: ${errorMessage(err)}`);
   }
 }
 
@@ -234,7 +232,7 @@ function baseHashFor(sb: ShotBuilds, shot: string, pass: Pass, target: string): 
     entry = currentEntry(sb, shot, pass, target);
   } catch (err) {
     throw conflict(
-      `${shot} cannot be compiled for ${target} in the ${pass} pass (${(err as Error).message}): ` +
+      `${shot} cannot be compiled for ${target} in the ${pass} pass (${errorMessage(err)}): ` +
         "fix the retarget first",
     );
   }

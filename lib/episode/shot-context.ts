@@ -2,6 +2,7 @@
 // render reads (compiled for a retarget), its reference slots, its override summary and the staleness inputs.
 import path from "node:path";
 import type { Shot } from "../script/types.ts";
+import { isObject } from "../store/json-guards.ts";
 import type { BuiltShot } from "./builds.ts";
 import { type Current, type CurrentResult, currentEntry } from "./current-entry.ts";
 import { targetBlock } from "./overrides-file.ts";
@@ -19,9 +20,6 @@ import {
 import type { TakeRecord } from "./takes.ts";
 import { type ShotTargetSource, shotTarget } from "./target-choice.ts";
 import { identity, type ViewInputs } from "./view-inputs.ts";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Episode-relative, forward slashes (`../refs/x.png` beside a parent-folder series config). */
 export const relTo = (ep: string, abs: string) => path.relative(ep, abs).split(path.sep).join("/");

@@ -7,6 +7,7 @@ import type { Services } from "../context.ts";
 import { badRequest, notFound, StudioError } from "../errors.ts";
 import { episodeFence, readShowText, showFence } from "../paths/guarded.ts";
 import { parseLoras } from "../series/load.ts";
+import { isObject, num } from "../store/json-guards.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import type { Current } from "./current-entry.ts";
 import { chainAfter, cutPick, folderTakes, NO_CHAIN } from "./cut-view.ts";
@@ -28,9 +29,6 @@ import { seedsOut, takeExtras, takeFileRel, takeSummary } from "./take-summary.t
 import type { TakeRecord } from "./takes.ts";
 import { loadViewInputs, type ViewInputs } from "./view-inputs.ts";
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 
 /** A shot-list prompt as the loader joins it: sections separated by a blank line. */

@@ -4,6 +4,7 @@
 import { sheetPath } from "../build/slots.ts";
 import type { Entry, ShotlistDoc } from "../build/types.ts";
 import type { SeriesConfig, Subject } from "../series/types.ts";
+import { isObject } from "../store/json-guards.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 
 export type RefRole = "subject" | "plate" | "first" | "last" | "voice" | "recording";
@@ -35,8 +36,6 @@ export interface SlotSources {
   plateKey: string | null;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 const DUB = new Set(["dub", "dub_keep_foley"]);
 

@@ -7,6 +7,7 @@ import { resolveFolder } from "../paths/episode.ts";
 import { episodeFence, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { isInside } from "../paths/inside.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
+import { errorCode } from "../store/json-guards.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
 import { compareNames, episodeSummary, isSkippedFolder } from "./find.ts";
 /** The real path of the folder new episodes go into, checked like an `ep` (400, then 403, then 404). */
@@ -68,7 +69,7 @@ export async function seriesTextOf(episode: SiblingEpisode): Promise<string | nu
   const config = await findSeriesConfig(episode.dir);
   if (!config) return null;
   return readShowText(seriesConfigFence(config), config.path).catch((err) => {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if (errorCode(err) === "ENOENT") return null;
     throw err;
   });
 }

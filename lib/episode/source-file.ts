@@ -7,6 +7,7 @@ import { episodeFence, type Fence, readShowFile, statShow, writeShowFile } from 
 import { seriesConfigFence } from "../paths/series-config.ts";
 import { JsonSyntaxError } from "../series/errors.ts";
 import { parseSeriesJson } from "../series/load.ts";
+import { errorCode } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { type BuildAnswer, buildFolder } from "./build.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
@@ -91,7 +92,7 @@ export async function readSourceFile(ep: string, which: SourceKind): Promise<Sou
     ]);
   } catch (err) {
     // Removed between the lookup and the read: the same answer as no file at all.
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw notFound(`${where.path} is gone from ${ep}`);
+    if (errorCode(err) === "ENOENT") throw notFound(`${where.path} is gone from ${ep}`);
     throw err;
   }
   const bom = bytes.subarray(0, 3).equals(BOM);

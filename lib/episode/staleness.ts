@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Entry, Pass } from "../build/types.ts";
 import { type Fence, openShowFile, realInside } from "../paths/guarded.ts";
 import { presetHash, storyHash } from "../script/canonical.ts";
+import { isObject, str } from "../store/json-guards.ts";
 import type { TakeRecord } from "./takes.ts";
 
 export type StaleReason = "script" | "ref" | "preset" | "target" | "chain" | "unknown";
@@ -187,10 +188,6 @@ export interface StaleInputs {
   probe: FileProbe;
   chain: ChainView;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
 /** A sidecar from before sidecars carried provenance (no story hash or target) cannot be judged. */
 export function isPreSidecar(sidecar: Record<string, unknown> | null): boolean {

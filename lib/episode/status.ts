@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import type { Services } from "../context.ts";
 import { showFence } from "../paths/guarded.ts";
+import { isObject, positive } from "../store/json-guards.ts";
 import type { BuiltShot } from "./builds.ts";
 import { fpsOf } from "./current-entry.ts";
 import type { CutEntry } from "./cut.ts";
@@ -30,9 +31,6 @@ import { identity, loadViewInputs, type ViewInputs } from "./view-inputs.ts";
 /** Episodes (and passes) whose whole answers and contexts are kept. */
 const MAX_ANSWERS = 8;
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : null);
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 // Per episode and pass, the contexts made under the current inputs only (older ones hold older builds).
@@ -128,8 +126,8 @@ async function buildRow(r: RowInput): Promise<Record<string, unknown>> {
   const audio = await audioSource(r);
   const e = sc?.built.entry;
   const builtFps = sc ? fpsOf(vi, sc.built.target) : null;
-  const length = num(e?.length);
-  const cutFps = (pick.usable ? num(pick.take?.sidecar?.fps) : null) ?? builtFps;
+  const length = positive(e?.length);
+  const cutFps = (pick.usable ? positive(pick.take?.sidecar?.fps) : null) ?? builtFps;
   const cut = {
     take: pick.number,
     picked: entry.take !== undefined,
@@ -142,7 +140,7 @@ async function buildRow(r: RowInput): Promise<Record<string, unknown>> {
     note: entry.note ?? null,
     in_cut_file: vi.cutInFile.has(entry.shot),
     frames: pick.usable
-      ? (num(pick.take?.sidecar?.frames) ?? num(pick.take?.sidecar?.length) ?? length)
+      ? (positive(pick.take?.sidecar?.frames) ?? positive(pick.take?.sidecar?.length) ?? length)
       : null,
     out: entry.out === true,
     flag: entry.flag === true,
@@ -354,9 +352,9 @@ export async function episodeStatusText(
     episode: doc?.episode ?? vi.story?.episode ?? path.basename(ep),
     title: doc?.title ?? vi.story?.title ?? "",
     pass,
-    fps: num(d.fps) ?? vi.story?.series.fps ?? 24,
-    width: num(d.width),
-    height: num(d.height),
+    fps: positive(d.fps) ?? vi.story?.series.fps ?? 24,
+    width: positive(d.width),
+    height: positive(d.height),
     folder: passFolder(pass),
     target: def.target,
     target_source: def.source,

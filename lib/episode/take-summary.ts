@@ -3,6 +3,7 @@
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { episodeFence, readShowJson } from "../paths/guarded.ts";
+import { isObject, positive, str } from "../store/json-guards.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";
 import { hasVideo, passFolder, safeShot, type TakeRecord, type TakeStatus, takeStatus } from "./takes.ts";
 
@@ -41,11 +42,6 @@ export interface TakeExtras {
   upscale: Record<string, unknown> | null;
   post: Record<string, unknown> | null;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : null);
 
 /** A deep copy where every value under a `seed` key is a string (seeds are 63-bit: the wire carries text). */
 export function seedsOut(value: unknown): unknown {
@@ -112,10 +108,10 @@ export function takeSummary(t: TakeRecord, c: SummaryContext): TakeSummary {
     has_video: hasVideo(t),
     seed: typeof seed === "bigint" || typeof seed === "number" ? String(seed) : str(seed),
     seed_source: str(sc.seed_source),
-    frames: num(sc.frames),
-    fps: num(sc.fps),
-    width: num(sc.width),
-    height: num(sc.height),
+    frames: positive(sc.frames),
+    fps: positive(sc.fps),
+    width: positive(sc.width),
+    height: positive(sc.height),
     note: typeof sc.note === "string" ? sc.note : "",
     overrides: Array.isArray(sc.overrides) ? sc.overrides.filter((x) => typeof x === "string") : [],
     stale: c.stale,

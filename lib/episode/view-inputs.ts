@@ -10,6 +10,7 @@ import { seriesHome } from "../paths/series-home.ts";
 import type { Story } from "../script/types.ts";
 import { loadSeries, type Profile, validateProfiles } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
+import { errorMessage, isObject } from "../store/json-guards.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { type Build, readBuild, readStory } from "./builds.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
@@ -40,9 +41,6 @@ export interface ViewInputs {
   /** Changes whenever any input above changes. */
   key: string;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 // Object identities as small numbers: cached reads hand back the same object while the file is unchanged.
 const ids = new WeakMap<object, number>();
@@ -83,7 +81,7 @@ function loadConfig(raw: Record<string, unknown>) {
       series = loadSeries(raw);
       profiles = validateProfiles(raw);
     } catch (err) {
-      error = (err as Error).message;
+      error = errorMessage(err);
     }
     hit = { series, error, profiles };
     loaded.set(raw, hit);
@@ -168,7 +166,7 @@ export async function loadViewInputs(
       // A config linked out of its folder is refused outright, never shown as a load error.
       if (err instanceof StudioError && err.status === 403) throw err;
       // A config being edited may not parse; the build on disk still lists the episode.
-      seriesError = (err as Error).message;
+      seriesError = errorMessage(err);
     }
   }
   const config = seriesRaw ? loadConfig(seriesRaw) : { series: null, error: seriesError, profiles: {} };

@@ -6,6 +6,7 @@ import type { Pass } from "../build/types.ts";
 import type { CutEntry } from "../episode/cut.ts";
 import { cutPick } from "../episode/cut-view.ts";
 import { hasVideo, shotFolder, type TakeRecord, takeStatus } from "../episode/takes.ts";
+import { isObject } from "../store/json-guards.ts";
 import type { ClipInfo } from "./clip-probe.ts";
 
 /** The picture every clip of the cut ends up with. */
@@ -108,8 +109,6 @@ export interface Plan {
   missing: ReportRow[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const num = (v: unknown, fallback: number) => (typeof v === "number" && Number.isFinite(v) ? v : fallback);
 const tNN = (take: number) => `t${String(take).padStart(2, "0")}`;
 

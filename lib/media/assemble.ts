@@ -14,6 +14,7 @@ import { passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
 import { badRequest } from "../errors.ts";
 import { episodeFence, mkdirShow } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
+import { errorCode } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { assembleWorkPath, tempPath } from "../store/temp-names.ts";
 import {
@@ -189,7 +190,7 @@ async function assemble(
       }
       return await probeClip(file, env);
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "ENOENT" ? "the file is gone" : firstLine(err);
+      return errorCode(err) === "ENOENT" ? "the file is gone" : firstLine(err);
     }
   });
   const probes = new Map(files.map((f, i) => [f, found[i]]));

@@ -2,6 +2,7 @@
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
+import { errorMessage } from "../store/json-guards.ts";
 
 export type ToolInfo = { path: string; version: string } | { path: null; error: string };
 
@@ -51,7 +52,7 @@ async function locate(name: string, override: string | undefined, searchPath: st
       const match = /version\s+(\S+)/.exec(stdout);
       return { path: file, version: match ? match[1] : stdout.split("\n")[0] };
     } catch (err) {
-      return { path: null, error: `${file} did not run: ${(err as Error).message.split("\n")[0]}` };
+      return { path: null, error: `${file} did not run: ${errorMessage(err).split("\n")[0]}` };
     }
   }
   return {

@@ -2,6 +2,7 @@
 import { realpath, stat } from "node:fs/promises";
 import type { Services } from "../context.ts";
 import { forbidden, notFound, StudioError } from "../errors.ts";
+import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { samePath } from "./inside.ts";
 import { realpathNearest } from "./real.ts";
 import { insideRoots, realRoots } from "./roots.ts";
@@ -40,7 +41,7 @@ export async function resolveFolder(
   try {
     real = await realpath(abs);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") {
       const nearest = await realpathNearest(abs);
       if (!insideRoots(roots, nearest.real)) throw outside();
@@ -48,7 +49,7 @@ export async function resolveFolder(
     }
     if (code === "EACCES" || code === "EPERM") throw forbidden(`${field}: "${abs}" cannot be read`);
     if (code === "ELOOP") throw forbidden(`${field}: "${abs}" is a symbolic link loop`);
-    throw new StudioError(500, `${field}: "${abs}" cannot be opened: ${(err as Error).message}`);
+    throw new StudioError(500, `${field}: "${abs}" cannot be opened: ${errorMessage(err)}`);
   }
   if (!insideRoots(roots, real)) throw outside();
   // A root is where shows live; taking it as an episode would open the folder above it (its series.json).

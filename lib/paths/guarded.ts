@@ -6,6 +6,7 @@ import path from "node:path";
 import { forbidden, type StudioError } from "../errors.ts";
 import { type AtomicOptions, writeFileAtomic } from "../store/atomic.ts";
 import { readJsonFile } from "../store/json-file.ts";
+import { errorCode } from "../store/json-guards.ts";
 import { isInsideOrEqual } from "./inside.ts";
 import { realpathNearest } from "./real.ts";
 
@@ -56,7 +57,7 @@ export async function guardPath(fence: Fence, file: string): Promise<string> {
   try {
     real = (await realpathNearest(file)).real;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     if (code === "ELOOP") throw forbidden(`"${file}" is a symbolic link loop`);
     if (code === "EACCES" || code === "EPERM") throw forbidden(`"${file}" cannot be read`);
     throw err;
@@ -181,7 +182,7 @@ export async function removeShow(
 }
 
 function loopToForbidden(err: unknown, file: string): unknown {
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = errorCode(err);
   if (code === "ELOOP") return forbidden(`"${file}" was swapped for a symbolic link while being opened`);
   return err;
 }

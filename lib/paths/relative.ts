@@ -3,6 +3,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { badRequest, forbidden, notFound, StudioError } from "../errors.ts";
+import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { resolveEpisode } from "./episode.ts";
 import { isInsideOrEqual, samePath, segmentsBelow } from "./inside.ts";
 import { realpathNearest } from "./real.ts";
@@ -67,10 +68,10 @@ export async function resolveInEpisode(
   try {
     found = await realpathNearest(lexical);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     if (code === "EACCES" || code === "EPERM") throw forbidden(`${field}: ${shown} cannot be read`);
     if (code === "ELOOP") throw forbidden(`${field}: ${shown} is a symbolic link loop`);
-    throw new StudioError(500, `${field}: ${shown} cannot be opened: ${(err as Error).message}`);
+    throw new StudioError(500, `${field}: ${shown} cannot be opened: ${errorMessage(err)}`);
   }
   const { real, exists } = found;
   if (!(await realAllowed(epReal, real, series, opts.siblingRefTakes === true, opts.roots))) {

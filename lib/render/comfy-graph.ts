@@ -1,14 +1,11 @@
 // The ComfyUI graph of one take (contract "Rendering" rule 13): the target's workflow patched with the take's
 // values, model files as the queue resolved them (sidecar `resolved`) and keyframes as absolute input paths.
 import type { EngineJob } from "../engines/types.ts";
+import { isObject, num } from "../store/json-guards.ts";
 import { type ApiGraph, type PatchValues, patchGraph } from "../targets/graph.ts";
 import type { LoraItem, TargetSpec } from "../targets/registry.ts";
 import { resolveWorkflow } from "../targets/workflow.ts";
 import type { Sidecar } from "./sidecar.ts";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 function lorasOf(v: unknown): LoraItem[] | null {
   if (!Array.isArray(v)) return null;

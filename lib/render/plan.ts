@@ -30,6 +30,7 @@ import { badRequest, notFound } from "../errors.ts";
 import { showFence } from "../paths/guarded.ts";
 import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
+import { errorMessage, isObject, num } from "../store/json-guards.ts";
 import type { ApiGraph, JobShape } from "../targets/graph.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
 import {
@@ -157,9 +158,6 @@ export interface PlanDeps {
   engine(backend: string): unknown;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const two = (n: number) => String(n).padStart(2, "0");
 
 /** The backend a target renders on when the request names none: the built-in engine's own, else `local`. */
@@ -215,7 +213,7 @@ function laneProblem(c: PlanCtx, lane: string): Promise<string | null> {
       try {
         c.deps.engine(lane);
       } catch (err) {
-        return (err as Error).message;
+        return errorMessage(err);
       }
       return laneUnready(lane, { home: c.services.home, env: c.services.env ?? {} });
     })();
@@ -285,7 +283,7 @@ export async function planRender(
   const results = await Promise.all(
     wanted.map((s) =>
       planShot(c, vi.build.shots.get(s)!).catch(
-        (err: unknown): ShotError => ({ shot: s, error: `couldn't plan ${s}: ${(err as Error).message}` }),
+        (err: unknown): ShotError => ({ shot: s, error: `couldn't plan ${s}: ${errorMessage(err)}` }),
       ),
     ),
   );
@@ -612,7 +610,7 @@ async function nodeProblem(
   try {
     known = await c.nodeClasses;
   } catch (err) {
-    return `the local backend at ${url} did not list its node classes: ${(err as Error).message}`;
+    return `the local backend at ${url} did not list its node classes: ${errorMessage(err)}`;
   }
   const check = checkNodes(spec, graph, shape, known);
   return "error" in check ? check.error : check.missing;
@@ -654,7 +652,7 @@ async function checkModels(
     );
   } catch (err) {
     return {
-      error: `the local backend at ${url} did not list its models: ${(err as Error).message}`,
+      error: `the local backend at ${url} did not list its models: ${errorMessage(err)}`,
     };
   }
   const families = c.vi.seriesRaw?.model_families;

@@ -1,38 +1,53 @@
 // POST /studio/render's body (contract "Rendering"): the zod schema the route validates with, and the checks zod
-// cannot phrase for a person (typed seeds per rule 1, LoRA strings, sizes, drafts), giving one normalised request.
+// cannot phrase for a person (LoRA strings, sizes, drafts), giving one normalised request.
 import { z } from "zod";
 import type { Pass } from "../build/types.ts";
 import { badRequest, shown } from "../errors.ts";
-import { shotId, targetIdOrBlank } from "../schema/fields.ts";
+import { ep, pass, seed, shotId, targetIdOrBlank } from "../schema/fields.ts";
 import { type Lora, parseLoras } from "../series/load.ts";
+import { errorMessage } from "../store/json-guards.ts";
 
 export type SeedMode = "auto" | "new" | "same";
 
-const pass = z.enum(["final", "proxy"]).or(z.literal(""));
-
-/** The body as the route validates it; `seed`, `loras`, `size` and `from_draft` are checked by renderRequest. */
+/** The body as the route validates it; `loras`, `size` and `from_draft` are checked by renderRequest. */
 export const renderBody = z.object({
-  ep: z.string(),
-  pass: pass.nullish(),
-  shots: z.array(shotId).nullish(),
-  redo: z.boolean().nullish(),
-  seed_mode: z.enum(["auto", "new", "same"]).or(z.literal("")).nullish(),
-  seed: z.unknown().optional(),
-  model: z.string().nullish(),
-  loras: z.unknown().optional(),
-  steps: z.number().int().min(1).nullish(),
-  prompt: z.string().nullish(),
-  negative: z.string().nullish(),
-  parent_take: z.number().int().min(1).nullish(),
-  note: z.string().nullish(),
-  size: z.unknown().optional(),
-  target: targetIdOrBlank.nullish(),
-  allow_missing_refs: z.boolean().nullish(),
-  allow_model_mismatch: z.boolean().nullish(),
-  save_frames: z.boolean().nullish(),
-  save_latent: z.boolean().nullish(),
-  backend: z.string().nullish(),
-  from_draft: z.unknown().optional(),
+  ep,
+  pass,
+  shots: z
+    .array(shotId)
+    .nullish()
+    .describe("The shots to render; left out: every shot of the pass, in cut order"),
+  redo: z.boolean().nullish().describe("Render shots that already have a usable take too"),
+  seed_mode: z
+    .enum(["auto", "new", "same"])
+    .or(z.literal(""))
+    .nullish()
+    .describe("auto (the built seed), new (a fresh one) or same (the last take's)"),
+  seed,
+  model: z.string().nullish().describe("A model file to use instead of the target's"),
+  loras: z
+    .unknown()
+    .optional()
+    .describe('LoRAs: "name" or "name:0.6", {name, strength}, or a list of them; "none" drops them'),
+  steps: z.int().min(1).nullish().describe("Sampling steps instead of the preset's"),
+  prompt: z.string().nullish().describe("A prompt instead of the built one"),
+  negative: z.string().nullish().describe("A negative prompt instead of the built one; blank: none"),
+  parent_take: z.int().min(1).nullish().describe("The take this one is a variation of"),
+  note: z.string().nullish().describe("A note kept in the take's sidecar"),
+  size: z.unknown().optional().describe("A size instead of the built one: WxH text or [width, height]"),
+  target: targetIdOrBlank.nullish().describe("Render on this video target instead of the shot's own"),
+  allow_missing_refs: z.boolean().nullish().describe("Render even when reference pictures are missing"),
+  allow_model_mismatch: z
+    .boolean()
+    .nullish()
+    .describe("Render even when a model file does not match the target"),
+  save_frames: z.boolean().nullish().describe("Keep the take's frames as pictures beside the video"),
+  save_latent: z.boolean().nullish().describe("Keep the take's latent for a continuation"),
+  backend: z
+    .string()
+    .nullish()
+    .describe("The backend to render on: local, cloud, deployment:<target> or router"),
+  from_draft: z.unknown().optional().describe("Make a final from a draft (needs a draft-capable backend)"),
 });
 
 export type RenderBody = z.output<typeof renderBody>;
@@ -62,32 +77,12 @@ export interface RenderRequest {
   backend: string | null;
 }
 
-const MAX_TYPED_SEED = (1n << 64n) - 1n;
-
-/** A typed seed (rule 1): digit text (spaces trimmed) or a safe whole number, 0 to 2^64-1; null when not set. */
-export function typedSeed(v: unknown): bigint | null {
-  if (v === undefined || v === null) return null;
-  if (typeof v === "number") {
-    if (Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-    throw badRequest(
-      `seed must be a string of digits (got ${v}; a seed past 2^53 loses digits as a number: send it as text)`,
-    );
-  }
-  if (typeof v !== "string") throw badRequest("seed must be a string of digits");
-  const t = v.trim();
-  if (t === "") return null;
-  if (!/^\d+$/.test(t)) throw badRequest(`seed must be a string of digits (got ${shown(v)})`);
-  const n = BigInt(t);
-  if (n > MAX_TYPED_SEED) throw badRequest(`seed must be between 0 and 2^64-1 (got ${t})`);
-  return n;
-}
-
 function lorasOf(v: unknown): Lora[] | null {
   if (v === undefined || v === null || v === "") return null;
   try {
     return parseLoras(v);
   } catch (err) {
-    throw badRequest(`loras: ${(err as Error).message}`);
+    throw badRequest(`loras: ${errorMessage(err)}`);
   }
 }
 
@@ -124,11 +119,11 @@ export function renderRequest(body: RenderBody): RenderRequest {
     );
   }
   return {
-    pass: body.pass || "proxy",
+    pass: body.pass,
     shots: body.shots ? [...new Set(body.shots)] : null,
     redo: body.redo ?? false,
     seedMode: body.seed_mode || "auto",
-    seed: typedSeed(body.seed),
+    seed: body.seed,
     model: blankToNull(body.model),
     loras: lorasOf(body.loras),
     steps: body.steps ?? null,

@@ -1,5 +1,5 @@
 // Reading the story IR: derived continuation/keyframe rules (§4.2) and the shots.json text form.
-import { isObject } from "../series/load.ts";
+import { isObject } from "../store/json-guards.ts";
 import { pyJson, STORY_FLOAT_KEYS } from "./canonical.ts";
 import type { Continuous, Sequence, Shot, Story } from "./types.ts";
 

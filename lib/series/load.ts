@@ -3,8 +3,12 @@
 
 import { parsePyFloat } from "../script/rounding.ts";
 import type { SeriesInfo } from "../script/types.ts";
+import { isObject } from "../store/json-guards.ts";
 import { JsonSyntaxError, SeriesError } from "./errors.ts";
 import type { Location, SeriesConfig, Subject, SubjectKind } from "./types.ts";
+
+// Kept for the modules that import it from here; the guard itself lives with the other JSON guards.
+export { isObject } from "../store/json-guards.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -23,10 +27,6 @@ export interface Profile {
 const KINDS: readonly SubjectKind[] = ["character", "prop", "vehicle"];
 const PROFILE_KEYS = ["target", "model", "loras", "steps"];
 const NO_LORA = new Set(["none", "off", "-"]);
-
-export function isObject(v: unknown): v is Obj {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 const nonEmpty = (v: unknown): v is string => typeof v === "string" && v.trim() !== "";
 const isComment = (key: string): boolean => key.startsWith("_");

@@ -1,6 +1,7 @@
 // Atomic file writes: a temporary file in the same folder, synced, then a rename over the target.
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { errorCode } from "./json-guards.ts";
 import { tempPath } from "./temp-names.ts";
 
 export interface AtomicOptions {
@@ -52,7 +53,7 @@ export async function syncFolder(dir: string): Promise<void> {
     await handle.sync();
   } catch (err) {
     // Some file systems (network shares) refuse fsync on a folder; the rename has happened all the same.
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errorCode(err);
     if (code !== "EINVAL" && code !== "ENOTSUP" && code !== "EPERM") throw err;
   } finally {
     await handle.close();
@@ -66,7 +67,7 @@ async function renameRetry(from: string, to: string): Promise<void> {
       await rename(from, to);
       return;
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errorCode(err);
       if (attempt >= 5 || (code !== "EBUSY" && code !== "EPERM" && code !== "EACCES")) throw err;
       await new Promise((r) => setTimeout(r, 20 * (attempt + 1)));
     }

@@ -2,6 +2,7 @@
 // unchanged file is parsed once. Cached values are shared: callers must not mutate them.
 import { readFile, stat } from "node:fs/promises";
 import { StudioError } from "../errors.ts";
+import { errorCode, errorMessage } from "./json-guards.ts";
 
 interface Entry {
   key: string;
@@ -17,11 +18,11 @@ export async function readJsonFile(file: string, what: string): Promise<unknown>
     const st = await stat(file);
     key = `${st.mtimeMs}:${st.size}:${st.ino}`;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+    if (errorCode(err) === "ENOENT") {
       cache.delete(file);
       return undefined;
     }
-    throw new StudioError(500, `${what} at ${file} cannot be read: ${(err as Error).message}`);
+    throw new StudioError(500, `${what} at ${file} cannot be read: ${errorMessage(err)}`);
   }
   const hit = cache.get(file);
   if (hit && hit.key === key) return hit.value;
@@ -29,8 +30,8 @@ export async function readJsonFile(file: string, what: string): Promise<unknown>
   try {
     value = parseJson(stripBom(await readFile(file, "utf8")));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new StudioError(500, `${what} at ${file} cannot be read: ${(err as Error).message}`);
+    if (errorCode(err) === "ENOENT") return undefined;
+    throw new StudioError(500, `${what} at ${file} cannot be read: ${errorMessage(err)}`);
   }
   cache.set(file, { key, value });
   return value;

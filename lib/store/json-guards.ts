@@ -17,6 +17,14 @@ export const str = (v: unknown): string | null => (typeof v === "string" && v !=
 export const trimmed = (v: unknown): string | null =>
   typeof v === "string" && v.trim() !== "" ? v.trim() : null;
 
+/** A string as it is, a number as its digits (ids engines send either way); else null. */
+export const idText = (v: unknown): string | null =>
+  typeof v === "string" ? v : typeof v === "number" ? String(v) : null;
+
+/** Like idText, but a string must have text once trimmed and comes back trimmed. */
+export const trimmedId = (v: unknown): string | null =>
+  typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null;
+
 /** A finite number, else null. */
 export const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 

@@ -1,5 +1,7 @@
 // Patching a target's API-format ComfyUI graph for one job (targets.md §3.12): widgets, LoRAs, saver, keyframes,
 // reference chains, pruning; plus a JSON writer that keeps 64-bit seeds exact.
+
+import { isObject } from "../store/json-guards.ts";
 import type { LoraItem, TargetSpec } from "./registry.ts";
 
 /** A link to another node's output: `[node id, output index]`. */
@@ -109,9 +111,6 @@ export class GraphError extends Error {
     this.target = target;
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 export const isLink = (v: unknown): v is Link =>
   Array.isArray(v) && v.length === 2 && typeof v[0] === "string" && typeof v[1] === "number";

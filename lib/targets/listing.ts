@@ -9,6 +9,7 @@ import { badRequest, StudioError } from "../errors.ts";
 import { readShowText } from "../paths/guarded.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
 import { seriesHome } from "../paths/series-home.ts";
+import { errorMessage, isObject } from "../store/json-guards.ts";
 import {
   type Confidence,
   globMatch,
@@ -38,9 +39,6 @@ export const BUILTIN_DEFAULTS: Readonly<Record<TargetKind, string>> = {
   image: "card",
   audio: "silence",
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 export const isBuiltinTarget = (spec: TargetSpec) => spec.backend === "builtin";
 
@@ -340,7 +338,7 @@ export async function modelsPicker(services: Svc, q: PickerQuery): Promise<Recor
   try {
     listed = await comfyModels(address, folder);
   } catch (err) {
-    throw new StudioError(503, `the local backend does not answer: ${(err as Error).message}`);
+    throw new StudioError(503, `the local backend does not answer: ${errorMessage(err)}`);
   }
   const files = listed ?? [];
 

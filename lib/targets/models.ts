@@ -1,6 +1,7 @@
 // Model files at queue time (targets.md §4): which files a pass wants, which installed file stands in for each,
 // the accelerator fallback to the `base` preset, and a target's readiness on one ComfyUI.
 
+import { isObject } from "../store/json-guards.ts";
 import { LOADER_FOLDERS } from "./folders.ts";
 import { type ApiGraph, GraphError, jobClasses, type PatchOptions, targetClasses } from "./graph.ts";
 import { globMatch, hasSignature, identify, relation, type SafetensorsHeader } from "./modelid.ts";
@@ -84,9 +85,6 @@ export interface JobModels {
   /** File params set by the job (substitutes, `text_encoder`, …). */
   values?: Record<string, unknown>;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A listing entry's file name: subfolders and Windows separators dropped. */
 export const baseName = (file: string) => file.replace(/\\/g, "/").split("/").pop() ?? file;

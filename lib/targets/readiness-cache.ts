@@ -1,5 +1,6 @@
 // Target readiness on one ComfyUI address, kept briefly (READINESS_TTL_MS); an unanswered (`unknown`) check is not kept.
 import { models as comfyModels, objectInfo } from "../engines/comfyui/readiness.ts";
+import { errorMessage } from "../store/json-guards.ts";
 import type { ComfyAnswer, Listing, Readiness } from "./models.ts";
 
 /** How long a readiness answer is reused (ms). */
@@ -49,7 +50,7 @@ export async function fetchComfyAnswer(
   try {
     info = await objectInfo(address, undefined, { fresh: true, timeoutMs });
   } catch (err) {
-    return { objectInfo: null, models: {}, error: `${address} did not answer: ${(err as Error).message}` };
+    return { objectInfo: null, models: {}, error: `${address} did not answer: ${errorMessage(err)}` };
   }
   const listing: Record<string, readonly string[] | null> = {};
   await Promise.all(

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { StudioError } from "../errors.ts";
 import { folderFence, readShowDirents, readShowText } from "../paths/guarded.ts";
+import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
 import type { FrameGrid } from "./grid.ts";
 
 export type TargetKind = "video" | "image" | "audio";
@@ -152,9 +153,6 @@ export function stripComments(value: unknown): unknown {
   return out;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
-
 /**
  * Validate one parsed `target.json`. `folderId` must equal the file's id; `kind`, when given (shipped folders),
  * must equal the file's kind.
@@ -234,7 +232,7 @@ async function listDirs(dir: string, reader: TreeReader): Promise<string[]> {
       .map((e) => e.name)
       .sort();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    if (errorCode(err) === "ENOENT") return [];
     throw err;
   }
 }
@@ -248,14 +246,14 @@ async function readTargetFile(
   try {
     text = await reader.text(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (errorCode(err) === "ENOENT") return undefined;
     throw err;
   }
   try {
     return JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (err) {
     throw new TargetError(
-      `target ${folderId}: target.json is not valid JSON (${(err as Error).message})`,
+      `target ${folderId}: target.json is not valid JSON (${errorMessage(err)})`,
       folderId,
     );
   }
@@ -348,7 +346,7 @@ export async function loadShowTargets(showDir: string): Promise<{ targets: Targe
         const raw = await readTargetFile(path.join(dir, id, "target.json"), id, reader);
         if (raw !== undefined) targets.push(parseTarget(raw, id, undefined, true));
       } catch (err) {
-        errors.push((err as Error).message);
+        errors.push(errorMessage(err));
       }
     }),
   );

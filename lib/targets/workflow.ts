@@ -4,6 +4,7 @@ import { readFile as fsReadFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { folderFence, readShowText } from "../paths/guarded.ts";
+import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
 import type { ApiGraph, ApiNode } from "./graph.ts";
 import type { TargetSpec } from "./registry.ts";
 
@@ -65,11 +66,8 @@ export class WorkflowError extends Error {
 
 const SHIPPED_ROOT = path.dirname(fileURLToPath(import.meta.url));
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
-
 const isMissing = (err: unknown) => {
-  const code = (err as NodeJS.ErrnoException)?.code;
+  const code = errorCode(err);
   return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
 };
 
@@ -181,7 +179,7 @@ export async function resolveWorkflow(
     } catch (err) {
       return {
         ok: false,
-        error: `target ${spec.id}: workflow from ${c.label} (${c.where}) cannot be read: ${(err as Error).message}`,
+        error: `target ${spec.id}: workflow from ${c.label} (${c.where}) cannot be read: ${errorMessage(err)}`,
         tried,
       };
     }
@@ -193,7 +191,7 @@ export async function resolveWorkflow(
       const { graph, format } = graphFrom(JSON.parse(text.replace(/^\uFEFF/, "")), deps.objectInfo);
       return { ok: true, graph, source: c.source, where: c.where, name, format, tried };
     } catch (err) {
-      const why = err instanceof SyntaxError ? `not valid JSON (${err.message})` : (err as Error).message;
+      const why = err instanceof SyntaxError ? `not valid JSON (${err.message})` : errorMessage(err);
       return {
         ok: false,
         error: `target ${spec.id}: workflow from ${c.label} (${c.where}) is unreadable: ${why}`,

@@ -5,6 +5,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
 import { mkdirShow, readShowFile, showFence } from "../../paths/guarded.ts";
+import { errorMessage } from "../../store/json-guards.ts";
 import { tempPath } from "../../store/temp-names.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
@@ -148,7 +149,7 @@ async function basePicture(
       notes.push(`picture: ${role === "first" ? "first keyframe" : "location plate"} ${path.basename(file)}`);
       return await sharp(picture).composite(overlays).png({ compressionLevel: 1 }).toBuffer();
     } catch (err) {
-      notes.push(`picture: ${path.basename(file)} could not be read (${(err as Error).message}); skipped`);
+      notes.push(`picture: ${path.basename(file)} could not be read (${errorMessage(err)}); skipped`);
     }
   }
   notes.push("picture: plain card (no keyframe or plate)");

@@ -1,12 +1,9 @@
 // Readable reasons from Comfy API v2 answers: the error envelope (`{"error": {code, message, details}}`) named for
 // a person (refused key, credits, rate limits, refused workflow) and a job's execution failure.
+
+import { isObject, trimmedId } from "../../store/json-guards.ts";
 import { faultLine, nodeFaults } from "../comfyui/errors.ts";
 import { ComfyDownError } from "../comfyui/http.ts";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null =>
-  typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null;
 
 export interface Envelope {
   code: string | null;
@@ -25,8 +22,12 @@ export function readEnvelope(body: unknown): Envelope {
     }
   }
   const e = isObject(b) && isObject(b.error) ? b.error : null;
-  if (!e) return { code: null, message: isObject(b) ? str(b.message) : null, details: null };
-  return { code: str(e.code), message: str(e.message), details: isObject(e.details) ? e.details : null };
+  if (!e) return { code: null, message: isObject(b) ? trimmedId(b.message) : null, details: null };
+  return {
+    code: trimmedId(e.code),
+    message: trimmedId(e.message),
+    details: isObject(e.details) ? e.details : null,
+  };
 }
 
 /** Seconds from a `Retry-After` header (delta seconds or an HTTP date); null when absent or unreadable. */
@@ -108,14 +109,14 @@ export function describeFailure(
 /** A job's `error` object (`{code, message, node_id, class_type, traceback}`) as one line. */
 export function jobFailure(error: unknown): string {
   const e = isObject(error) ? error : {};
-  const cls = str(e.class_type);
-  const node = str(e.node_id);
+  const cls = trimmedId(e.class_type);
+  const node = trimmedId(e.node_id);
   const traceback = Array.isArray(e.traceback)
     ? e.traceback.filter((x): x is string => typeof x === "string")
     : typeof e.traceback === "string"
       ? e.traceback.split("\n")
       : [];
-  let message = str(e.message)?.split("\n")[0]?.trim() ?? "";
+  let message = trimmedId(e.message)?.split("\n")[0]?.trim() ?? "";
   if (!message)
     message =
       traceback
@@ -123,6 +124,6 @@ export function jobFailure(error: unknown): string {
         .at(-1)
         ?.trim() ?? "";
   const where = cls || node ? `${cls ?? "node"}${node ? ` #${node}` : ""} failed` : "the job failed";
-  const code = str(e.code);
+  const code = trimmedId(e.code);
   return `${where}: ${message || "no message"}${code && code !== "node_execution_error" ? ` (${code})` : ""}`;
 }

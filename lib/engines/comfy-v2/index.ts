@@ -6,6 +6,7 @@ import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Logger, silentLogger } from "../../context.ts";
+import { isObject, num, str } from "../../store/json-guards.ts";
 import { graphFor } from "../comfyui/index.ts";
 import { localName, type MediaKind, mediaKind } from "../comfyui/outputs.ts";
 import { contentFileName } from "../comfyui/uploads.ts";
@@ -76,11 +77,6 @@ export interface V2Job {
   error: unknown;
   urls: { self?: string; events?: string; cancel?: string };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
 /** Media kind of an output: its `content_type` first (a core SaveVideo mp4 is reported as `type: image`). */
 export function outputKind(contentType: string, name: string, type: string): MediaKind {

@@ -1,12 +1,9 @@
 // Readable reasons from ComfyUI's failures: a refused prompt (`node_errors`, missing model files) and a node that
 // failed while running (`execution_error`).
+
+import { isObject, trimmedId } from "../../store/json-guards.ts";
 import { LOADER_FOLDERS } from "../../targets/folders.ts";
 import type { ExecutionError } from "./messages.ts";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null =>
-  typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null;
 
 const MODEL_FILE = /\.(safetensors|sft|ckpt|pt|pth|bin|gguf|onnx)$/i;
 
@@ -39,9 +36,9 @@ export interface NodeFault {
 /** The input an error is about: `extra_info.input_name`, else the `details` prefix (`width`, `ckpt_name: ...`). */
 function inputOf(err: Record<string, unknown>): string | null {
   const extra = isObject(err.extra_info) ? err.extra_info : {};
-  const named = str(extra.input_name);
+  const named = trimmedId(extra.input_name);
   if (named) return named;
-  const details = str(err.details);
+  const details = trimmedId(err.details);
   if (!details) return null;
   const m = /^([A-Za-z_][\w.]*)(?::|$)/.exec(details);
   return m ? m[1] : null;
@@ -58,19 +55,19 @@ export function nodeFaults(
   for (const id of ids) {
     const entry = nodeErrors[id];
     if (!isObject(entry)) continue;
-    const classType = str(entry.class_type) ?? str(graph?.[id]?.class_type) ?? "unknown node";
+    const classType = trimmedId(entry.class_type) ?? trimmedId(graph?.[id]?.class_type) ?? "unknown node";
     const errors = Array.isArray(entry.errors) ? entry.errors.filter(isObject) : [];
     if (errors.length === 0) {
       out.push({ node: id, classType, input: null, type: "unknown", reason: "failed validation" });
       continue;
     }
     for (const err of errors) {
-      const type = str(err.type) ?? "unknown";
+      const type = trimmedId(err.type) ?? "unknown";
       const input = inputOf(err);
       const extra = isObject(err.extra_info) ? err.extra_info : {};
       const received = extra.received_value;
-      const message = str(err.message) ?? type;
-      const details = str(err.details);
+      const message = trimmedId(err.message) ?? type;
+      const details = trimmedId(err.details);
       const fault: NodeFault = { node: id, classType, input, type, reason: message };
       if (details && details !== input) fault.reason = `${message}: ${details}`;
       if (type === "value_not_in_list" && input) {
@@ -112,12 +109,12 @@ export function promptRefusal(
   const head = status === 200 ? "ComfyUI would skip outputs of the prompt" : "ComfyUI refused the prompt";
   if (faults.length > 0) return `${head}: ${faults.map(faultLine).join("; ")}`;
   if (err) {
-    const type = str(err.type);
-    const message = str(err.message) ?? "invalid prompt";
-    const details = str(err.details);
+    const type = trimmedId(err.type);
+    const message = trimmedId(err.message) ?? "invalid prompt";
+    const details = trimmedId(err.details);
     const extra = isObject(err.extra_info) ? err.extra_info : {};
-    const cls = str(extra.class_type);
-    const nodeId = str(extra.node_id);
+    const cls = trimmedId(extra.class_type);
+    const nodeId = trimmedId(extra.node_id);
     const parts = [message];
     if (details) parts.push(details);
     else if (cls || nodeId) parts.push(`${cls ?? "node"}${nodeId ? ` #${nodeId}` : ""}`);

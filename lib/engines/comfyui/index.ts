@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { type Logger, silentLogger } from "../../context.ts";
+import { isObject } from "../../store/json-guards.ts";
 import type { ApiGraph, Engine, EngineJob, EngineOutputs, Prepared, RunHooks, Submitted } from "../types.ts";
 import { promptRefusal } from "./errors.ts";
 import { type Answer, ComfyDownError, type ComfyHttp, createHttp, downError, query } from "./http.ts";
@@ -83,9 +84,6 @@ const NEVER_SENT = new Set([
   "ENETUNREACH",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The job's graph checked and with input paths replaced by their uploaded names. */
 export function graphFor(job: Pick<EngineJob, "graph" | "inputs" | "target">, prepared: Prepared): ApiGraph {

@@ -1,4 +1,5 @@
 // ComfyUI websocket frames as typed events: the JSON text messages and the binary preview/text frames.
+import { idText, isObject, num } from "../../store/json-guards.ts";
 
 export type ComfyEvent =
   | { type: "status"; queueRemaining: number | null; sid: string | null }
@@ -25,20 +26,14 @@ export interface ExecutionError {
   traceback: string[];
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null =>
-  typeof v === "string" ? v : typeof v === "number" ? String(v) : null;
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
-
 /** The `execution_error` payload (WS data or the history message) read loosely. */
 export function readExecutionError(data: unknown): ExecutionError {
   const d = isObject(data) ? data : {};
   return {
-    nodeId: str(d.node_id),
-    nodeType: str(d.node_type),
-    exceptionType: str(d.exception_type),
-    exceptionMessage: str(d.exception_message)?.trim() ?? "",
+    nodeId: idText(d.node_id),
+    nodeType: idText(d.node_type),
+    exceptionType: idText(d.exception_type),
+    exceptionMessage: idText(d.exception_message)?.trim() ?? "",
     traceback: Array.isArray(d.traceback)
       ? d.traceback.filter((x): x is string => typeof x === "string")
       : [],
@@ -55,12 +50,12 @@ export function parseText(raw: string): ComfyEvent | null {
   }
   if (!isObject(msg) || typeof msg.type !== "string") return null;
   const d = isObject(msg.data) ? msg.data : {};
-  const pid = str(d.prompt_id);
+  const pid = idText(d.prompt_id);
   switch (msg.type) {
     case "status": {
       const status = isObject(d.status) ? d.status : {};
       const info = isObject(status.exec_info) ? status.exec_info : {};
-      return { type: "status", queueRemaining: num(info.queue_remaining), sid: str(d.sid) };
+      return { type: "status", queueRemaining: num(info.queue_remaining), sid: idText(d.sid) };
     }
     case "execution_start":
     case "execution_success":
@@ -74,24 +69,29 @@ export function parseText(raw: string): ComfyEvent | null {
           }
         : null;
     case "executing":
-      return { type: "executing", promptId: pid, node: d.node === null ? null : str(d.node) };
+      return { type: "executing", promptId: pid, node: d.node === null ? null : idText(d.node) };
     case "progress": {
       const value = num(d.value);
       const max = num(d.max);
       if (value === null || max === null) return null;
-      return { type: "progress", promptId: pid, node: str(d.node), value, max };
+      return { type: "progress", promptId: pid, node: idText(d.node), value, max };
     }
     case "progress_state":
       return pid ? { type: "progress_state", promptId: pid, nodes: isObject(d.nodes) ? d.nodes : {} } : null;
     case "executed": {
-      const node = str(d.node);
+      const node = idText(d.node);
       return pid && node ? { type: "executed", promptId: pid, node, output: d.output ?? null } : null;
     }
     case "execution_error":
       return pid ? { type: "execution_error", promptId: pid, error: readExecutionError(d) } : null;
     case "execution_interrupted":
       return pid
-        ? { type: "execution_interrupted", promptId: pid, node: str(d.node_id), nodeType: str(d.node_type) }
+        ? {
+            type: "execution_interrupted",
+            promptId: pid,
+            node: idText(d.node_id),
+            nodeType: idText(d.node_type),
+          }
         : null;
     default:
       return { type: "other", name: msg.type, data: msg.data ?? null };
@@ -122,9 +122,9 @@ export function parseBinary(buf: Uint8Array): ComfyEvent | null {
     const m = isObject(meta) ? meta : {};
     return {
       type: "preview",
-      format: str(m.image_type) ?? "image/jpeg",
-      promptId: str(m.prompt_id),
-      node: str(m.node_id),
+      format: idText(m.image_type) ?? "image/jpeg",
+      promptId: idText(m.prompt_id),
+      node: idText(m.node_id),
       bytes: buf.byteLength - 8 - len,
     };
   }

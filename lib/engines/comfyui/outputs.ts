@@ -1,9 +1,9 @@
 // What a finished ComfyUI prompt produced: its history entry's state, the file items of every output shape
 // (`images` incl. animated video, `gifs`, `audio`, savers' own keys), the media kind of each, and a frame count.
+
+import { isObject } from "../../store/json-guards.ts";
 import { type ExecutionError, readExecutionError } from "./messages.ts";
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 const posInt = (v: unknown): number | null =>
   typeof v === "number" && Number.isInteger(v) && v > 0 ? v : null;
 

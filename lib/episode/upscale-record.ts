@@ -1,0 +1,58 @@
+// The upscale record `<stem>.up.json` [§1.6]: one schema for every field the queuer and the saver write, read
+// leniently like the take sidecar (unknown fields kept in order, a wrong-typed field read as null).
+import { z } from "zod";
+import { type Lenient, recordKind } from "../store/record.ts";
+
+const txt = z.string();
+const amount = z.number();
+const size = z.tuple([amount, amount]);
+const loose = z.looseObject({});
+const stampNumber = z.union([z.number(), z.bigint(), z.string()]);
+
+export const UPSCALE_SHAPE = {
+  shot: txt,
+  take: z.number().int(),
+  status: z.enum(["queued", "ok", "failed"]),
+  queued: txt,
+  comfy_prompt_id: txt,
+  backend_prompt_id: txt,
+  target: txt,
+  route: z.enum(["latent", "vae", "pixel", "seedvr2"]),
+  method: z.enum(["latent", "pixel", "seedvr2"]),
+  mode: z.enum(["resample", "second_stage", "pixel_refine", "pixel", "seedvr2"]),
+  scale: amount,
+  start_step: amount,
+  steps: amount,
+  seed: z.union([z.bigint(), z.number(), z.string()]),
+  upscaler: txt,
+  pixel_model: txt,
+  precision: txt,
+  seedvr2_model: txt,
+  color_correction: txt,
+  encoder_asked: txt,
+  encoder: txt,
+  finish: loose,
+  then_pixel: z.looseObject({ model: txt, scale: amount, from: size }),
+  deliver: z.looseObject({ width: amount, height: amount, fit: txt, made: size }),
+  on_upscale: loose,
+  width: amount,
+  height: amount,
+  source_size: stampNumber,
+  source_mtime_ns: stampNumber,
+  source_sha1: txt,
+  quality: z.enum(["review", "master"]),
+  recipe: loose,
+  recipe_hash: txt,
+  chain_hold: loose,
+  finished: txt,
+  frames: amount,
+  mp4: txt,
+  audio: z.enum(["copied", "none"]),
+  save_ms: z.record(z.string(), amount),
+  save_notes: txt,
+  keep: z.boolean(),
+};
+
+export type UpscaleRecord = Lenient<typeof UPSCALE_SHAPE>;
+
+export const upscaleRecord = recordKind(UPSCALE_SHAPE);
