@@ -185,7 +185,7 @@ function hasOverride(vi: ViewInputs, sc: ShotContext): boolean {
 
 /** The reference sheet (ingredients) or reference image (VACE) a take rendered with, kept beside it. */
 function referenceImage(t: TakeRecord, pass: ViewInputs["pass"], shot: string): string | null {
-  const refs = Array.isArray(t.sidecar?.refs) ? (t.sidecar.refs as unknown[]) : [];
+  const refs = t.sidecar?.refs ?? [];
   for (const r of refs) {
     if (!isObject(r) || (r.role !== "sheet" && r.role !== "reference") || typeof r.path !== "string")
       continue;

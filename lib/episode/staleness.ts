@@ -217,7 +217,8 @@ export function chainStale(sidecar: Record<string, unknown>, chain: ChainView, p
   if (chain.prevPass !== fromPass) return true;
   // Re-rendered: the take continued from finished again after this one did.
   const prev = chain.prevFinished ? Date.parse(chain.prevFinished) : Number.NaN;
-  const own = str(sidecar.finished) ? Date.parse(sidecar.finished as string) : Number.NaN;
+  const finished = str(sidecar.finished);
+  const own = finished ? Date.parse(finished) : Number.NaN;
   return Number.isFinite(prev) && Number.isFinite(own) && prev > own;
 }
 
@@ -279,8 +280,8 @@ export async function refStale(
 /** Every reason the take is stale, in the order script, ref, preset, target, chain; `[unknown]` before sidecars. */
 export async function takeStale(t: TakeRecord, inp: StaleInputs): Promise<StaleReason[]> {
   const sc = t.sidecar;
-  if (sc === null || isPreSidecar(sc)) return ["unknown"];
-  const target = sc.target as string;
+  const target = sc?.target;
+  if (sc === null || isPreSidecar(sc) || !target) return ["unknown"];
   const cur = inp.current(target);
   const out: StaleReason[] = [];
   if (cur && scriptStale(sc, cur.entry)) out.push("script");

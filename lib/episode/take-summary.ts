@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { episodeFence, readShowJson } from "../paths/guarded.ts";
-import { isObject, positive, str } from "../store/json-guards.ts";
+import { isObject, objectOr, positive, str } from "../store/json-guards.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";
 import { hasVideo, passFolder, safeShot, type TakeRecord, type TakeStatus, takeStatus } from "./takes.ts";
 
@@ -84,9 +84,10 @@ export function takeAudio(t: TakeRecord, pass: Pass, shot: string, silent: boole
 
 export function draftView(draft: unknown, now: Date): Record<string, unknown> | null {
   if (!isObject(draft)) return null;
-  const made = str(draft.made) ? Date.parse(draft.made as string) : Number.NaN;
+  const madeAt = str(draft.made);
+  const made = madeAt ? Date.parse(madeAt) : Number.NaN;
   const expired = Number.isFinite(made) ? made + DRAFT_LIFE_MS < now.getTime() : false;
-  return { ...(seedsOut(draft) as Record<string, unknown>), expired };
+  return { ...objectOr(seedsOut(draft)), expired };
 }
 
 export interface SummaryContext {
