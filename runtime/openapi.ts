@@ -16,19 +16,26 @@ export function buildOpenApi(functions: readonly StudioFunction[], version: stri
         "4XX": { description: "Bad input", content: { "application/json": { schema: errorSchema } } },
       },
     };
-    const params = [...fn.path.matchAll(/:([A-Za-z_]\w*)/g)].map((m) => ({
+    const schema = fn.input ? toSchema(fn.input) : undefined;
+    const params: Json[] = [...fn.path.matchAll(/:([A-Za-z_]\w*)/g)].map((m) => ({
       name: m[1],
       in: "path",
       required: true,
+      description: pathParamDescription(schema, m[1]),
       schema: { type: "string" },
     }));
-    const schema = fn.input ? toSchema(fn.input) : undefined;
     if (fn.method === "GET" || fn.method === "DELETE") {
       const props = (schema?.properties ?? {}) as Record<string, Json>;
       const required = new Set((schema?.required as string[] | undefined) ?? []);
       for (const [name, s] of Object.entries(props)) {
         if (params.some((p) => p.name === name)) continue;
-        params.push({ name, in: "query", required: required.has(name), schema: s as { type: string } });
+        params.push({
+          name,
+          in: "query",
+          required: required.has(name),
+          description: s.description,
+          schema: s,
+        });
       }
     } else if (schema) {
       op.requestBody = { required: true, content: { "application/json": { schema } } };
@@ -50,6 +57,20 @@ const errorSchema = {
   properties: { error: { type: "string" } },
   required: ["error"],
 };
+
+/**
+ * A path parameter's description, from the input schema's field of that name: its own description, or, when the
+ * schema is a union whose branches each fix the field to one value (POST /jobs/:action), the values it takes.
+ */
+function pathParamDescription(schema: Json | undefined, name: string): string | undefined {
+  const fields = [schema, ...((schema?.anyOf ?? schema?.oneOf ?? []) as Json[])]
+    .map((s) => (s?.properties as Record<string, Json> | undefined)?.[name])
+    .filter((f): f is Json => f !== undefined);
+  const values = fields.map((f) => f.const).filter((v) => v !== undefined);
+  if (values.length > 1) return `The ${name}: ${values.join(", ")}`;
+  const described = fields.find((f) => typeof f.description === "string");
+  return described ? String(described.description) : undefined;
+}
 
 function toSchema(schema: z.ZodType): Json | undefined {
   try {

@@ -215,3 +215,76 @@ describe("messages quote a long value by its start and its length", () => {
     expect(path.isAbsolute(long)).toBe(false);
   });
 });
+
+describe("every 400 says what was expected and what came", () => {
+  it("the shared fields answer in a person's words, through the routes", async () => {
+    const studio = await makeStudio();
+    try {
+      const ep = await studio.episode(SCRIPT);
+      const said = async (method: "GET" | "POST" | "PUT", route: string, input: Record<string, unknown>) => {
+        const answer = await studio.call(method, route, input);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+        return (answer.body as { error: string }).error;
+      };
+      expect(await said("GET", "/episode", { ep, pass: "FINAL" })).toBe(
+        'pass: must be "final" or "proxy" (got "FINAL")',
+      );
+      expect(await said("POST", "/discard", { ep, shot: "sh010", take: "x" })).toBe(
+        'take: must be a whole number (got "x")',
+      );
+      expect(await said("POST", "/discard", { ep, shot: "sh010", take: 1.5 })).toBe(
+        "take: must be a whole number (got 1.5)",
+      );
+      expect(await said("POST", "/discard", { ep, shot: "sh010", take: 0 })).toBe(
+        "take: must be at least 1 (got 0)",
+      );
+      expect(await said("GET", "/episode", { pass: "proxy" })).toBe("ep: required");
+      expect(await said("POST", "/build", { ep: 5 })).toBe("ep: must be text (got 5)");
+      expect(await said("POST", "/cut/copy", { ep, from: "proxy", to: "draft", what: "all" })).toBe(
+        'to: must be "final" or "proxy" (got "draft")',
+      );
+      expect(await said("GET", "/targets", { ready: "maybe" })).toBe(
+        'ready: must be 1 or 0, true or false (got "maybe")',
+      );
+      expect(await said("PUT", "/pick", { ep, shot: "sh010", take: 1, force: "yes" })).toBe(
+        'force: must be true or false (got "yes")',
+      );
+      expect(await said("POST", "/import", { parent: studio.root, scripts: "x" })).toBe(
+        'scripts: must be a list (got "x")',
+      );
+      expect(await said("POST", "/render", { ep, seed: "12a" })).toBe(
+        'seed: must be a string of digits (got "12a")',
+      );
+      expect(await said("POST", "/source/check", { ep, file: "notes", text: "" })).toBe(
+        'file: must be "script" or "series" (got "notes")',
+      );
+      // A long value is cut in the message like anywhere else.
+      const long = await said("GET", "/episode", { ep, pass: "p".repeat(5000) });
+      expect(long).toBe(`pass: must be "final" or "proxy" (got "${"p".repeat(80)}"… (5000 characters))`);
+    } finally {
+      await studio.cleanup();
+    }
+  }, 60_000);
+
+  it("no message is zod's own", () => {
+    const schema = z.object({
+      n: z.number().optional(),
+      s: z.string().min(2).optional(),
+      l: z.array(z.string()).max(1).optional(),
+      u: z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
+    });
+    const said = (data: unknown) => {
+      try {
+        parseInput(schema, data);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return "accepted";
+    };
+    expect(said({ n: "1" })).toBe('n: must be a number (got "1")');
+    expect(said({ s: "a" })).toBe('s: must be text of at least 2 characters (got "a")');
+    expect(said({ l: ["a", "b"] })).toBe('l: must be a list of at most 1 item (got ["a","b"])');
+    expect(said({ u: 5 })).toBe("u: must be text or an object (got 5)");
+    expect(said(null)).toBe("body: must be an object (got null)");
+  });
+});

@@ -217,10 +217,10 @@ describe("seeds (rule 1, §4.17)", () => {
     expect(big.body.queued[0]).toMatchObject({ seed: "18446744073709551615", seed_source: "typed" });
     expect(await readFile(sidecarOf(ep, "sh030", 1), "utf8")).toMatch(/"seed": 18446744073709551615,/);
 
-    refusal(await render({ ep, seed: true }), 400, "seed must be a string of digits");
-    refusal(await render({ ep, seed: "-1" }), 400, /^seed must be a string of digits/);
+    refusal(await render({ ep, seed: true }), 400, "seed: must be a string of digits (got true)");
+    refusal(await render({ ep, seed: "-1" }), 400, /^seed: must be a string of digits/);
     refusal(await render({ ep, seed: "18446744073709551616" }), 400, /between 0 and 2\^64-1/);
-    refusal(await render({ ep, seed: 1.5 }), 400, /^seed must be a string of digits/);
+    refusal(await render({ ep, seed: 1.5 }), 400, /^seed: must be a string of digits/);
     refusal(await render({ ep, seed_mode: "random" }), 400, /^seed_mode: /);
   });
 

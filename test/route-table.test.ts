@@ -2,9 +2,10 @@
 // and runtime/function.ts serves any subset of routes.
 import { readdir, readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { CONTRACT_ROUTES, isQueueRoute } from "../functions/contract.ts";
 import { functions, routes } from "../functions/index.ts";
-import type { StudioFunction } from "../lib/fn.ts";
+import { defineFunction, type StudioFunction } from "../lib/fn.ts";
 import { createApp } from "../runtime/app.ts";
 import { createFunctionHandler } from "../runtime/function.ts";
 import { buildOpenApi } from "../runtime/openapi.ts";
@@ -110,6 +111,66 @@ describe("route table", () => {
     expect(doc.paths["/studio/config"].put.requestBody).toBeTruthy();
   });
 });
+
+describe("the OpenAPI document's fields", () => {
+  it("gives every query, path and body field of every route a one-line description", () => {
+    const doc = buildOpenApi(functions, "test") as { paths: Record<string, Record<string, Operation>> };
+    const missing: string[] = [];
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const route = `${method.toUpperCase()} ${p}`;
+        for (const param of op.parameters ?? []) {
+          if (!oneLine(param.description)) missing.push(`${route} ${param.in} ${param.name}`);
+        }
+        const body = op.requestBody?.content["application/json"].schema;
+        if (body) undescribed(body, `${route} body`, missing);
+      }
+    }
+    expect(missing, `fields without a one-line description:\n${missing.join("\n")}`).toEqual([]);
+  });
+
+  it("fails for a field without one", () => {
+    const fn = defineFunction({
+      method: "POST",
+      path: "/probe",
+      summary: "probe",
+      input: z.object({ a: z.string().describe("A field"), b: z.object({ c: z.number() }).describe("B") }),
+      handler: () => null,
+    });
+    const doc = buildOpenApi([fn], "test") as { paths: Record<string, Record<string, Operation>> };
+    const missing: string[] = [];
+    undescribed(
+      doc.paths["/studio/probe"].post.requestBody?.content["application/json"].schema,
+      "probe",
+      missing,
+    );
+    expect(missing).toEqual(["probe.b.c"]);
+  });
+});
+
+interface Operation {
+  parameters?: { name: string; in: string; description?: string }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+}
+// biome-ignore lint/suspicious/noExplicitAny: JSON Schema nodes are walked by their keys
+type JsonSchema = any;
+
+const oneLine = (text: unknown): boolean =>
+  typeof text === "string" && text.trim() !== "" && !text.includes("\n");
+
+/** Every named property below `schema` (nested objects, list items and union branches too) lacking a description. */
+function undescribed(schema: JsonSchema, at: string, missing: string[]): void {
+  if (!schema || typeof schema !== "object") return;
+  for (const [key, prop] of Object.entries<JsonSchema>(schema.properties ?? {})) {
+    if (!oneLine(prop?.description)) missing.push(`${at}.${key}`);
+    undescribed(prop, `${at}.${key}`, missing);
+  }
+  for (const branch of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) {
+    undescribed(branch, at, missing);
+  }
+  if (schema.items) undescribed(schema.items, `${at}[]`, missing);
+  if (schema.additionalProperties) undescribed(schema.additionalProperties, `${at}.*`, missing);
+}
 
 // Every "METHOD `/studio/path`" and "METHOD /studio/path" the contract names, read from its text.
 async function contractMentions(): Promise<Set<string>> {

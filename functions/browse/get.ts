@@ -40,7 +40,10 @@ export default defineFunction({
   path: "/browse",
   summary:
     "List the folders (and optionally image, audio or video files) of a folder; no path: starting points",
-  input: z.object({ path: z.string().optional(), files: z.string().optional() }),
+  input: z.object({
+    path: z.string().optional().describe("The absolute folder to list; left out: the starting points"),
+    files: z.string().optional().describe("Also list files of this kind: image, audio or video"),
+  }),
   async handler(input, ctx) {
     const kind = input.files ? input.files : null;
     if (kind !== null && !(kind in EXTENSIONS)) {

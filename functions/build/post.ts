@@ -3,12 +3,13 @@ import { z } from "zod";
 import { buildFolder } from "../../lib/episode/build.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { ep } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
   path: "/build",
   summary: "Build the episode: final then proxy shot lists, shots.json and the reference work order",
-  input: z.object({ ep: z.string() }),
+  input: z.object({ ep }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     return buildFolder(ctx, ep);

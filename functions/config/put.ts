@@ -8,8 +8,13 @@ export default defineFunction({
   path: "/config",
   summary: "Set the roots (each must exist) and optionally review_copy; answers the new config",
   input: z.object({
-    roots: z.array(z.string()),
-    review_copy: z.boolean().nullish(),
+    roots: z
+      .array(z.string())
+      .describe("The folders episodes are opened from: absolute paths of existing folders"),
+    review_copy: z
+      .boolean()
+      .nullish()
+      .describe("Keep a review copy of each assembled cut; left out: unchanged"),
   }),
   handler(input, ctx) {
     return writeConfig(ctx, { roots: input.roots, review_copy: input.review_copy ?? undefined });

@@ -4,14 +4,18 @@ import { CUT_WHAT, copyCut } from "../../lib/episode/cut-edit.ts";
 import { badRequest } from "../../lib/errors.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-
-const pass = z.enum(["final", "proxy"]);
+import { ep, passName } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
   path: "/cut/copy",
   summary: "Copy one pass's cut order, trims, audio or all of them onto the other pass",
-  input: z.object({ ep: z.string(), from: pass, to: pass, what: z.enum(CUT_WHAT) }),
+  input: z.object({
+    ep,
+    from: passName.describe("The pass whose cut is copied"),
+    to: passName.describe("The pass whose cut receives it"),
+    what: z.enum(CUT_WHAT).describe("What to copy: the order, the trims, the audio or all"),
+  }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     if (input.from === input.to) throw badRequest("from and to must be different passes");

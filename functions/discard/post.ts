@@ -3,21 +3,21 @@ import { z } from "zod";
 import { discardTake } from "../../lib/episode/discard.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { shotId } from "../../lib/schema/fields.ts";
+import { ep, pass, shotId, take } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
   path: "/discard",
   summary: "Move a take's files to renders[_proxy]/_trash/<shot>/; cut entries playing it lose their pick",
   input: z.object({
-    ep: z.string(),
-    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+    ep,
+    pass,
     shot: shotId,
-    take: z.number().int().min(1),
+    take,
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const answer = await discardTake(ep, input.pass || "proxy", input.shot, input.take, ctx.now());
+    const answer = await discardTake(ep, input.pass, input.shot, input.take, ctx.now());
     ctx.events.emit("studio.episode", { ep });
     return answer;
   },

@@ -6,18 +6,19 @@ import { notFound } from "../../lib/errors.ts";
 import { defineFunction, JsonText } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
+import { ep, pass } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "GET",
   path: "/episode",
   summary: "Episode status: shots in cut order with takes, cut picks, overrides, targets and staleness",
   input: z.object({
-    ep: z.string(),
-    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+    ep,
+    pass,
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const pass = input.pass || "proxy";
+    const pass = input.pass;
     // Render sweep (States table): queued takes whose job is gone are closed before the answer; an unbuilt pass
     // has nothing to sweep and is refused below.
     await sweepQueuedTakes(ctx, ep, pass);

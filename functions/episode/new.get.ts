@@ -14,9 +14,9 @@ export default defineFunction({
   path: "/episode/new",
   summary: "What a new episode under a folder starts from: the newest episode there, its config, a name",
   input: z.object({
-    parent: z.string(),
+    parent: z.string().describe("The folder the new episode goes in: an absolute path inside a root"),
     // The show's name is only used when creating; accepted here so the page can send the same fields.
-    show: z.string().optional(),
+    show: z.string().optional().describe("The show's name (used when creating; accepted here and ignored)"),
   }),
   async handler(input, ctx) {
     const parent = await resolveParent(input.parent, ctx);

@@ -27,13 +27,16 @@ export default defineFunction({
   summary:
     "Create an episode folder with its script and its own series.json, from the newest episode or a starter",
   input: z.object({
-    parent: z.string(),
-    name: z.string(),
-    title: z.string().nullish(),
-    series_id: z.string().nullish(),
-    show: z.string().nullish(),
-    series: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-    script: z.string().nullish(),
+    parent: z.string().describe("The folder the new episode goes in: an absolute path inside a root"),
+    name: z.string().describe("The new episode's folder name, like ep02"),
+    title: z.string().nullish().describe("The episode's title, one line"),
+    series_id: z.string().nullish().describe("The series id written into a first episode's series.json"),
+    show: z.string().nullish().describe("The show's name written into a first episode's series.json"),
+    series: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .nullish()
+      .describe("The series config to use, as JSON text or an object; left out: the newest episode's"),
+    script: z.string().nullish().describe("The script text; left out: a skeleton from the template"),
   }),
   async handler(input, ctx) {
     const parent = await resolveParent(input.parent, ctx);

@@ -2,12 +2,13 @@
 import { z } from "zod";
 import { servedFile } from "../../lib/episode/served-file.ts";
 import { defineFunction, FileReply } from "../../lib/fn.ts";
+import { ep } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "GET",
   path: "/file",
   summary: "Stream a file of the episode (Range, ETag, HEAD); content type from the extension",
-  input: z.object({ ep: z.string(), path: z.string() }),
+  input: z.object({ ep, path: z.string().describe("The file: a path relative to the episode folder") }),
   async handler(input, ctx) {
     return new FileReply(await servedFile(ctx, input.ep, input.path));
   },

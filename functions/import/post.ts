@@ -16,7 +16,9 @@ import { defineFunction } from "../../lib/fn.ts";
 import { validateFolderName } from "../../lib/paths/folder-name.ts";
 import { headerId } from "../../lib/script/header.ts";
 
-const seriesValue = z.union([z.string(), z.record(z.string(), z.unknown())]);
+const seriesValue = z
+  .union([z.string(), z.record(z.string(), z.unknown())])
+  .describe("A series config as JSON text or an object");
 
 interface Imported {
   ep: string;
@@ -30,12 +32,21 @@ export default defineFunction({
   path: "/import",
   summary: "Make one episode folder per script (named from its header) with its config; nothing is built",
   input: z.object({
-    parent: z.string(),
-    show: z.string().nullish(),
-    series: seriesValue.nullish(),
+    parent: z.string().describe("The show folder the episodes go in: an absolute path inside a root"),
+    show: z.string().nullish().describe("The show's name, one line; left out: the folder's name"),
+    series: seriesValue
+      .nullish()
+      .describe("The series config for scripts without their own; left out: the folder's"),
     scripts: z
-      .array(z.object({ name: z.string(), text: z.string(), series: seriesValue.nullish() }))
-      .min(1, "give at least one script"),
+      .array(
+        z.object({
+          name: z.string().describe("The script's file name, for the answer"),
+          text: z.string().describe("The script text; its `= <id>  <title>` header names the folder"),
+          series: seriesValue.nullish().describe("This script's own series config"),
+        }),
+      )
+      .min(1, "give at least one script")
+      .describe("The scripts to import, one episode folder each"),
   }),
   async handler(input, ctx) {
     const parent = await resolveParent(input.parent, ctx);

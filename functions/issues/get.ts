@@ -3,14 +3,15 @@ import { z } from "zod";
 import { listIssues } from "../../lib/episode/issues.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { ep, passFilter } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "GET",
   path: "/issues",
   summary: "List the issue notes (both passes, or one with pass)",
-  input: z.object({ ep: z.string(), pass: z.enum(["final", "proxy"]).or(z.literal("")).optional() }),
+  input: z.object({ ep, pass: passFilter }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    return { issues: await listIssues(ep, input.pass || null) };
+    return { issues: await listIssues(ep, input.pass) };
   },
 });

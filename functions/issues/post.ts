@@ -3,22 +3,22 @@ import { z } from "zod";
 import { addIssue } from "../../lib/episode/issues.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { shotId } from "../../lib/schema/fields.ts";
+import { ep, pass, shotId, take } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
   path: "/issues",
   summary: "Add an issue note about a shot of a pass (take defaults to the cut's, else the newest usable)",
   input: z.object({
-    ep: z.string(),
-    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+    ep,
+    pass,
     shot: shotId,
-    note: z.string(),
-    take: z.number().int().min(1).nullable().optional(),
+    note: z.string().describe("What is wrong, in a person's words"),
+    take: take.nullish().describe("The take the note is about; left out: the cut's, else the newest usable"),
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const pass = input.pass || "proxy";
+    const pass = input.pass;
     const issue = await addIssue(
       ep,
       { pass, shot: input.shot, note: input.note, take: input.take },

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { badRequest } from "../../lib/errors.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/index.ts";
+import { ep } from "../../lib/schema/fields.ts";
 import { modelsPicker, showDirOf } from "../../lib/targets/listing.ts";
 
 export default defineFunction({
@@ -10,7 +11,11 @@ export default defineFunction({
   path: "/models",
   summary:
     "Installed model files for a target's model param, grouped: the target's family, then unverified files",
-  input: z.object({ target: z.string().optional(), param: z.string().optional(), ep: z.string().optional() }),
+  input: z.object({
+    target: z.string().optional().describe("The target whose model files are listed (required)"),
+    param: z.string().optional().describe("The target's model param; left out: model"),
+    ep: ep.optional().describe("An episode, so a show's own targets are found too"),
+  }),
   async handler(input, ctx) {
     if (!input.target) throw badRequest("target is required");
     const showDir = input.ep ? await showDirOf(await resolveEpisode(input.ep, ctx)) : null;

@@ -3,31 +3,29 @@ import { z } from "zod";
 import { pickTake } from "../../lib/episode/cut-edit.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { shotId } from "../../lib/schema/fields.ts";
-
-const pass = z.enum(["final", "proxy"]);
+import { ep, pass, passFilter, shotId, take } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "PUT",
   path: "/pick",
   summary: "Pick the take a pass's cut plays for a shot (null: back to the latest usable take)",
   input: z.object({
-    ep: z.string(),
-    pass: pass.or(z.literal("")).nullish(),
+    ep,
+    pass,
     shot: shotId,
-    take: z.number().int().min(1).nullable(),
-    from_pass: pass.or(z.literal("")).nullish(),
-    force: z.boolean().nullish(),
+    take: take.nullable().describe("The take the cut plays; null: back to the latest usable take"),
+    from_pass: passFilter.describe("Play a take of this other pass; left out: the pass's own"),
+    force: z.boolean().nullish().describe("Pick even when the shot is locked or the take is not usable"),
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     const cut = await pickTake(
       ep,
       {
-        pass: input.pass || "proxy",
+        pass: input.pass,
         shot: input.shot,
         take: input.take,
-        fromPass: input.from_pass || null,
+        fromPass: input.from_pass,
         force: input.force ?? false,
       },
       ctx.now(),

@@ -3,14 +3,14 @@ import { z } from "zod";
 import { planPromote } from "../../lib/episode/promote.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { shotId } from "../../lib/schema/fields.ts";
+import { ep, shotId } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "GET",
   path: "/promote",
   summary:
     "Plan a promote: which overrides become script lines or series config values (verified in memory), what stays and why, diffs",
-  input: z.object({ ep: z.string(), shot: shotId.optional() }),
+  input: z.object({ ep, shot: shotId.optional().describe("Plan only this shot's overrides") }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     return planPromote(ctx, ep, input.shot);

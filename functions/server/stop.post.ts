@@ -8,7 +8,9 @@ export default defineFunction({
   path: "/server/stop",
   summary: "Stop the server (403 unless called from this machine); restart: true exits with code 3",
   localOnly: true,
-  input: z.object({ restart: z.boolean().nullish() }),
+  input: z.object({
+    restart: z.boolean().nullish().describe("Exit with code 3 so a launcher loop starts it again"),
+  }),
   handler(input, ctx) {
     if (!ctx.server) throw new StudioError(501, "server/stop: this runtime has no server to stop");
     const restart = input.restart === true;

@@ -4,23 +4,25 @@ import { z } from "zod";
 import { shotDetail } from "../../lib/episode/shot-detail.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { shotId, targetIdOrBlank } from "../../lib/schema/fields.ts";
+import { ep, pass, shotId, targetIdOrBlank } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "GET",
   path: "/shot",
   summary: "One shot: built entry, override, effective settings, refs used and every take's sidecar",
   input: z.object({
-    ep: z.string(),
-    pass: z.enum(["final", "proxy"]).or(z.literal("")).nullish(),
+    ep,
+    pass,
     shot: shotId,
-    target: targetIdOrBlank.nullish(),
+    target: targetIdOrBlank
+      .nullish()
+      .describe("Answer as for a one-off render on this target; nothing is written"),
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     return shotDetail(
       ctx,
-      { ep, pass: input.pass || "proxy", shot: input.shot, target: input.target || null },
+      { ep, pass: input.pass, shot: input.shot, target: input.target || null },
       ctx.now(),
     );
   },

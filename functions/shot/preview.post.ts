@@ -7,18 +7,18 @@ import { readSources } from "../../lib/episode/sources.ts";
 import { badRequest } from "../../lib/errors.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { shotId, targetId } from "../../lib/schema/fields.ts";
+import { ep, pass, shotId, targetId } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
   path: "/shot/preview",
   summary: "Compile one shot from edited text: target, size, length, prompt, pacing",
   input: z.object({
-    ep: z.string(),
-    pass: z.enum(["final", "proxy"]).nullish(),
+    ep,
+    pass,
     shot: shotId,
-    text: z.string(),
-    target: targetId.nullish(),
+    text: z.string().describe("The shot's edited text, from its header to the next shot"),
+    target: targetId.nullish().describe("Compile for this video target instead of the shot's own"),
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
@@ -38,7 +38,7 @@ export default defineFunction({
       seriesText: sources.series.text,
       scriptText: script,
       shot: input.shot,
-      pass: input.pass ?? "proxy",
+      pass: input.pass,
       target: input.target ?? undefined,
       offset,
     });

@@ -3,13 +3,14 @@ import { z } from "zod";
 import { runCheck } from "../../lib/episode/compile-pool.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { ep, sourceFile } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "POST",
   path: "/source/check",
   summary:
     "Check a script or series config text (parse, load, build the final pass in memory); nothing is written",
-  input: z.object({ ep: z.string(), file: z.enum(["script", "series"]), text: z.string() }),
+  input: z.object({ ep, file: sourceFile, text: z.string().describe("The proposed text of that file") }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     return runCheck(ctx, ep, input.file, input.text);

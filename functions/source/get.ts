@@ -5,21 +5,19 @@ import { readSourceFile } from "../../lib/episode/source-file.ts";
 import { readSources } from "../../lib/episode/sources.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { ep, queryFlag, sourceFile } from "../../lib/schema/fields.ts";
 import { shotSpans } from "../../lib/script/story.ts";
-
-const FLAG = z
-  .enum(["1", "true", "yes", "on", "0", "false", "no", "off", ""], {
-    error: "must be 1 or true (or 0 / false)",
-  })
-  .optional()
-  .transform((v) => v === "1" || v === "true" || v === "yes" || v === "on");
 
 export default defineFunction({
   method: "GET",
   path: "/source",
   summary:
     "Read the script or the series config: text (LF, no BOM), hash of the bytes on disk, mtime, shot spans",
-  input: z.object({ ep: z.string(), file: z.enum(["script", "series"]), hash_only: FLAG }),
+  input: z.object({
+    ep,
+    file: sourceFile,
+    hash_only: queryFlag.describe("1: answer only the hash and mtime"),
+  }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     const src = await readSourceFile(ep, input.file);

@@ -4,6 +4,7 @@ import { runCheck } from "../../lib/episode/compile-pool.ts";
 import { rebuildEpisode, saveSourceFile } from "../../lib/episode/source-file.ts";
 import { defineFunction } from "../../lib/fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { ep, sourceFile } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "PUT",
@@ -11,11 +12,14 @@ export default defineFunction({
   summary:
     "Save the script or series config (history copy, same BOM and line endings), check it and rebuild; 409 when base_hash is stale",
   input: z.object({
-    ep: z.string(),
-    file: z.enum(["script", "series"]),
-    text: z.string(),
-    base_hash: z.string().optional(),
-    rebuild: z.boolean().default(true),
+    ep,
+    file: sourceFile,
+    text: z.string().describe("The new text of that file"),
+    base_hash: z
+      .string()
+      .optional()
+      .describe("The hash the edit started from (409 when the file changed since)"),
+    rebuild: z.boolean().default(true).describe("Rebuild the episode after saving (default true)"),
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);

@@ -5,12 +5,17 @@ import { badRequest } from "../../lib/errors.ts";
 import { defineFunction, FileReply } from "../../lib/fn.ts";
 import { thumbnail, thumbWidth } from "../../lib/media/thumbs.ts";
 import { realRoots, rootsFence } from "../../lib/paths/index.ts";
+import { ep } from "../../lib/schema/fields.ts";
 
 export default defineFunction({
   method: "GET",
   path: "/thumb",
   summary: "A picture made small (width 128, 256, 512 or 1024; JPEG on white); a non-picture is served as is",
-  input: z.object({ ep: z.string(), path: z.string(), w: z.string() }),
+  input: z.object({
+    ep,
+    path: z.string().describe("The picture: a path relative to the episode folder"),
+    w: z.string().describe("The width in pixels, rounded up to 128, 256, 512 or 1024"),
+  }),
   async handler(input, ctx) {
     const w = input.w.trim();
     if (!/^\d+$/.test(w) || Number(w) < 1) {

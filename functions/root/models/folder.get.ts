@@ -8,7 +8,12 @@ export default defineFunction({
   method: "GET",
   path: "/models/:folder",
   summary: "The files in one of the local engine's model folders, as the engine answers them",
-  input: z.object({ folder: z.string().min(1, "must be a model folder name") }),
+  input: z.object({
+    folder: z
+      .string()
+      .min(1, "must be a model folder name")
+      .describe("The engine's model folder, like checkpoints"),
+  }),
   handler(input, ctx) {
     return passThrough(
       ctx,

@@ -9,7 +9,9 @@ export default defineFunction({
   path: "/object_info/:node",
   summary:
     "One node class from the local engine's catalogue (an unknown class is {}), as the engine answers it",
-  input: z.object({ node: z.string().min(1, "must be a node class name") }),
+  input: z.object({
+    node: z.string().min(1, "must be a node class name").describe("The engine's node class, like KSampler"),
+  }),
   handler(input, ctx) {
     return passThrough(
       ctx,
