@@ -7,11 +7,12 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { silentLogger } from "../lib/context.ts";
 import type { Engine, EngineJob } from "../lib/engines/types.ts";
+import type { JobHandler } from "../lib/jobs/kinds.ts";
 import { createJobStore } from "../lib/jobs/store.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
+import { plainKind } from "../workers/jobs/index.ts";
 import { OutboxWriter } from "../workers/outbox.ts";
 import { WorkerPool } from "../workers/pool.ts";
-import type { JobHandler } from "../workers/types.ts";
 import { benchServices } from "./show.ts";
 
 const JOBS = 50;
@@ -135,10 +136,12 @@ async function once(outbox: boolean): Promise<Figures> {
       allDone = resolve;
     });
     const pool = new WorkerPool({
-      services,
+      services: {
+        ...services,
+        engines: { get: () => engine, comfyAt: services.engines.comfyAt, close: async () => {} },
+      },
       store: timed(store, claimMs, held),
-      handlers: { render: handler },
-      engines: () => engine,
+      kinds: { render: plainKind(handler) },
       emit: (kind, data) => {
         writer?.emit(kind, data);
         const status = (data as { status?: string }).status;

@@ -1,7 +1,8 @@
 // The synthetic series config the benchmarks build against (four subjects, two plated locations), and the
 // services they run with.
-import type { Services } from "../lib/context.ts";
+
 import { silentLogger } from "../lib/context.ts";
+import { type OwnedServices, withServices } from "../runtime/services.ts";
 
 export function benchSeries(overrides: { target?: string; proxy?: { width: number; height: number } } = {}) {
   return {
@@ -34,8 +35,8 @@ export function benchServices(
   home: string,
   env: Record<string, string | undefined> = {},
   roles: string[] = ["api"],
-): Services {
-  return {
+): OwnedServices {
+  return withServices({
     home,
     env,
     roles,
@@ -43,5 +44,5 @@ export function benchServices(
     log: silentLogger,
     events: { emit() {} },
     now: () => new Date(),
-  };
+  });
 }

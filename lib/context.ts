@@ -1,4 +1,9 @@
 // What a handler receives besides its input: the services of the process and the request at hand.
+import type { Engines } from "./engines/registry.ts";
+import type { JobKinds } from "./jobs/kinds.ts";
+import type { JobStore } from "./jobs/types.ts";
+import type { JobSignals } from "./jobs/wake.ts";
+
 export interface Logger {
   /** Detail for tracing a problem: shown only with STUDIO_LOG=debug. */
   debug(message: string, extra?: Record<string, unknown>): void;
@@ -30,6 +35,14 @@ export interface Services {
   events: EventSink;
   now(): Date;
   server?: ServerControl;
+  /** The job store, opened on first call (opening runs the migrations) and the same store after. */
+  jobs(): Promise<JobStore>;
+  /** In-process wake-ups between the routes and a worker pool of this process. */
+  jobSignals: JobSignals;
+  /** Every job kind this process knows: its payload's schema, how it runs, how it is retried. */
+  jobKinds: JobKinds;
+  /** The engine of each backend, made once (per backend and address) for the life of the process. */
+  engines: Engines;
 }
 
 export interface Ctx extends Services {

@@ -4,9 +4,7 @@ import { serve } from "@hono/node-server";
 import { routes } from "../functions/index.ts";
 import type { EventSink, ServerControl } from "../lib/context.ts";
 import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
-import { openJobStore } from "../lib/jobs/store.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
-import { loadHandlers } from "../workers/handlers.ts";
 import { OutboxTail, OutboxWriter } from "../workers/outbox.ts";
 import { defaultOwner, poolSettingsFromEnv, WorkerPool } from "../workers/pool.ts";
 import { createApp } from "./app.ts";
@@ -64,10 +62,9 @@ export async function main(
   };
   const services = await createServices({ env, log, events });
   const settings = poolSettingsFromEnv(env);
-  const handlers = services.roles.includes("worker") ? await loadHandlers(env) : {};
   let store: JobStore | null = null;
   try {
-    store = await openJobStore(services);
+    store = await services.jobs();
     // The paid-run counter counts this server session only (contract: GET /studio/jobs `paid`).
     if (services.roles.includes("api")) await store.paidReset();
     outbox = new OutboxWriter(store, origin, log);
@@ -80,7 +77,6 @@ export async function main(
       ? new WorkerPool({
           services,
           store,
-          handlers,
           owner: origin,
           leaseMs: settings.leaseMs,
           concurrency: settings.concurrency,
@@ -133,7 +129,7 @@ export async function main(
       await pool?.stop({ graceful: true }).catch((err: unknown) => log.error(`worker pool: ${String(err)}`));
       await tail?.stop();
       await outbox?.flush();
-      await store?.close().catch(() => {});
+      await services.close().catch(() => {});
       hub.closeAll();
       wss.close();
       server.close(() => process.exit(code));

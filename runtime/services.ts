@@ -1,7 +1,14 @@
-// Builds the process-wide services (settings folder, roles, version, log, events) from the environment.
+// Builds the process-wide services once from the environment: settings folder, roles, version, log, events, and
+// the job store, job signals, job kinds and engines every handler and job reaches through them.
 import { readFile } from "node:fs/promises";
 import { studioHome } from "../lib/config/home.ts";
 import type { EventSink, Logger, Services } from "../lib/context.ts";
+import { createEngines, type Engines } from "../lib/engines/registry.ts";
+import type { JobKinds } from "../lib/jobs/kinds.ts";
+import { jobStoreOpener } from "../lib/jobs/store.ts";
+import type { JobStore, NewJob } from "../lib/jobs/types.ts";
+import { createJobSignals } from "../lib/jobs/wake.ts";
+import { jobKinds, loadJobKinds } from "../workers/jobs/index.ts";
 
 export const DEFAULT_ROLES = ["api", "worker"];
 
@@ -23,18 +30,96 @@ export function packageVersion(): Promise<string> {
   return versionText;
 }
 
+/** The services a process owns: it closes them when it stops. */
+export interface OwnedServices extends Services {
+  /** Close what was opened: the job store, the engines' connections. */
+  close(): Promise<void>;
+}
+
+/** What a test or a host may put in place of the built services (an in-memory store, scripted engines). */
+export interface ServiceParts {
+  jobs?: () => Promise<JobStore>;
+  engines?: Engines;
+  jobKinds?: JobKinds;
+}
+
+/** The basic services plus the ones built on them: job store (opened on first use), signals, job kinds, engines. */
+export function withServices(
+  base: Omit<Services, "jobs" | "jobSignals" | "jobKinds" | "engines">,
+  parts: ServiceParts = {},
+): OwnedServices {
+  const logged = new WeakMap<JobStore, JobStore>();
+  const services: OwnedServices = {
+    ...base,
+    // Every process logs the jobs it queues and the waiting ones it cancels; the pool logs the rest.
+    jobs: async () => {
+      const store = await open();
+      let out = logged.get(store);
+      if (!out) {
+        out = loggedStore(store, services.log);
+        logged.set(store, out);
+      }
+      return out;
+    },
+    jobSignals: createJobSignals(),
+    jobKinds: parts.jobKinds ?? jobKinds,
+    engines:
+      parts.engines ??
+      createEngines({
+        get env() {
+          return services.env;
+        },
+        get home() {
+          return services.home;
+        },
+      }),
+    async close() {
+      if (!parts.jobs) await opener.close();
+      await services.engines.close();
+    },
+  };
+  // Reads the services when it opens (a test may move the clock first); making it opens nothing.
+  const opener = jobStoreOpener(services);
+  const open = parts.jobs ?? opener.open;
+  return services;
+}
+
+/** The store with a log line for each job queued and each waiting job canceled. */
+function loggedStore(store: JobStore, log: Logger): JobStore {
+  const add = store.add.bind(store);
+  const cancel = store.cancel.bind(store);
+  // Built on the store itself, so a class-based store (the tests' in-memory one) keeps its other methods.
+  const logged: JobStore = Object.create(store);
+  logged.add = async (job: NewJob) => {
+    const added = await add(job);
+    log.info(`job ${added.id} queued: ${added.kind} "${added.title}" on ${added.lane}`);
+    return added;
+  };
+  logged.cancel = async (id: string) => {
+    const job = await cancel(id);
+    log.info(job.status === "canceled" ? `job ${id} canceled before it ran` : `job ${id}: cancel asked for`);
+    return job;
+  };
+  return logged;
+}
+
 export async function createServices(opts: {
   env: Record<string, string | undefined>;
   log: Logger;
   events: EventSink;
-}): Promise<Services> {
-  return {
-    home: studioHome(opts.env),
-    env: opts.env,
-    roles: parseRoles(opts.env.STUDIO_ROLES),
-    version: await packageVersion(),
-    log: opts.log,
-    events: opts.events,
-    now: () => new Date(),
-  };
+}): Promise<OwnedServices> {
+  const roles = parseRoles(opts.env.STUDIO_ROLES);
+  return withServices(
+    {
+      home: studioHome(opts.env),
+      env: opts.env,
+      roles,
+      version: await packageVersion(),
+      log: opts.log,
+      events: opts.events,
+      now: () => new Date(),
+    },
+    // Extension kinds are loaded where jobs run; every process knows the shipped kinds (a retry may be asked anywhere).
+    { jobKinds: roles.includes("worker") ? await loadJobKinds(opts.env) : jobKinds },
+  );
 }

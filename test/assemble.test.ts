@@ -5,7 +5,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TakeRecord } from "../lib/episode/takes.ts";
-import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { assembleEpisode } from "../lib/media/assemble.ts";
 import { clipSamples, concatList, fpsText, graphPath, soundGraph } from "../lib/media/assemble-args.ts";
 import { type CutShot, chooseClips, filesToProbe, planAssembly } from "../lib/media/assemble-plan.ts";
@@ -544,11 +544,11 @@ describe("POST /studio/assemble", () => {
   let pool: WorkerPool;
 
   beforeAll(async () => {
-    store = await openJobStore(s.env.services);
+    store = await s.env.services.jobs();
     pool = new WorkerPool({
       services: s.env.services,
       store,
-      handlers: { assemble: assembleJob },
+      kinds: { assemble: assembleJob },
       pollMs: 50,
       emit: () => {},
     });

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import { configuredBackends, listBackends } from "../lib/backends/list.ts";
 import { effectiveSettings } from "../lib/config/settings-store.ts";
-import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
 import type { NewJob } from "../lib/jobs/types.ts";
 import { createApp } from "../runtime/app.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
@@ -309,7 +309,7 @@ describe("GET /queue", () => {
 
   /** A running job the engine already lists (p-running), a queued job, and a finished one. */
   async function jobs() {
-    store = await openJobStore(env.services);
+    store = await env.services.jobs();
     const running = await store.add(job("sh010"));
     const claimed = await store.claim("test-worker", 60_000, ["local"]);
     expect(claimed?.id).toBe(running.id);
@@ -367,7 +367,7 @@ describe("GET /queue", () => {
     const odd = await serve((_req, res) => json(res, 200, { hello: "world" }));
     try {
       await setup({ STUDIO_LOCAL_URL: odd.url });
-      store = await openJobStore(env.services);
+      store = await env.services.jobs();
       const { body } = await call("/queue");
       expect(body).toEqual({
         queue_running: [],

@@ -8,7 +8,6 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { settingsFile } from "../lib/config/settings.ts";
-import { openJobStore } from "../lib/jobs/store.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
@@ -209,7 +208,7 @@ beforeAll(async () => {
   await pointAt(double);
 
   // Lane `local` runs two jobs at once, so one prompt can wait in ComfyUI's own queue (not settable over HTTP).
-  const store = await openJobStore(env.services);
+  const store = await env.services.jobs();
   try {
     await store.setParallel("local", 2);
   } finally {

@@ -6,8 +6,7 @@ import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { clearReadinessCache } from "../lib/engines/comfyui/readiness.ts";
-import { closeComfyEngines, engineFor } from "../lib/engines/registry.ts";
-import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { queueRender } from "../lib/render/queue.ts";
 import { renderBody, renderRequest } from "../lib/render/request.ts";
 import { retrySidecar } from "../lib/render/retry.ts";
@@ -102,8 +101,7 @@ function startPool(): WorkerPool {
   const pool = new WorkerPool({
     services,
     store,
-    handlers: { render: renderJob },
-    engines: (backend) => engineFor(backend, services),
+    kinds: { render: renderJob },
     emit: (kind, data) => services.events.emit(kind, data),
     pollMs: 20,
     leaseMs: 5_000,
@@ -136,10 +134,10 @@ const readinessOf = async (id: string, ep?: string): Promise<Any> => {
 
 beforeAll(async () => {
   s = await makeStudio();
-  store = await openJobStore(s.env.services);
+  store = await s.env.services.jobs();
 });
 afterAll(async () => {
-  await closeComfyEngines();
+  await s.env.services.engines.close();
   for (const d of doubles) await d.close();
   await store.close();
   await s.cleanup();
@@ -241,7 +239,7 @@ describe("a take that fails at queue time", () => {
     const req = renderRequest(renderBody.parse({ ep, shots: ["sh020"] }));
     const res = await queueRender(services, ep, req, {
       store: refusing,
-      engine: (backend) => engineFor(backend, services),
+      engine: (backend) => services.engines.get(backend),
     });
     expect(res.queued).toEqual([]);
     expect(res.errors).toEqual([

@@ -6,38 +6,40 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { BUILTIN_TARGETS } from "../lib/engines/builtin/index.ts";
-import {
-  closeComfyEngines,
-  comfyEngineAt,
-  engineFor,
-  laneUnready,
-  localAddress,
-} from "../lib/engines/registry.ts";
+import { createEngines, type Engines, laneUnready, localAddress } from "../lib/engines/registry.ts";
 import { shippedTargets } from "../lib/targets/registry.ts";
 
-describe("engineFor", () => {
+describe("the engine registry", () => {
   const services = { env: { PATH: process.env.PATH }, home: path.join(os.tmpdir(), "studio-registry-none") };
   const homes: string[] = [];
+  const made: Engines[] = [];
+  /** A registry as a process's services hold one. */
+  const registry = (at: { env: Record<string, string | undefined>; home: string }) => {
+    const engines = createEngines(at);
+    made.push(engines);
+    return engines;
+  };
+  const engines = registry(services);
   afterAll(async () => {
-    await closeComfyEngines();
+    for (const e of made) await e.close();
     for (const h of homes) await rm(h, { recursive: true, force: true });
   });
 
   it("resolves the built-in engine, one instance per environment", () => {
-    const engine = engineFor("builtin", services);
+    const engine = engines.get("builtin");
     expect(engine.backend).toBe("builtin");
-    expect(engineFor("builtin", services)).toBe(engine);
-    expect(engineFor("builtin", { ...services, env: { ...services.env } })).not.toBe(engine);
+    expect(engines.get("builtin")).toBe(engine);
+    expect(registry({ ...services, env: { ...services.env } }).get("builtin")).not.toBe(engine);
     for (const step of ["prepare", "submit", "collect", "cancel"] as const) {
       expect(typeof engine[step]).toBe("function");
     }
   });
 
   it("resolves the local lane, one per environment and settings folder", () => {
-    const engine = engineFor("local", services);
+    const engine = engines.get("local");
     expect(engine.backend).toBe("local");
-    expect(engineFor("local", services)).toBe(engine);
-    expect(engineFor("local", { ...services, home: `${services.home}-2` })).not.toBe(engine);
+    expect(engines.get("local")).toBe(engine);
+    expect(registry({ ...services, home: `${services.home}-2` }).get("local")).not.toBe(engine);
     for (const step of ["prepare", "submit", "collect", "cancel"] as const) {
       expect(typeof engine[step]).toBe("function");
     }
@@ -58,20 +60,20 @@ describe("engineFor", () => {
       JSON.stringify({ engine_url: "http://127.0.0.1:9001", local_url: "http://127.0.0.1:9002" }),
     );
     expect(await localAddress({ home: `${home}/./.`, env: {} })).toBe("http://127.0.0.1:9002");
-    expect(comfyEngineAt("http://127.0.0.1:9002")).toBe(comfyEngineAt("http://127.0.0.1:9002"));
-    expect(comfyEngineAt("http://127.0.0.1:9002").url).toMatch(/^http:\/\/127\.0\.0\.1:9002/);
+    expect(engines.comfyAt("http://127.0.0.1:9002")).toBe(engines.comfyAt("http://127.0.0.1:9002"));
+    expect(engines.comfyAt("http://127.0.0.1:9002").url).toMatch(/^http:\/\/127\.0\.0\.1:9002/);
   });
 
   it.each(["router", "", "nope"])("refuses backend '%s'", (backend) => {
-    expect(() => engineFor(backend, services)).toThrow(
+    expect(() => engines.get(backend)).toThrow(
       `backend '${backend}' is not configured: the engines are builtin, local (ComfyUI), cloud and deployment:<target>`,
     );
   });
 
   it("gives cloud and deployments a Comfy API v2 lane that says what the settings lack", async () => {
     for (const backend of ["cloud", "deployment:ltx2"]) {
-      expect(engineFor(backend, services).backend).toBe(backend);
-      expect(engineFor(backend, services)).toBe(engineFor(backend, services));
+      expect(engines.get(backend).backend).toBe(backend);
+      expect(engines.get(backend)).toBe(engines.get(backend));
     }
     expect(await laneUnready("cloud", services)).toMatch(/^backend 'cloud' needs an API key/);
     expect(await laneUnready("builtin", services)).toBeNull();

@@ -2,22 +2,21 @@
 import { access, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { functions } from "../functions/index.ts";
-import { registerRetry } from "../lib/jobs/retry-hooks.ts";
-import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
-import type { NewJob } from "../lib/jobs/types.ts";
-import { onCancelRequested, onJobAdded } from "../lib/jobs/wake.ts";
+import type { JobKindSpec } from "../lib/jobs/kinds.ts";
+import type { JobStore, NewJob } from "../lib/jobs/types.ts";
 import { createApp } from "../runtime/app.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 let env: TestEnv;
 let app: ReturnType<typeof createApp>;
-let store: StudioJobStore;
+let store: JobStore;
 
 beforeAll(async () => {
   env = await makeTestEnv();
   app = createApp(env.services, functions);
-  store = await openJobStore(env.services);
+  store = await env.services.jobs();
 });
 afterAll(async () => {
   await store.close();
@@ -127,7 +126,7 @@ describe("POST /studio/jobs/cancel", () => {
     ]);
 
     const woken: string[] = [];
-    const off = onCancelRequested((id) => woken.push(id));
+    const off = env.services.jobSignals.onCancelRequested((id) => woken.push(id));
     try {
       expect((await act("cancel", { id: run.id })).status).toBe(200);
     } finally {
@@ -196,7 +195,7 @@ describe("POST /studio/jobs/retry", () => {
     });
     await store.finish(a.id, "w", "failed", "engine stopped");
     let woken = 0;
-    const off = onJobAdded(() => woken++);
+    const off = env.services.jobSignals.onJobAdded(() => woken++);
     const { status, body } = await act("retry", { id: a.id }).finally(off);
     expect(status).toBe(200);
     expect(woken).toBe(1);
@@ -216,10 +215,19 @@ describe("POST /studio/jobs/retry", () => {
     await store.claim("w", 60_000);
     await store.finish(a.id, "w", "succeeded");
     const seen: string[] = [];
-    const remove = registerRetry("tour", async (old, services) => {
-      seen.push(`${old.id} ${services.home}`);
-      return { ...job("sh030 take 2", { kind: "tour" }), info: { ...old.info, take: 2 } };
-    });
+    const kinds = env.services.jobKinds;
+    const tour: JobKindSpec = {
+      payload: z.unknown(),
+      run: async () => {},
+      retry: async (old, services) => {
+        seen.push(`${old.id} ${services.home}`);
+        return { ...job("sh030 take 2", { kind: "tour" }), info: { ...old.info, take: 2 } };
+      },
+    };
+    env.services.jobKinds = { ...kinds, tour };
+    const remove = () => {
+      env.services.jobKinds = kinds;
+    };
     try {
       const { status, body } = await act("retry", { id: a.id });
       expect(status).toBe(200);

@@ -9,7 +9,7 @@ import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StudioError } from "../lib/errors.ts";
 import { MIGRATIONS, migrate } from "../lib/jobs/migrate.ts";
-import { createJobStore, openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import { createJobStore, jobStoreOpener, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { NewJob } from "../lib/jobs/types.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
@@ -475,16 +475,20 @@ describe("outbox, paid counter, migrations, opening", () => {
   it("opens <home>/studio.db once per process, or STUDIO_DB_URL", async () => {
     const home = path.join(env.dir, "home-open");
     const services = { home, env: {}, now: () => new Date() };
-    const first = await openJobStore(services);
-    expect(await openJobStore(services)).toBe(first);
+    const jobs = jobStoreOpener(services);
+    const first = await jobs.open();
+    expect(await jobs.open()).toBe(first);
     await access(path.join(home, "studio.db"));
     await first.close();
-    const second = await openJobStore(services);
+    const second = await jobs.open();
     expect(second).not.toBe(first);
     await second.close();
 
     const other = path.join(env.dir, "elsewhere", "x.db");
-    const byEnv = await openJobStore({ ...services, env: { STUDIO_DB_URL: pathToFileURL(other).href } });
+    const byEnv = await jobStoreOpener({
+      ...services,
+      env: { STUDIO_DB_URL: pathToFileURL(other).href },
+    }).open();
     await access(other);
     await byEnv.close();
     await expect(createJobStore("postgres://x/y")).rejects.toThrow(/not supported/);

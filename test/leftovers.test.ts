@@ -14,8 +14,9 @@ import { createJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { Job } from "../lib/jobs/types.ts";
 import { type LeftoverRules, sweepLeftovers } from "../lib/store/leftovers.ts";
 import { assembleWorkPath, jobWorkPath, leftoverOwner, tempName, tempPath } from "../lib/store/temp-names.ts";
+import { plainKind } from "../workers/jobs/index.ts";
 import { WorkerPool } from "../workers/pool.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { makeTestEnv, type TestEnv, testServices } from "./support/ctx.ts";
 import { MemoryJobStore } from "./support/memory-jobs.ts";
 
 let env: TestEnv;
@@ -305,7 +306,7 @@ describe("jobs of an owner that has ended", () => {
     const ran: string[] = [];
     const swept: [string, string][] = [];
     const pool = new WorkerPool({
-      services: {
+      services: testServices({
         home: env.home,
         env: {},
         roles: ["worker"],
@@ -313,12 +314,12 @@ describe("jobs of an owner that has ended", () => {
         log: silentLogger,
         events: { emit() {} },
         now: () => new Date(),
-      },
+      }),
       store,
-      handlers: {
-        render: async (job) => {
+      kinds: {
+        render: plainKind(async (job) => {
           ran.push(job.id);
-        },
+        }),
       },
       leaseMs: 3_600_000,
       pollMs: 20,
@@ -355,7 +356,7 @@ describe("a job's leftovers when it ends", () => {
     const ep = path.join(shows, "show", "ep01");
     const shotDir = path.join(ep, "renders_proxy", "sh010");
     await mkdir(shotDir, { recursive: true });
-    const services = {
+    const services = testServices({
       home: path.join(env.dir, "ended-home"),
       env: { STUDIO_ROOTS: shows },
       roles: ["worker"],
@@ -363,7 +364,7 @@ describe("a job's leftovers when it ends", () => {
       log: silentLogger,
       events: { emit() {} },
       now: () => new Date(),
-    };
+    });
     const store = await createJobStore(pathToFileURL(path.join(env.dir, "ended.db")).href);
     stores.push(store);
     const info = { ep, pass: "proxy" as const, shot: "sh010" };
@@ -385,10 +386,10 @@ describe("a job's leftovers when it ends", () => {
     const pool = new WorkerPool({
       services,
       store,
-      handlers: {
-        render: async (job) => {
+      kinds: {
+        render: plainKind(async (job) => {
           await mkdir(jobWorkPath(shotDir, "sh010_t02", job.id));
-        },
+        }),
       },
       leaseMs: 3_600_000,
       pollMs: 20,

@@ -6,8 +6,7 @@ import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { clearReadinessCache } from "../lib/engines/comfyui/readiness.ts";
-import { closeComfyEngines, engineFor } from "../lib/engines/registry.ts";
-import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
@@ -73,8 +72,7 @@ function startPool(): WorkerPool {
   const pool = new WorkerPool({
     services,
     store,
-    handlers: { render: renderJob },
-    engines: (backend) => engineFor(backend, services),
+    kinds: { render: renderJob },
     emit: (kind, data) => services.events.emit(kind, data),
     pollMs: 20,
     leaseMs: 5_000,
@@ -102,10 +100,10 @@ const render = (body: Record<string, unknown>) => s.call("POST", "/render", body
 
 beforeAll(async () => {
   s = await makeStudio();
-  store = await openJobStore(s.env.services);
+  store = await s.env.services.jobs();
 });
 afterAll(async () => {
-  await closeComfyEngines();
+  await s.env.services.engines.close();
   for (const d of doubles) await d.close();
   await store.close();
   await s.cleanup();

@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readBuild } from "../lib/episode/builds.ts";
-import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
@@ -14,7 +14,7 @@ let store: StudioJobStore;
 
 beforeAll(async () => {
   s = await makeStudio();
-  store = await openJobStore(s.env.services);
+  store = await s.env.services.jobs();
 });
 afterAll(async () => {
   await store.close();

@@ -3,23 +3,23 @@
 import { access, readdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { engineFor } from "../lib/engines/registry.ts";
 import type { Engine } from "../lib/engines/types.ts";
-import { retryJob } from "../lib/jobs/retry-hooks.ts";
-import { openJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import { retryJob } from "../lib/jobs/kinds.ts";
+import type { JobStore } from "../lib/jobs/types.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { JOB_GONE } from "../lib/render/sweep.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
+import { scriptedEngines } from "./support/ctx.ts";
 import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
 let s: Studio;
-let store: StudioJobStore;
+let store: JobStore;
 const pools: WorkerPool[] = [];
 
 beforeAll(async () => {
   s = await makeStudio();
-  store = await openJobStore(s.env.services);
+  store = await s.env.services.jobs();
 });
 afterAll(async () => {
   await store.close();
@@ -44,10 +44,9 @@ type Any = any;
 function startPool(engines?: (backend: string) => Engine): WorkerPool {
   const services = s.env.services;
   const pool = new WorkerPool({
-    services,
+    services: engines ? { ...services, engines: scriptedEngines(engines) } : services,
     store,
-    handlers: { render: renderJob },
-    engines: engines ?? ((backend) => engineFor(backend, services)),
+    kinds: { render: renderJob },
     emit: (kind, data) => services.events.emit(kind, data),
     pollMs: 20,
     leaseMs: 5_000,

@@ -1,14 +1,14 @@
 // WorkerPool against an in-memory store: runs, lane and pool limits, cancel, failures, leases, progress, stop.
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../lib/context.ts";
+import type { JobHandler } from "../lib/jobs/kinds.ts";
 import type { Job, JobKind } from "../lib/jobs/types.ts";
-import { cancelRequested, jobAdded } from "../lib/jobs/wake.ts";
-import type { HandlerTable } from "../workers/pool.ts";
+import { plainKind } from "../workers/jobs/index.ts";
 import { WorkerPool } from "../workers/pool.ts";
-import type { JobHandler } from "../workers/types.ts";
+import { testServices } from "./support/ctx.ts";
 import { MemoryJobStore } from "./support/memory-jobs.ts";
 
-const services = {
+const services = testServices({
   home: "/nonexistent",
   env: {},
   roles: ["worker"],
@@ -16,7 +16,9 @@ const services = {
   log: silentLogger,
   events: { emit() {} },
   now: () => new Date(),
-};
+});
+
+type HandlerTable = Partial<Record<string, JobHandler>>;
 
 const pools: WorkerPool[] = [];
 afterEach(async () => {
@@ -32,7 +34,7 @@ function setup(
   const pool = new WorkerPool({
     services,
     store,
-    handlers,
+    kinds: Object.fromEntries(Object.entries(handlers).map(([kind, run]) => [kind, run && plainKind(run)])),
     owner: "test-worker",
     leaseMs: opts.leaseMs ?? 3_000,
     pollMs: opts.pollMs ?? 20,
@@ -145,7 +147,7 @@ describe("WorkerPool", () => {
     pool.start();
     await waitFor(() => store.jobs.get(job.id)?.status === "running");
     await store.cancel(job.id);
-    cancelRequested(job.id);
+    services.jobSignals.cancelRequested(job.id);
     await waitFor(ended(store, job.id), 500);
     expect(store.jobs.get(job.id)?.status).toBe("canceled");
   });
@@ -237,7 +239,7 @@ describe("WorkerPool", () => {
     pool.start();
     await sleep(20);
     const job = await add();
-    jobAdded();
+    services.jobSignals.jobAdded();
     await waitFor(ended(store, job.id), 500);
     expect(store.jobs.get(job.id)?.status).toBe("succeeded");
   });

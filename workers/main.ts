@@ -1,10 +1,9 @@
 // A worker-only host (`node workers/main.js`): runs the pool against the shared job database, no HTTP; its events
 // reach the API's sockets through the outbox. Stops gracefully on SIGINT/SIGTERM.
 import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
-import { jobDatabaseUrl, openJobStore } from "../lib/jobs/store.ts";
+import { jobDatabaseUrl } from "../lib/jobs/store.ts";
 import { consoleLogger, logLevel } from "../runtime/log.ts";
 import { createServices } from "../runtime/services.ts";
-import { loadHandlers } from "./handlers.ts";
 import { OutboxWriter } from "./outbox.ts";
 import { defaultOwner, poolSettingsFromEnv, WorkerPool } from "./pool.ts";
 
@@ -25,13 +24,11 @@ export async function main(env: Record<string, string | undefined>): Promise<Wor
     log,
     events: { emit: (kind, data) => outbox?.emit(kind, data) },
   });
-  const handlers = await loadHandlers(env);
-  const store = await openJobStore(services);
+  const store = await services.jobs();
   outbox = new OutboxWriter(store, owner, log);
   const pool = new WorkerPool({
     services,
     store,
-    handlers,
     owner,
     leaseMs: settings.leaseMs,
     concurrency: settings.concurrency,
@@ -39,7 +36,7 @@ export async function main(env: Record<string, string | undefined>): Promise<Wor
   });
   pool.start();
   void startLeftoverSweep(services, store);
-  const kinds = Object.keys(handlers).join(", ") || "none";
+  const kinds = Object.keys(services.jobKinds).join(", ") || "none";
   process.stdout.write(
     `Episode Studio worker ${owner} running (database: ${jobDatabaseUrl(services)}; kinds: ${kinds})\n`,
   );
@@ -50,7 +47,7 @@ export async function main(env: Record<string, string | undefined>): Promise<Wor
       log.info("worker stopping");
       await pool.stop({ graceful: true });
       await outbox?.flush();
-      await store.close();
+      await services.close();
     })();
     return stopping;
   };

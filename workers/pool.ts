@@ -1,22 +1,19 @@
 // The worker pool: claims jobs while it has room, runs each with its kind's handler, holds the lease with a
 // heartbeat, writes progress (throttled) and the end, and emits `studio.job` on start, progress and end.
 import type { Services } from "../lib/context.ts";
-import { engineFor } from "../lib/engines/registry.ts";
-import type { Engine } from "../lib/engines/types.ts";
+import { type JobContext, type JobKinds, parsePayload } from "../lib/jobs/kinds.ts";
 import { sweepAfterJobs } from "../lib/jobs/leftover-sweep.ts";
 import { newOwner, ownerGone } from "../lib/jobs/owner.ts";
 import type { Job, JobStore, ProgressUpdate } from "../lib/jobs/types.ts";
 import { jobView } from "../lib/jobs/view.ts";
-import { onCancelRequested, onJobAdded } from "../lib/jobs/wake.ts";
-import type { JobContext, JobHandler } from "./types.ts";
-
-/** Kind → handler. Keys are strings so extension handlers (STUDIO_WORKER_EXTRA_HANDLERS) fit the same table. */
-export type HandlerTable = Readonly<Partial<Record<string, JobHandler>>>;
+import { errorMessage } from "../lib/store/json-guards.ts";
 
 export interface WorkerPoolOptions {
+  /** Its engines, job signals and log are the pool's. */
   services: Services;
   store: JobStore;
-  handlers: HandlerTable;
+  /** The kinds this pool runs (the services' table by default). */
+  kinds?: JobKinds;
   /** Lease owner id; unique per pool by default (host, pid, process start, random). */
   owner?: string;
   /**
@@ -40,8 +37,6 @@ export interface WorkerPoolOptions {
   emit(kind: string, data: unknown): void;
   /** The job as events show it; the contract's job object by default. */
   view?: (job: Job) => unknown;
-  /** Engine of a backend (lib/engines/registry.ts by default); tests and benchmarks pass scripted ones. */
-  engines?: (backend: string) => Engine;
 }
 
 export interface StopOptions {
@@ -95,7 +90,7 @@ export class WorkerPool {
   readonly owner: string;
   private readonly services: Services;
   private readonly store: JobStore;
-  private readonly handlers: HandlerTable;
+  private readonly kinds: JobKinds;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly concurrency: number;
@@ -104,7 +99,6 @@ export class WorkerPool {
   private readonly stopWaitMs: number;
   private readonly emitFn: (kind: string, data: unknown) => void;
   private readonly view: (job: Job) => unknown;
-  private readonly engines: (backend: string) => Engine;
   private readonly ownerGone: (owner: string) => boolean;
   private readonly afterJobsFn: (jobs: Job[]) => Promise<unknown>;
 
@@ -122,7 +116,7 @@ export class WorkerPool {
   constructor(opts: WorkerPoolOptions) {
     this.services = opts.services;
     this.store = opts.store;
-    this.handlers = opts.handlers;
+    this.kinds = opts.kinds ?? opts.services.jobKinds;
     this.owner = opts.owner ?? defaultOwner();
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.pollMs = opts.pollMs ?? 250;
@@ -132,7 +126,6 @@ export class WorkerPool {
     this.stopWaitMs = opts.stopWaitMs ?? 5_000;
     this.emitFn = opts.emit;
     this.view = opts.view ?? jobView;
-    this.engines = opts.engines ?? ((backend) => engineFor(backend, opts.services));
     this.ownerGone = opts.ownerGone ?? ((owner) => ownerGone(owner));
     this.afterJobsFn = opts.afterJobs ?? ((jobs) => sweepAfterJobs(opts.services, opts.store, jobs));
   }
@@ -145,9 +138,10 @@ export class WorkerPool {
   start(): void {
     if (this.state !== "idle") return;
     this.state = "running";
+    const signals = this.services.jobSignals;
     this.unsubscribe.push(
-      onJobAdded(() => this.wake()),
-      onCancelRequested((id) => {
+      signals.onJobAdded(() => this.wake()),
+      signals.onCancelRequested((id) => {
         if (this.running.has(id)) void this.beat([id]);
       }),
     );
@@ -210,7 +204,7 @@ export class WorkerPool {
         try {
           job = await this.store.claim(this.owner, this.leaseMs, this.lanes);
         } catch (err) {
-          this.services.log.warn(`worker: claim failed: ${message(err)}`);
+          this.services.log.warn(`worker: claim failed: ${errorMessage(err)}`);
           return;
         }
         if (!job) break;
@@ -244,7 +238,9 @@ export class WorkerPool {
     };
     this.running.set(job.id, r);
     r.done = this.execute(r)
-      .catch((err) => this.services.log.error(`worker: job ${job.id} could not be closed: ${message(err)}`))
+      .catch((err) =>
+        this.services.log.error(`worker: job ${job.id} could not be closed: ${errorMessage(err)}`),
+      )
       .finally(() => {
         this.running.delete(job.id);
         if (r.timer) clearTimeout(r.timer);
@@ -255,15 +251,18 @@ export class WorkerPool {
   private async execute(r: RunningJob): Promise<void> {
     const { job } = r;
     this.emitJob(job);
-    const handler = this.handlers[job.kind];
+    const log = this.services.log;
+    log.info(`job ${job.id} started: ${job.kind} "${job.title}" on ${job.lane}`);
+    const spec = this.kinds[job.kind];
     let status: "succeeded" | "failed" | "canceled" | null;
     let error: string | null = null;
-    if (!handler) {
+    if (!spec) {
       status = "failed";
       error = `no handler for ${job.kind} jobs on this worker`;
     } else {
       try {
-        await handler(job, this.context(r));
+        // Parsed here, at the edge: a payload that does not parse fails the job naming the fields at fault.
+        await spec.run(parsePayload(spec, job), this.context(r));
         status = "succeeded";
       } catch (err) {
         if (r.cancelSeen || r.why === "cancel") {
@@ -274,7 +273,7 @@ export class WorkerPool {
           status = null;
         } else {
           status = "failed";
-          error = message(err);
+          error = errorMessage(err);
         }
       }
     }
@@ -287,9 +286,14 @@ export class WorkerPool {
     }
     this.flush(r);
     await r.writes;
-    if (status === null || r.why === "lease") return;
+    if (status === null || r.why === "lease") {
+      const why = r.why === "lease" ? "this worker lost its lease" : "this worker is stopping";
+      log.info(`job ${job.id} left for another worker: ${why}`);
+      return;
+    }
     const ended = await this.store.finish(job.id, this.owner, status, error);
     if (ended) {
+      log.info(status === "failed" ? `job ${job.id} failed: ${error}` : `job ${job.id} ${status}`);
       this.emitJob(ended);
       await this.afterJobs([ended]);
     }
@@ -302,7 +306,7 @@ export class WorkerPool {
       await this.afterJobsFn(jobs);
     } catch (err) {
       this.services.log.warn(
-        `worker: leftovers of ${jobs.map((j) => j.id).join(", ")} not removed: ${message(err)}`,
+        `worker: leftovers of ${jobs.map((j) => j.id).join(", ")} not removed: ${errorMessage(err)}`,
       );
     }
   }
@@ -313,7 +317,7 @@ export class WorkerPool {
       store: this.store,
       owner: this.owner,
       signal: r.ctrl.signal,
-      engine: (backend) => this.engines(backend),
+      engine: (backend) => this.services.engines.get(backend),
       progress: (update) => this.progress(r, update),
       emit: (kind, data) => this.emit(kind, data),
     };
@@ -349,7 +353,7 @@ export class WorkerPool {
       try {
         for (const u of updates) await this.store.update(r.job.id, this.owner, u);
       } catch (err) {
-        this.services.log.warn(`worker: progress of job ${r.job.id} not written: ${message(err)}`);
+        this.services.log.warn(`worker: progress of job ${r.job.id} not written: ${errorMessage(err)}`);
         return;
       }
       r.job = { ...r.job, ...fields, log: [...r.job.log, ...logs].slice(-20) };
@@ -377,7 +381,7 @@ export class WorkerPool {
               this.abort(r, "cancel");
             }
           } catch (err) {
-            this.services.log.warn(`worker: heartbeat of job ${r.job.id} failed: ${message(err)}`);
+            this.services.log.warn(`worker: heartbeat of job ${r.job.id} failed: ${errorMessage(err)}`);
           }
         }),
       );
@@ -405,11 +409,18 @@ export class WorkerPool {
     try {
       // A lapsed lease, or at once an owner of this host that has ended (a restart after a crash).
       const changed = await this.store.reclaimExpired(undefined, this.ownerGone);
-      for (const job of changed) this.emitJob(job);
+      for (const job of changed) {
+        this.services.log.info(
+          job.status === "queued"
+            ? `job ${job.id} queued again: its worker is gone`
+            : `job ${job.id} ${job.status}: ${job.error ?? "its worker is gone"}`,
+        );
+        this.emitJob(job);
+      }
       if (changed.length) this.wake();
       void this.afterJobs(changed);
     } catch (err) {
-      this.services.log.warn(`worker: reclaiming lapsed leases failed: ${message(err)}`);
+      this.services.log.warn(`worker: reclaiming lapsed leases failed: ${errorMessage(err)}`);
     } finally {
       this.reclaiming = false;
     }
@@ -423,11 +434,7 @@ export class WorkerPool {
     try {
       this.emitFn(kind, data);
     } catch (err) {
-      this.services.log.warn(`worker: event ${kind} not sent: ${message(err)}`);
+      this.services.log.warn(`worker: event ${kind} not sent: ${errorMessage(err)}`);
     }
   }
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

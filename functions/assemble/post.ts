@@ -1,21 +1,16 @@
 // POST /studio/assemble: queue an `assemble` job on the built-in lane and answer when it ends (contract
 // "Assemble"); a cut that cannot be assembled is 200 `ok: false`. Upscaled and published cuts are other issues.
-import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import type { AssemblePayload } from "../../lib/assemble/payload.ts";
 import { notImplemented } from "../../lib/errors.ts";
 import { defineFunction } from "../../lib/fn.ts";
-import { openJobStore } from "../../lib/jobs/store.ts";
-import type { Job } from "../../lib/jobs/types.ts";
-import { jobAdded } from "../../lib/jobs/wake.ts";
 import { type AssembleAnswer, parseSize } from "../../lib/media/assemble.ts";
-import { type AssemblePayload, takeAnswer } from "../../lib/media/assemble-job.ts";
+import { takeAnswer } from "../../lib/media/assemble-job.ts";
 import { mediaTools } from "../../lib/media/ffmpeg.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 
-const POLL_MS = 100;
 /** A route that waits longer than this answers that the job is still going (its answer is kept for a day). */
 const WAIT_MS = 30 * 60_000;
-const ENDED = new Set(["succeeded", "failed", "canceled"]);
 
 export default defineFunction({
   method: "POST",
@@ -36,7 +31,7 @@ export default defineFunction({
     const ep = await resolveEpisode(input.ep, ctx);
     const pass = input.pass ?? "proxy";
     await mediaTools(ctx.env);
-    const store = await openJobStore(ctx);
+    const store = await ctx.jobs();
     // Waiting on a paused lane would hang the request for its whole limit: say so at once instead.
     if ((await store.list()).lanes.builtin?.paused) {
       return {
@@ -54,8 +49,8 @@ export default defineFunction({
       info: { ep, pass },
       payload,
     });
-    jobAdded();
-    const ended = await waitForEnd(job.id, () => store.get(job.id), ctx.signal);
+    ctx.jobSignals.jobAdded();
+    const ended = await store.waitFor(job.id, AbortSignal.any([ctx.signal, AbortSignal.timeout(WAIT_MS)]));
     if (!ended) {
       return {
         ok: false,
@@ -73,19 +68,3 @@ export default defineFunction({
     return { ok: false, output: null, report: null, error: why };
   },
 });
-
-/** Poll the job until it ends; null when the wait runs out or the caller went away. */
-async function waitForEnd(
-  id: string,
-  get: () => Promise<Job | null>,
-  signal: AbortSignal,
-): Promise<Job | null> {
-  const until = Date.now() + WAIT_MS;
-  while (Date.now() < until && !signal.aborted) {
-    const job = await get();
-    if (!job) throw new Error(`job ${id} is gone from the queue`);
-    if (ENDED.has(job.status)) return job;
-    await sleep(POLL_MS);
-  }
-  return null;
-}

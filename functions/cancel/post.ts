@@ -1,7 +1,6 @@
 // POST /studio/cancel: cancel a queued take's job (States table); waits for a running job to stop.
 import { z } from "zod";
 import { defineFunction } from "../../lib/fn.ts";
-import { openJobStore } from "../../lib/jobs/store.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { cancelTake } from "../../lib/render/cancel.ts";
 import { shotId } from "../../lib/schema/fields.ts";
@@ -18,7 +17,7 @@ export default defineFunction({
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const store = await openJobStore(ctx);
+    const store = await ctx.jobs();
     return cancelTake(ctx, store, { ep, pass: input.pass || "proxy", shot: input.shot, take: input.take });
   },
 });

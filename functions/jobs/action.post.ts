@@ -2,11 +2,10 @@
 import { z } from "zod";
 import { badRequest, notFound, shown } from "../../lib/errors.ts";
 import { defineFunction } from "../../lib/fn.ts";
-import { retryJob } from "../../lib/jobs/retry-hooks.ts";
-import { openJobStore } from "../../lib/jobs/store.ts";
+import { retryJob } from "../../lib/jobs/kinds.ts";
+import { isKnownLane, LANES_HINT } from "../../lib/jobs/lanes.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { jobsAnswer, jobView } from "../../lib/jobs/view.ts";
-import { cancelRequested, jobAdded } from "../../lib/jobs/wake.ts";
 import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
 import { MAX_JOB_ID, MAX_LANE } from "../../lib/schema/fields.ts";
 
@@ -49,9 +48,6 @@ const input = z.discriminatedUnion(
   { error: (issue) => (issue.code === "invalid_union" ? `must be ${ACTIONS}` : undefined) },
 );
 
-/** The lanes the pool runs: one per backend. */
-const KNOWN_LANE = /^(builtin|local|cloud|router|deployment:.+)$/;
-
 export default defineFunction({
   method: "POST",
   path: "/jobs/:action",
@@ -59,7 +55,8 @@ export default defineFunction({
   summary: "Cancel, move or retry a job, pause or resume a lane, reset the paid-run counter",
   input,
   async handler(input, ctx) {
-    const store = await openJobStore(ctx);
+    const store = await ctx.jobs();
+    const { jobAdded, cancelRequested } = ctx.jobSignals;
     let changed: Job | null = null;
     let lanesChanged = false;
     switch (input.action) {
@@ -86,10 +83,8 @@ export default defineFunction({
       }
       case "pause": {
         const lane = input.lane.trim();
-        if (!KNOWN_LANE.test(lane) && (await store.list()).lanes[lane] === undefined) {
-          throw badRequest(
-            `lane: unknown lane ${shown(lane)} (use builtin, local, cloud, router or deployment:<target>)`,
-          );
+        if (!isKnownLane(lane) && (await store.list()).lanes[lane] === undefined) {
+          throw badRequest(`lane: unknown lane ${shown(lane)} (use ${LANES_HINT})`);
         }
         await store.pause(lane, input.paused);
         // A resumed lane may start jobs now rather than at the pool's next poll.

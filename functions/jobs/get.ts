@@ -1,6 +1,5 @@
 // GET /studio/jobs: every queued or running job, then the last 200 finished; lane states; the paid counter.
 import { defineFunction } from "../../lib/fn.ts";
-import { openJobStore } from "../../lib/jobs/store.ts";
 import { jobsAnswer } from "../../lib/jobs/view.ts";
 
 export default defineFunction({
@@ -9,6 +8,6 @@ export default defineFunction({
   queue: true,
   summary: "The job queue: queued and running jobs, then the last 200 finished; lanes; paid runs",
   async handler(_input, ctx) {
-    return jobsAnswer(await openJobStore(ctx), ctx);
+    return jobsAnswer(await ctx.jobs(), ctx);
   },
 });

@@ -2,6 +2,7 @@
 import { DEFAULT_ENGINE } from "../config/config.ts";
 import { type EffectiveSettings, effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
+import { deploymentLane } from "../jobs/lanes.ts";
 import { BackendUnreachable, callBackend, PROBE_TIMEOUT_MS } from "./http.ts";
 
 export type BackendKind =
@@ -56,7 +57,7 @@ export function configuredBackends(s: EffectiveSettings): Backend[] {
   if (s.cloud_url || s.api_key)
     out.push({ name: "cloud", kind: "comfy-cloud", where: s.cloud_url ?? DEFAULT_CLOUD });
   for (const target of Object.keys(s.deployments).sort()) {
-    out.push({ name: `deployment:${target}`, kind: "comfy-deployment", where: s.deployments[target] });
+    out.push({ name: deploymentLane(target), kind: "comfy-deployment", where: s.deployments[target] });
   }
   out.push({ name: "router", kind: "router", where: null });
   out.push({ name: "builtin", kind: "builtin", where: BUILTIN_WHERE });

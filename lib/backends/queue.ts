@@ -1,7 +1,6 @@
 // GET /queue in the engine's shape: the local engine's running and pending items, then the service's own jobs.
 import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
-import { openJobStore } from "../jobs/store.ts";
 import type { Job } from "../jobs/types.ts";
 import { type JobView, jobView } from "../jobs/view.ts";
 import { BackendUnreachable, callBackend } from "./http.ts";
@@ -35,7 +34,7 @@ export interface QueueOptions {
  * already lists under its `backend_prompt_id` is not listed twice.
  */
 export async function queueAnswer(
-  services: Pick<Services, "home" | "env" | "now">,
+  services: Pick<Services, "home" | "env" | "now" | "jobs">,
   opts: QueueOptions = {},
 ): Promise<QueueAnswer> {
   const address = engineAddress(await effectiveSettings(services));
@@ -61,8 +60,8 @@ export async function queueAnswer(
   };
 }
 
-async function activeJobs(services: Pick<Services, "home" | "env" | "now">): Promise<Job[]> {
-  const store = await openJobStore(services);
+async function activeJobs(services: Pick<Services, "jobs">): Promise<Job[]> {
+  const store = await services.jobs();
   const { jobs } = await store.list();
   return jobs.filter((j) => j.status === "running" || j.status === "queued");
 }

@@ -11,7 +11,8 @@ import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { migrate } from "./migrate.ts";
 import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
-import type { Job, JobStatus, JobStore, LaneState, NewJob } from "./types.ts";
+import type { Job, JobStore, LaneState, NewJob } from "./types.ts";
+import { ENDED_STATUSES, JobEnds } from "./wait.ts";
 
 export interface JobStoreOptions {
   /** Epoch milliseconds; tests move time with it. */
@@ -20,15 +21,12 @@ export interface JobStoreOptions {
   authToken?: string;
 }
 
-/** The store, plus what the contract's interface leaves out. */
-export interface StudioJobStore extends JobStore {
-  /** Count `n` more runs sent to a paid backend; answers the new count. */
-  paidAdd(n?: number): Promise<{ count: number }>;
-}
+/** The libsql store (the job store interface says all it does). */
+export type StudioJobStore = JobStore;
 
 type Exec = BaseSQLiteDatabase<"async", ResultSet>;
 
-const ENDED: JobStatus[] = ["succeeded", "failed", "canceled"];
+const ENDED = ENDED_STATUSES;
 const FINISHED_LISTED = 200;
 /** Finished jobs kept beyond the listed 200, so a recent one can still be read or retried. */
 const FINISHED_KEPT = 1000;
@@ -97,6 +95,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
   const inTx = <T>(fn: (tx: Exec) => Promise<T>) => write(() => db.transaction((tx) => fn(tx)));
   const iso = (ms: number) => new Date(ms).toISOString();
   let lastHousekeep = Number.NEGATIVE_INFINITY;
+  const ends = new JobEnds();
 
   async function insertJob(exec: Exec, job: NewJob): Promise<Job> {
     if (typeof job.lane !== "string" || !job.lane.trim()) throw badRequest("lane: required");
@@ -139,6 +138,54 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
         ORDER BY finished DESC, rowid DESC LIMIT ${FINISHED_KEPT})`);
     });
   }
+
+  // Running jobs whose lease lapsed or whose owner is gone: back to the queue, or ended (see JobStore).
+  const reclaim = (at: number | undefined, gone: ((owner: string) => boolean) | undefined): Promise<Job[]> =>
+    inTx(async (tx) => {
+      const t = at ?? now();
+      const running = await tx.select().from(jobs).where(eq(jobs.status, "running"));
+      // A lapsed lease, or an owner known to be dead (its lease would only make the lane wait for nothing).
+      const freed = running.filter(
+        (row) =>
+          (row.lease_expires !== null && row.lease_expires < t) ||
+          (gone !== undefined && row.lease_owner !== null && gone(row.lease_owner)),
+      );
+      const changed: Job[] = [];
+      for (const row of freed) {
+        const lapsed = row.lease_expires !== null && row.lease_expires < t;
+        const why = lapsed ? "its worker stopped answering" : "its worker process ended";
+        const cleared = { lease_owner: null, lease_expires: null };
+        let set: Partial<JobRow>;
+        if (row.cancel_requested) {
+          // Nobody is left to stop it: the cancel that was asked for is what happened.
+          set = { ...cleared, status: "canceled", finished: iso(t) };
+        } else if (row.attempts >= MAX_ATTEMPTS) {
+          set = {
+            ...cleared,
+            status: "failed",
+            finished: iso(t),
+            error: `${why} three times`,
+          };
+        } else {
+          set = {
+            ...cleared,
+            status: "queued",
+            started: null,
+            progress: 0,
+            step: null,
+            steps: null,
+            log: appendLog(row.log, `${why}; queued again`),
+          };
+        }
+        const [updated] = await tx
+          .update(jobs)
+          .set(set)
+          .where(and(eq(jobs.id, row.id), eq(jobs.status, "running")))
+          .returning();
+        if (updated) changed.push(toJob(updated));
+      }
+      return changed;
+    });
 
   const store: StudioJobStore = {
     add: (job) => write(() => insertJob(db, job)),
@@ -277,19 +324,23 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
           .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
           .returning(),
       );
+      if (rows[0]) ends.ended(id);
       await housekeep();
       return rows[0] ? toJob(rows[0]) : null;
     },
 
-    cancel: (id) =>
-      inTx(async (tx) => {
+    async cancel(id) {
+      const changed = await inTx(async (tx) => {
         const job = await mustGet(tx, id);
         if (ENDED.includes(job.status)) throw conflict(`job ${id} has already ended`);
         const set: Partial<JobRow> =
           job.status === "queued" ? { status: "canceled", finished: iso(now()) } : { cancel_requested: true };
         const [row] = await tx.update(jobs).set(set).where(eq(jobs.id, id)).returning();
         return toJob(row);
-      }),
+      });
+      if (changed.status === "canceled") ends.ended(id);
+      return changed;
+    },
 
     async move(id, index) {
       if (!Number.isInteger(index) || index < 0) throw badRequest("index: must be a whole number, 0 or more");
@@ -353,52 +404,13 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       );
     },
 
-    reclaimExpired: (at, gone) =>
-      inTx(async (tx) => {
-        const t = at ?? now();
-        const running = await tx.select().from(jobs).where(eq(jobs.status, "running"));
-        // A lapsed lease, or an owner known to be dead (its lease would only make the lane wait for nothing).
-        const freed = running.filter(
-          (row) =>
-            (row.lease_expires !== null && row.lease_expires < t) ||
-            (gone !== undefined && row.lease_owner !== null && gone(row.lease_owner)),
-        );
-        const changed: Job[] = [];
-        for (const row of freed) {
-          const lapsed = row.lease_expires !== null && row.lease_expires < t;
-          const why = lapsed ? "its worker stopped answering" : "its worker process ended";
-          const cleared = { lease_owner: null, lease_expires: null };
-          let set: Partial<JobRow>;
-          if (row.cancel_requested) {
-            // Nobody is left to stop it: the cancel that was asked for is what happened.
-            set = { ...cleared, status: "canceled", finished: iso(t) };
-          } else if (row.attempts >= MAX_ATTEMPTS) {
-            set = {
-              ...cleared,
-              status: "failed",
-              finished: iso(t),
-              error: `${why} three times`,
-            };
-          } else {
-            set = {
-              ...cleared,
-              status: "queued",
-              started: null,
-              progress: 0,
-              step: null,
-              steps: null,
-              log: appendLog(row.log, `${why}; queued again`),
-            };
-          }
-          const [updated] = await tx
-            .update(jobs)
-            .set(set)
-            .where(and(eq(jobs.id, row.id), eq(jobs.status, "running")))
-            .returning();
-          if (updated) changed.push(toJob(updated));
-        }
-        return changed;
-      }),
+    async reclaimExpired(at, gone) {
+      const changed = await reclaim(at, gone);
+      for (const job of changed) if (ENDED.includes(job.status)) ends.ended(job.id);
+      return changed;
+    },
+
+    waitFor: (id, signal, pollMs) => ends.waitFor(id, signal, (j) => store.get(j), pollMs),
 
     async emit(kind, data) {
       await write(async () => {
@@ -453,35 +465,48 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
   return store;
 }
 
-const opened = new Map<string, Promise<StudioJobStore>>();
-
 /** `STUDIO_DB_URL`, else the embedded database `<home>/studio.db`. */
 export function jobDatabaseUrl(services: Pick<Services, "home" | "env">): string {
   const explicit = services.env.STUDIO_DB_URL?.trim();
   return explicit || pathToFileURL(path.join(services.home, "studio.db")).href;
 }
 
-/** One store per database URL per process; closing it lets the next call open a fresh one. */
-export function openJobStore(services: Pick<Services, "home" | "env" | "now">): Promise<StudioJobStore> {
-  const url = jobDatabaseUrl(services);
-  const cached = opened.get(url);
-  if (cached) return cached;
-  const promise = createJobStore(url, {
-    now: () => services.now().getTime(),
-    authToken: services.env.STUDIO_DB_AUTH_TOKEN?.trim() || undefined,
-  }).then((store) => {
-    const close = store.close;
-    store.close = async () => {
-      if (opened.get(url) === promise) opened.delete(url);
-      await close();
-    };
-    return store;
-  });
-  opened.set(url, promise);
-  promise.catch(() => {
-    if (opened.get(url) === promise) opened.delete(url);
-  });
-  return promise;
+export interface JobStoreOpener {
+  /** The settings' job store: opened on the first call, the same store after; a failed open is tried again. */
+  open(): Promise<StudioJobStore>;
+  /** Close the store if it is open; the next open() opens a fresh one. */
+  close(): Promise<void>;
+}
+
+/** How a process reaches its job store; its services hold one of these. */
+export function jobStoreOpener(services: Pick<Services, "home" | "env" | "now">): JobStoreOpener {
+  let current: Promise<StudioJobStore> | null = null;
+  const open = (): Promise<StudioJobStore> => {
+    if (current) return current;
+    const opening = createJobStore(jobDatabaseUrl(services), {
+      now: () => services.now().getTime(),
+      authToken: services.env.STUDIO_DB_AUTH_TOKEN?.trim() || undefined,
+    }).then((store) => {
+      const close = store.close;
+      store.close = async () => {
+        if (current === opening) current = null;
+        await close();
+      };
+      return store;
+    });
+    current = opening;
+    opening.catch(() => {
+      if (current === opening) current = null;
+    });
+    return opening;
+  };
+  return {
+    open,
+    async close() {
+      const store = await current?.catch(() => null);
+      await store?.close();
+    },
+  };
 }
 
 function toJob(row: JobRow): Job {

@@ -15,7 +15,8 @@ export interface JobInfo {
   [more: string]: unknown;
 }
 
-export interface Job {
+/** A job; `P` is its payload's type once parsed by its kind's schema (`Job<RenderPayload>`). */
+export interface Job<P = unknown> {
   id: string;
   kind: JobKind;
   /** The backend the job runs on: `builtin`, `local`, `cloud`, `deployment:<target>`, `router`. */
@@ -25,7 +26,7 @@ export interface Job {
   after: string | null;
   info: JobInfo;
   /** What the worker needs to run it (kind-specific, JSON). */
-  payload: unknown;
+  payload: P;
   status: JobStatus;
   progress: number;
   step: string | null;
@@ -49,12 +50,12 @@ export interface Job {
   position: number;
 }
 
-export interface NewJob {
+export interface NewJob<P = unknown> {
   kind: JobKind;
   lane: string;
   title: string;
   info: JobInfo;
-  payload: unknown;
+  payload: P;
   after?: string | null;
 }
 
@@ -106,6 +107,12 @@ export interface JobStore {
    * attempts; a cancel asked for ends them canceled); returns those changed.
    */
   reclaimExpired(now?: number, gone?: (owner: string) => boolean): Promise<Job[]>;
+  /**
+   * Resolves with the job once it has ended (succeeded, failed or canceled), or null when `signal` aborts first.
+   * An end written by this store is seen at once; one written by another process is seen at the next look
+   * (every `pollMs`, 250 ms by default). 404 as StudioError when there is no such job.
+   */
+  waitFor(id: string, signal: AbortSignal, pollMs?: number): Promise<Job | null>;
   /** Event outbox, so events of a worker in another process reach the API's sockets. */
   emit(kind: string, data: unknown): Promise<void>;
   eventsSince(id: number, limit?: number): Promise<{ id: number; kind: string; data: unknown }[]>;

@@ -4,6 +4,7 @@ import { readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { sweepAfterJobs } from "./leftover-sweep.ts";
 import type { Job, JobInfo, JobKind, JobStatus, JobStore, LaneState } from "./types.ts";
+import { hasEnded } from "./wait.ts";
 
 export interface JobView {
   id: string;
@@ -34,12 +35,6 @@ export interface JobsAnswer {
   jobs: JobView[];
   lanes: Record<string, LaneState>;
   paid: PaidState;
-}
-
-const ENDED: readonly JobStatus[] = ["succeeded", "failed", "canceled"];
-
-export function hasEnded(job: Pick<Job, "status">): boolean {
-  return ENDED.includes(job.status);
 }
 
 /** Any ended job can be retried (succeeded too: a render retry is a new take with the same settings). */

@@ -8,14 +8,6 @@ import { passFolder } from "../episode/takes.ts";
 import { episodeFence, readShowText, writeShowJson } from "../paths/guarded.ts";
 import type { AssembleAnswer } from "./assemble.ts";
 
-/** What the route puts in the job for the handler. */
-export interface AssemblePayload {
-  ep: string;
-  pass: Pass;
-  partial: boolean;
-  size: { width: number; height: number } | null;
-}
-
 const PREFIX = ".assemble-answer-";
 /** Answers nobody came for (the route gave up or its process ended) are removed after a day. */
 const ANSWER_LIFE_MS = 24 * 3600_000;

@@ -6,7 +6,6 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import { conflict, notFound, StudioError } from "../errors.ts";
 import type { Job, JobStore } from "../jobs/types.ts";
-import { cancelRequested } from "../jobs/wake.ts";
 import {
   closeTake,
   readSidecarNow,
@@ -59,7 +58,7 @@ async function jobOf(store: JobStore, t: TakeRef, s: Sidecar): Promise<Job | nul
 }
 
 export async function cancelTake(
-  services: Pick<Services, "events" | "now">,
+  services: Pick<Services, "events" | "now" | "jobSignals">,
   store: JobStore,
   t: TakeRef,
   opts: CancelOptions = {},
@@ -88,7 +87,7 @@ export async function cancelTake(
   }
   if (job?.status === "running") {
     note = CANCELED_RUNNING;
-    cancelRequested(job.id);
+    services.jobSignals.cancelRequested(job.id);
     const until = Date.now() + (opts.waitMs ?? 60_000);
     while (job && job.status === "running" && Date.now() < until) {
       await sleep(opts.pollMs ?? 200);

@@ -8,16 +8,17 @@ import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { cutPick, folderTakes } from "../episode/cut-view.ts";
 import { nextTakeNumber, shotFolder, takeStatus } from "../episode/takes.ts";
+import { isPaidLane } from "../jobs/lanes.ts";
 import type { Job, JobStore, NewJob } from "../jobs/types.ts";
 import { episodeFence, fileInside, mkdirShow, showFence, writeShowFile } from "../paths/guarded.ts";
 import { FLOAT_KEYS, pyJson } from "../script/canonical.ts";
 import { withLock } from "../store/lock.ts";
 import { cutLastFrame, frameOutdated, pickVideo, previousInCut } from "./continuity.ts";
+import type { RenderPayload } from "./payload.ts";
 import {
   type Plan,
   type PlanDeps,
   type PlannedShot,
-  type PlannedWorkflow,
   planRender,
   type ShotError,
   type SkippedShot,
@@ -35,25 +36,6 @@ import {
   updateSidecarLocked,
 } from "./sidecar.ts";
 import { localIso } from "./time.ts";
-
-/** What the render job carries to its handler; the rest is read from the sidecar and the frozen shot list. */
-export interface RenderPayload {
-  ep: string;
-  pass: Pass;
-  shot: string;
-  take: number;
-  stem: string;
-  target: string;
-  backend: string;
-  /** How the shot continues the previous one in the cut (the handler cuts the first frame again for `first`). */
-  chain: "first" | "latent" | null;
-  /** The first keyframe the target reads (absolute), or null. */
-  first_frame: string | null;
-  save_frames: boolean;
-  save_latent: boolean;
-  /** The target's workflow resolved at queue time (rule 2); absent on older payloads (the job resolves it). */
-  workflow?: PlannedWorkflow | null;
-}
 
 export interface QueuedTake {
   shot: string;
@@ -286,11 +268,6 @@ async function chainOf(
   };
 }
 
-/** Plan the request and queue what can be queued; events are emitted before the answer. */
-/** Lanes whose runs cost money: the paid-run counter and `paid_limit` apply to them. */
-export const isPaidLane = (lane: string) =>
-  lane === "cloud" || lane === "router" || lane.startsWith("deployment:");
-
 /** Why a paid lane takes no more runs this session (the `paid_limit` reached), or null. */
 async function paidLimitReached(
   services: Pick<Services, "home" | "env">,
@@ -305,6 +282,7 @@ async function paidLimitReached(
   return `the paid-run limit is reached (${count} of ${limit} runs sent to paid backends this session): raise paid_limit in the settings or reset the count (POST /studio/jobs/paid-reset)`;
 }
 
+/** Plan the request and queue what can be queued; events are emitted before the answer. */
 export async function queueRender(
   services: Pick<Services, "home" | "env" | "events" | "now">,
   ep: string,

@@ -2,11 +2,11 @@
 // target, size and overrides, and its frozen shot list — queued as a new job of the same lane.
 import type { Services } from "../context.ts";
 import { conflict, StudioError } from "../errors.ts";
-import { registerRetry } from "../jobs/retry-hooks.ts";
 import type { Job, NewJob } from "../jobs/types.ts";
 import { episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
 import { withLock } from "../store/lock.ts";
-import { frozenPath, jobTitle, type RenderPayload, reserveTake } from "./queue.ts";
+import type { RenderPayload } from "./payload.ts";
+import { frozenPath, jobTitle, reserveTake } from "./queue.ts";
 import { readSidecarNow, type Sidecar, stemOf, type TakeRef, takeEvent } from "./sidecar.ts";
 import { localIso } from "./time.ts";
 
@@ -56,8 +56,11 @@ export function retrySidecar(old: Sidecar, oldTake: number, take: number, queued
   return out;
 }
 
-export async function retryRender(job: Job, services: Services): Promise<NewJob> {
-  const p = job.payload as RenderPayload;
+export async function retryRender(
+  job: Job<RenderPayload>,
+  services: Pick<Services, "events" | "now">,
+): Promise<NewJob<RenderPayload>> {
+  const p = job.payload;
   const old: TakeRef = { ep: p.ep, pass: p.pass, shot: p.shot, take: p.take };
   const label = `${p.shot} t${two(p.take)} (${p.pass})`;
   const sidecar = await readSidecarNow(old);
@@ -94,5 +97,3 @@ export async function retryRender(job: Job, services: Services): Promise<NewJob>
     after: null,
   };
 }
-
-registerRetry("render", retryRender);

@@ -5,7 +5,6 @@ import type { Services } from "../context.ts";
 import { readBuild } from "../episode/builds.ts";
 import { folderTakes } from "../episode/cut-view.ts";
 import { type TakeRecord, takeStatus } from "../episode/takes.ts";
-import { openJobStore } from "../jobs/store.ts";
 import type { Job, JobStore } from "../jobs/types.ts";
 import { closeTake, noteText, type TakeRef, takeEvent } from "./sidecar.ts";
 import { localIso } from "./time.ts";
@@ -43,7 +42,7 @@ interface Candidate {
  * opened only when some shot has a queued take of the service's queue.
  */
 export async function sweepQueuedTakes(
-  services: Pick<Services, "home" | "env" | "now" | "events">,
+  services: Pick<Services, "home" | "env" | "now" | "events" | "jobs">,
   ep: string,
   pass: Pass,
   opts: { store?: JobStore } = {},
@@ -59,7 +58,7 @@ export async function sweepQueuedTakes(
     }
   });
   if (candidates.length === 0) return 0;
-  const store = opts.store ?? (await openJobStore(services));
+  const store = opts.store ?? (await services.jobs());
   const now = services.now();
   let active: Job[] | null = null;
   const activeJobs = async () => {

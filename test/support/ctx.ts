@@ -1,32 +1,75 @@
-// Test helpers: a temp settings folder, a Ctx for calling handlers directly, and events captured in a list.
+// Test helpers: a temp settings folder, services built as a process builds them (a job store in the temp folder,
+// engines, job kinds), a Ctx for calling handlers directly, and events captured in a list.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Ctx, Services } from "../../lib/context.ts";
 import { silentLogger } from "../../lib/context.ts";
+import type { Engines } from "../../lib/engines/registry.ts";
+import type { Engine } from "../../lib/engines/types.ts";
+import type { JobKinds } from "../../lib/jobs/kinds.ts";
+import type { JobStore } from "../../lib/jobs/types.ts";
+import { type OwnedServices, withServices } from "../../runtime/services.ts";
 
 export interface TestEnv {
   dir: string;
   home: string;
   events: { type: string; data: unknown }[];
-  services: Services;
+  services: OwnedServices;
   ctx(init?: { url?: string; method?: string; remoteAddress?: string }): Ctx;
   cleanup(): Promise<void>;
 }
 
-export async function makeTestEnv(env: Record<string, string | undefined> = {}): Promise<TestEnv> {
+/** What a test puts in place of the real services: an in-memory job store, a scripted engine, its own kinds. */
+export interface TestParts {
+  jobStore?: JobStore;
+  engine?: (backend: string) => Engine;
+  jobKinds?: JobKinds;
+}
+
+/** Engines that answer every backend with what `engine` gives (a scripted engine). */
+export function scriptedEngines(engine: (backend: string) => Engine): Engines {
+  return {
+    get: engine,
+    comfyAt() {
+      throw new Error("scripted engines have no ComfyUI address");
+    },
+    async close() {},
+  };
+}
+
+/** Services for a test of the basic ones given, with the rest built as a process builds them. */
+export function testServices(
+  base: Omit<Services, "jobs" | "jobSignals" | "jobKinds" | "engines">,
+  parts: TestParts = {},
+): OwnedServices {
+  const store = parts.jobStore;
+  return withServices(base, {
+    jobs: store ? async () => store : undefined,
+    engines: parts.engine ? scriptedEngines(parts.engine) : undefined,
+    jobKinds: parts.jobKinds,
+  });
+}
+
+export async function makeTestEnv(
+  env: Record<string, string | undefined> = {},
+  parts: TestParts = {},
+): Promise<TestEnv> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "studio-test-"));
   const home = path.join(dir, "home");
   const events: { type: string; data: unknown }[] = [];
-  const services: Services = {
-    home,
-    env: { STUDIO_HOME: home, ...env },
-    roles: ["api"],
-    version: "test",
-    log: silentLogger,
-    events: { emit: (type, data) => events.push({ type, data }) },
-    now: () => new Date(),
-  };
+  const services = testServices(
+    {
+      home,
+      env: { STUDIO_HOME: home, ...env },
+      roles: ["api"],
+      version: "test",
+      log: silentLogger,
+      events: { emit: (type, data) => events.push({ type, data }) },
+      now: () => new Date(),
+    },
+    parts,
+  );
   return {
     dir,
     home,
@@ -40,6 +83,9 @@ export async function makeTestEnv(env: Record<string, string | undefined> = {}):
         signal: new AbortController().signal,
       };
     },
-    cleanup: () => rm(dir, { recursive: true, force: true }),
+    async cleanup() {
+      await services.close().catch(() => {});
+      await rm(dir, { recursive: true, force: true });
+    },
   };
 }

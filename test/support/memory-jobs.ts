@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { StudioError } from "../../lib/errors.ts";
 import type { Job, JobStore, LaneState, NewJob, ProgressUpdate } from "../../lib/jobs/types.ts";
+import { JobEnds } from "../../lib/jobs/wait.ts";
 
 const ENDED = new Set(["succeeded", "failed", "canceled"]);
 
@@ -14,6 +15,7 @@ export class MemoryJobStore implements JobStore {
   private nextPosition = 0;
   private paidCount = 0;
   private readonly clock: () => number;
+  private readonly ends = new JobEnds();
 
   constructor(opts: { now?: () => number } = {}) {
     this.clock = opts.now ?? Date.now;
@@ -143,7 +145,12 @@ export class MemoryJobStore implements JobStore {
     if (status === "succeeded") job.progress = 1;
     job.lease_owner = null;
     job.lease_expires = null;
+    this.ends.ended(id);
     return structuredClone(job);
+  }
+
+  waitFor(id: string, signal: AbortSignal, pollMs?: number): Promise<Job | null> {
+    return this.ends.waitFor(id, signal, (j) => this.get(j), pollMs);
   }
 
   async cancel(id: string): Promise<Job> {
@@ -153,6 +160,7 @@ export class MemoryJobStore implements JobStore {
       job.status = "canceled";
       job.error = "canceled before it ran";
       job.finished = this.iso();
+      this.ends.ended(id);
     } else job.cancel_requested = true;
     return structuredClone(job);
   }
@@ -202,6 +210,7 @@ export class MemoryJobStore implements JobStore {
         job.status = "failed";
         job.error = "its worker stopped answering three times";
         job.finished = this.iso();
+        this.ends.ended(job.id);
       } else {
         job.status = "queued";
         job.started = null;

@@ -1,7 +1,7 @@
 // Test-only job handler (kind `sleep`, loaded through STUDIO_WORKER_EXTRA_HANDLERS): records `<job id> <pid>` in
 // the payload's file, then sleeps payload.ms, so process tests can see which process ran which job, and how often.
 import { appendFile } from "node:fs/promises";
-import type { ExtraHandler } from "../../workers/handlers.ts";
+import type { ExtraHandler } from "../../workers/jobs/index.ts";
 
 export interface SleepPayload {
   file: string;

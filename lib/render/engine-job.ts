@@ -1,0 +1,165 @@
+// The engine job of a take: what an engine needs to render it, made from the take's sidecar, its frozen shot list
+// and the episode (captions of the animatic, the location's plate, the window of the series track), and the
+// references the engine read once it ran.
+import path from "node:path";
+import type { Entry } from "../build/types.ts";
+import type { Services } from "../context.ts";
+import type { EngineJob, Prepared } from "../engines/types.ts";
+import { actionLine } from "../episode/shot-context.ts";
+import { hashFile, refResolver } from "../episode/staleness.ts";
+import type { ViewInputs } from "../episode/view-inputs.ts";
+import { episodeFence, fileInside, guardPath, readShowText, showFence } from "../paths/guarded.ts";
+import { parseJson } from "../store/json-file.ts";
+import { isObject, num, trimmed } from "../store/json-guards.ts";
+import { shippedTargets } from "../targets/registry.ts";
+import { takeGraph } from "./comfy-graph.ts";
+import type { RenderPayload } from "./payload.ts";
+import { frozenPath } from "./queue.ts";
+import { seedValue } from "./seed.ts";
+import { readSidecarNow, type Sidecar, type TakeRef } from "./sidecar.ts";
+
+/** The frozen shot list's one entry (what the take renders). */
+export async function frozenEntry(t: TakeRef): Promise<Entry> {
+  const doc = parseJson(await readShowText(episodeFence(t.ep), frozenPath(t)));
+  const shots = isObject(doc) && Array.isArray(doc.shots) ? doc.shots : [];
+  const first: unknown = shots[0];
+  if (!isObject(first)) throw new Error(`${path.basename(frozenPath(t))} holds no shot entry`);
+  return first;
+}
+
+/** Captions of the animatic: the action's first sentence, then each dialogue line, spread evenly over the shot. */
+export function captionsFor(
+  vi: ViewInputs | null,
+  shot: string,
+  seconds: number,
+): { text: string; start: number; end: number }[] {
+  let action: string | null = null;
+  const lines: string[] = [];
+  const subjects = isObject(vi?.seriesRaw?.subjects) ? vi.seriesRaw.subjects : {};
+  for (const seq of vi?.story?.sequences ?? []) {
+    const s = seq.shots.find((x) => x.id === shot);
+    if (!s) continue;
+    action = actionLine(s.action);
+    for (const d of s.dialogue) {
+      const who = subjects[d.speaker];
+      const name = (isObject(who) && trimmed(who.name)) || d.speaker;
+      lines.push(`${name.toUpperCase()}: ${d.line}`);
+    }
+  }
+  // The shot id is the card's header (the engine draws the job's subject), so it is not repeated here.
+  const texts = [...(action ? [action] : []), ...lines];
+  const slice = seconds / Math.max(1, texts.length);
+  return texts.map((text, i) => ({
+    text,
+    start: i * slice,
+    end: i === texts.length - 1 ? seconds : (i + 1) * slice,
+  }));
+}
+
+/** The plate of the shot's location (`locations.<key>.plate`, from the series config's folder), when it exists. */
+async function plateOf(vi: ViewInputs | null, shot: string): Promise<string | null> {
+  if (!vi) return null;
+  let key: string | null = null;
+  for (const seq of vi.story?.sequences ?? []) {
+    const s = seq.shots.find((x) => x.id === shot);
+    if (s) key = s.plate || seq.location;
+  }
+  const locations = vi.seriesRaw?.locations;
+  const loc = key && isObject(locations) ? locations[key] : undefined;
+  const plate = isObject(loc) ? trimmed(loc.plate) : null;
+  if (!plate) return null;
+  const abs = refResolver(vi.ep, vi.home)(plate);
+  return fileInside(showFence(vi.ep), abs);
+}
+
+/** The window of the series track (`audio.track`) under a shot with `audio_in`/`audio_out`. */
+async function audioOf(vi: ViewInputs | null, entry: Entry): Promise<EngineJob["audio"]> {
+  const start = num(entry.audio_in);
+  const end = num(entry.audio_out);
+  const audio = vi?.seriesRaw?.audio;
+  const track = isObject(audio) ? trimmed(audio.track) : null;
+  if (!vi || start === null || end === null || !track) return null;
+  // A track linked out of the show folder is never read: the shot gets silence instead.
+  const real = await guardPath(showFence(vi.ep), refResolver(vi.ep, vi.home)(track)).catch(() => null);
+  return real ? { path: real, start, end } : null;
+}
+
+export interface EngineJobInput {
+  services: Pick<Services, "env">;
+  t: TakeRef;
+  payload: RenderPayload;
+  /** The take's sidecar as queued. */
+  sidecar: Sidecar;
+  entry: Entry;
+  /** The episode as the page sees it (null when it cannot be read: no captions, plate or track then). */
+  vi: ViewInputs | null;
+  workDir: string;
+}
+
+/**
+ * The engine job of a take; for a ComfyUI target also its workflow patched with the take's values. Answers the
+ * job and the notes the patching left.
+ */
+export async function engineJobFor(input: EngineJobInput): Promise<{ job: EngineJob; notes: string[] }> {
+  const { t, payload: p, sidecar, entry, vi, workDir } = input;
+  const env = input.services.env;
+  const inputs: Record<string, string> = {};
+  const first = p.first_frame ? await fileInside(showFence(p.ep), p.first_frame) : null;
+  if (first) inputs.first = first;
+  const plate = await plateOf(vi, t.shot);
+  if (plate) inputs.plate = plate;
+  const fps = num(sidecar.fps) ?? 24;
+  const frames = num(sidecar.length) ?? num(entry.length) ?? 1;
+  const job: EngineJob = {
+    kind: "video",
+    target: p.target,
+    ep: p.ep,
+    pass: p.pass,
+    subject: p.shot,
+    take: p.take,
+    stem: p.stem,
+    width: num(sidecar.width) ?? num(entry.width) ?? 448,
+    height: num(sidecar.height) ?? num(entry.height) ?? 256,
+    fps,
+    frames,
+    seed: seedValue(sidecar.seed) ?? seedValue(entry.seed) ?? 0n,
+    prompt: Array.isArray(entry.prompt) ? entry.prompt.map(String) : String(entry.prompt ?? ""),
+    negative: typeof entry.negative === "string" ? entry.negative : null,
+    entry,
+    inputs,
+    audio: await audioOf(vi, entry),
+    captions: captionsFor(vi, p.shot, frames / fps),
+    workDir,
+  };
+  // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
+  const notes: string[] = [];
+  const spec = vi?.env.targets.get(p.target) ?? (await shippedTargets()).get(p.target);
+  if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
+    const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph);
+    job.graph = patched.graph;
+    notes.push(...patched.notes);
+  }
+  return { job, notes };
+}
+
+/**
+ * SHA-1 of every recorded reference the engine read, by recorded path: a keyframe cut at job start did not
+ * exist at queue time, and the take must not read as made without it.
+ */
+export async function usedRefs(
+  t: TakeRef,
+  home: string,
+  prepared: Prepared,
+): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  const sc = await readSidecarNow(t);
+  const refs = Array.isArray(sc?.refs) ? sc.refs : [];
+  const resolve = refResolver(t.ep, home);
+  const read = new Set(Object.values(prepared.inputs).map((p) => path.resolve(p)));
+  for (const r of refs) {
+    if (!isObject(r) || typeof r.path !== "string") continue;
+    const abs = resolve(r.path);
+    if (read.has(abs)) out.set(r.path, await hashFile(showFence(t.ep), abs));
+  }
+  return out;
+}
