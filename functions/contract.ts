@@ -1,7 +1,7 @@
 // Every route of the API contract, as "METHOD /path" below /studio (`:name` for a path parameter). A contract
 // route with no module in the table answers 501 "not built yet", so a client can tell it from a typo (404).
 import { StudioError } from "../lib/errors.ts";
-import { defineFunction, type Method, type StudioFunction } from "../lib/fn.ts";
+import { defineFunction, type Method, type StudioFunction } from "./fn.ts";
 
 export const CONTRACT_ROUTES: readonly string[] = [
   // configuration, episodes, shots

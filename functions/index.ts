@@ -5,9 +5,10 @@
 // a path parameter `:name` is written `name`; the method is in lower case. Pass-throughs mounted at the server's
 // root (not under /studio) follow the same rule under `functions/root/`. So `GET /studio/models` is
 // `models/get.ts`, `PUT /studio/refs/pick` is `refs/pick.put.ts`, `POST /studio/jobs/:action` is
-// `jobs/action.post.ts` and the root `GET /object_info/:node` is `root/object_info/node.get.ts`. Only this table
-// and `contract.ts` (the contract's route list, the 501 maker) sit directly in functions/.
-import type { StudioFunction } from "../lib/fn.ts";
+// `jobs/action.post.ts` and the root `GET /object_info/:node` is `root/object_info/node.get.ts`. Only this table,
+// `fn.ts` (what a route module is and the replies it may return) and `contract.ts` (the contract's route list, the
+// 501 maker) sit directly in functions/.
+
 import assemble from "./assemble/post.ts";
 import backends from "./backends/get.ts";
 import browse from "./browse/get.ts";
@@ -26,6 +27,7 @@ import episodeNewPost from "./episode/new.post.ts";
 import episodeTarget from "./episode-target/put.ts";
 import episodes from "./episodes/get.ts";
 import file from "./file/get.ts";
+import type { StudioFunction } from "./fn.ts";
 import importScripts from "./import/post.ts";
 import info from "./info/get.ts";
 import issuesDelete from "./issues/delete.ts";

@@ -3,7 +3,7 @@ import { upgradeWebSocket } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import type { Ctx, Services } from "../lib/context.ts";
 import { StudioError, shown } from "../lib/errors.ts";
-import { FileReply, JsonText, type Method, Reply, type StudioFunction } from "../lib/fn.ts";
+import { FileReply, JsonText, type Method, Reply, type StudioFunction } from "../functions/fn.ts";
 import { parseInput } from "../lib/validate.ts";
 import { checkUploadLength, readJsonBody } from "./body.ts";
 import { errorReply } from "./errors.ts";

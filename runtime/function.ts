@@ -2,7 +2,7 @@
 
 import { functions as allFunctions } from "../functions/index.ts";
 import type { Services } from "../lib/context.ts";
-import type { StudioFunction } from "../lib/fn.ts";
+import type { StudioFunction } from "../functions/fn.ts";
 import { createApp } from "./app.ts";
 
 export type FetchHandler = (request: Request) => Promise<Response>;

@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, built from the function modules' zod schemas (zod 4's own JSON Schema output).
 import { z } from "zod";
-import type { StudioFunction } from "../lib/fn.ts";
+import type { StudioFunction } from "../functions/fn.ts";
 
 type Json = Record<string, unknown>;
 

@@ -6,7 +6,7 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCb } from "node:zlib";
 import { StudioError } from "../lib/errors.ts";
-import type { FileReply } from "../lib/fn.ts";
+import type { FileReply } from "../functions/fn.ts";
 
 const gzip = promisify(gzipCb);
 export const GZIP_THRESHOLD = 64 * 1024;

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { routes } from "../functions/index.ts";
 import { configFile } from "../lib/config/config.ts";
 import type { Services } from "../lib/context.ts";
-import { defineFunction } from "../lib/fn.ts";
+import { defineFunction } from "../functions/fn.ts";
 import { createApp } from "../runtime/app.ts";
 import { jsonDepth } from "../runtime/body.ts";
 import { guardOptions } from "../runtime/guard.ts";

@@ -5,7 +5,7 @@ import { lstat, mkdir, readdir, readFile, readlink, realpath, symlink, writeFile
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
-import type { StudioFunction } from "../lib/fn.ts";
+import type { StudioFunction } from "../functions/fn.ts";
 import { assembleEpisode } from "../lib/media/assemble.ts";
 import { createApp } from "../runtime/app.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";

@@ -4,8 +4,8 @@ import { readdir, readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { CONTRACT_ROUTES, isQueueRoute } from "../functions/contract.ts";
+import { defineFunction, type StudioFunction } from "../functions/fn.ts";
 import { functions, routes } from "../functions/index.ts";
-import { defineFunction, type StudioFunction } from "../lib/fn.ts";
 import { createApp } from "../runtime/app.ts";
 import { createFunctionHandler } from "../runtime/function.ts";
 import { buildOpenApi } from "../runtime/openapi.ts";
@@ -23,7 +23,7 @@ function fileFor(fn: Pick<StudioFunction, "method" | "path" | "root">): string {
   return `${fn.root ? "root/" : ""}${first}/${name}`;
 }
 
-// Every route module: the .ts files in the folders below functions/ (index.ts and contract.ts sit on top).
+// Every route module: the .ts files in the folders below functions/ (index.ts, fn.ts and contract.ts sit on top).
 async function routeFiles(): Promise<string[]> {
   const entries = await readdir("functions", { recursive: true, withFileTypes: true });
   return entries
@@ -68,9 +68,9 @@ describe("route table", () => {
     expect(fileFor({ method: "POST", path: "/presets/own/picture" })).toBe("presets/own/picture.post.ts");
   });
 
-  it("keeps only the table and the contract directly in functions/, and no /studio route named root", async () => {
+  it("keeps only the table, the function contract and the route list directly in functions/; no route named root", async () => {
     const top = (await readdir("functions", { withFileTypes: true })).filter((e) => e.isFile());
-    expect(top.map((e) => e.name).sort()).toEqual(["contract.ts", "index.ts"]);
+    expect(top.map((e) => e.name).sort()).toEqual(["contract.ts", "fn.ts", "index.ts"]);
     expect(CONTRACT_ROUTES.filter((r) => r.split(" ")[1].split("/")[1] === "root")).toEqual([]);
   });
 

@@ -6,7 +6,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { StudioError } from "../lib/errors.ts";
-import { defineFunction, FileReply } from "../lib/fn.ts";
+import { defineFunction, FileReply } from "../functions/fn.ts";
 import { createApp, isLoopback } from "../runtime/app.ts";
 import { parseRange } from "../runtime/respond.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { AssemblePayload } from "../../lib/assemble/payload.ts";
 import { notImplemented } from "../../lib/errors.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { type AssembleAnswer, parseSize } from "../../lib/media/assemble.ts";
 import { takeAnswer } from "../../lib/media/assemble-job.ts";
 import { mediaTools } from "../../lib/media/ffmpeg.ts";

@@ -1,6 +1,6 @@
 // GET /studio/backends: each configured backend, whether it answers now, and whether an API key is set.
 import { listBackends } from "../../lib/backends/list.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

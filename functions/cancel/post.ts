@@ -1,6 +1,6 @@
 // POST /studio/cancel: cancel a queued take's job (States table); waits for a running job to stop.
 import { z } from "zod";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { cancelTake } from "../../lib/render/cancel.ts";
 import { shotId } from "../../lib/schema/fields.ts";

@@ -1,6 +1,6 @@
 // GET /studio/config: the roots, engine address and review_copy in force.
 import { readConfig } from "../../lib/config/config.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

@@ -1,7 +1,7 @@
 // PUT /studio/config: replace the roots (each must be an existing folder); review_copy keeps its value when omitted.
 import { z } from "zod";
 import { writeConfig } from "../../lib/config/config.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "PUT",

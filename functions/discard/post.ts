@@ -1,7 +1,7 @@
 // POST /studio/discard: move a finished or failed take to the trash and drop the cut picks that played it.
 import { z } from "zod";
 import { discardTake } from "../../lib/episode/discard.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId, take } from "../../lib/schema/fields.ts";
 

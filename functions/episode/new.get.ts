@@ -7,7 +7,7 @@ import {
   seriesTextOf,
   suggestName,
 } from "../../lib/episode/siblings.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

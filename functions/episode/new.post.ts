@@ -17,7 +17,7 @@ import {
 import { episodesUnder, newestEpisode, resolveParent } from "../../lib/episode/siblings.ts";
 import { readSources } from "../../lib/episode/sources.ts";
 import { StudioError } from "../../lib/errors.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { validateFolderName } from "../../lib/paths/folder-name.ts";
 import { isObject, parseSeriesJson } from "../../lib/series/load.ts";
 

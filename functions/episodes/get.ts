@@ -1,7 +1,7 @@
 // GET /studio/episodes: every episode up to two levels below the configured roots, as summaries.
 import { configRoots } from "../../lib/config/config.ts";
 import { findEpisodes } from "../../lib/episode/find.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

@@ -12,7 +12,7 @@ import {
 } from "../../lib/episode/new-episode.ts";
 import { resolveParent } from "../../lib/episode/siblings.ts";
 import { StudioError } from "../../lib/errors.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { validateFolderName } from "../../lib/paths/folder-name.ts";
 import { headerId } from "../../lib/script/header.ts";
 

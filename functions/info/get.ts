@@ -1,5 +1,5 @@
 // GET /studio/info: what this server is, where its settings live and whether the media tools are there.
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { findTool } from "../../lib/media/tools.ts";
 
 export default defineFunction({

@@ -1,7 +1,7 @@
 // GET /studio/issues/export: the notes as Markdown to paste into an assistant, or as a JSON bundle.
 import { z } from "zod";
 import { exportJson, exportMarkdown } from "../../lib/episode/issues.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, passFilter, queryFlag } from "../../lib/schema/fields.ts";
 

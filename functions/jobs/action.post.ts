@@ -1,7 +1,7 @@
 // POST /studio/jobs/{cancel,move,retry,pause,paid-reset}: change the queue, answer with the GET /studio/jobs body.
 import { z } from "zod";
 import { badRequest, notFound, shown } from "../../lib/errors.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { retryJob } from "../../lib/jobs/kinds.ts";
 import { isKnownLane, LANES_HINT } from "../../lib/jobs/lanes.ts";
 import type { Job } from "../../lib/jobs/types.ts";

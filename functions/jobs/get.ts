@@ -1,5 +1,5 @@
 // GET /studio/jobs: every queued or running job, then the last 200 finished; lane states; the paid counter.
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { jobsAnswer } from "../../lib/jobs/view.ts";
 
 export default defineFunction({

@@ -1,7 +1,7 @@
 // GET /studio/models: the local engine's files for one model param of a target, its family's files first.
 import { z } from "zod";
 import { badRequest } from "../../lib/errors.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/index.ts";
 import { ep } from "../../lib/schema/fields.ts";
 import { modelsPicker, showDirOf } from "../../lib/targets/listing.ts";

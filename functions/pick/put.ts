@@ -1,7 +1,7 @@
 // PUT /studio/pick: set the take a pass's cut plays for a shot (rule 6: lock and usability refusals, force).
 import { z } from "zod";
 import { pickTake } from "../../lib/episode/cut-edit.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, passFilter, shotId, take } from "../../lib/schema/fields.ts";
 

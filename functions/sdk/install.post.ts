@@ -1,6 +1,6 @@
 // POST /studio/sdk/install: the Comfy API v2 client is built into the service, so it is always ready.
 import { sdkState } from "../../lib/config/settings-store.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

@@ -1,7 +1,7 @@
 // POST /studio/server/stop: answer first, then close sockets and exit (code 3 asks the launcher to restart).
 import { z } from "zod";
 import { StudioError } from "../../lib/errors.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

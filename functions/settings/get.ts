@@ -1,6 +1,6 @@
 // GET /studio/settings: every setting in force (the API key only as "set"), the file, and which the environment sets.
 import { settingsAnswer } from "../../lib/config/settings-store.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

@@ -1,7 +1,7 @@
 // PUT /studio/settings: change any settings (null clears one), checked field by field; answers as GET.
 import { settingsUpdateSchema } from "../../lib/config/settings-schema.ts";
 import { writeSettings } from "../../lib/config/settings-store.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "PUT",

@@ -2,7 +2,7 @@
 // `target` answers for a one-off render on another target, writing nothing.
 import { z } from "zod";
 import { shotDetail } from "../../lib/episode/shot-detail.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId, targetIdOrBlank } from "../../lib/schema/fields.ts";
 

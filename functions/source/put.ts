@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { runCheck } from "../../lib/episode/compile-pool.ts";
 import { rebuildEpisode, saveSourceFile } from "../../lib/episode/source-file.ts";
-import { defineFunction } from "../../lib/fn.ts";
+import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, sourceFile } from "../../lib/schema/fields.ts";
 

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { servedFile } from "../../lib/episode/served-file.ts";
 import { badRequest } from "../../lib/errors.ts";
-import { defineFunction, FileReply } from "../../lib/fn.ts";
+import { defineFunction, FileReply } from "../fn.ts";
 import { thumbnail, thumbWidth } from "../../lib/media/thumbs.ts";
 import { realRoots, rootsFence } from "../../lib/paths/index.ts";
 import { ep } from "../../lib/schema/fields.ts";

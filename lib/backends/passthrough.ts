@@ -2,7 +2,6 @@
 import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
-import { JsonText } from "../fn.ts";
 import { BackendUnreachable, callBackend } from "./http.ts";
 import { engineAddress } from "./list.ts";
 
@@ -15,15 +14,16 @@ export interface PassOptions {
 }
 
 /**
- * GET `route` from the local engine and answer its JSON unchanged. 503 when the engine does not answer, 404 when
- * it has no such thing (`missing` says what), 502 for any other answer that is not a JSON 200.
+ * GET `route` from the local engine: the JSON text it answered, unchanged (a catalogue of megabytes is never
+ * parsed). 503 when the engine does not answer, 404 when it has no such thing (`missing` says what), 502 for any
+ * other answer that is not a JSON 200.
  */
 export async function passThrough(
   services: Pick<Services, "home" | "env">,
   route: string,
   missing: string,
   opts: PassOptions = {},
-): Promise<JsonText> {
+): Promise<string> {
   const address = engineAddress(await effectiveSettings(services));
   let res: Awaited<ReturnType<typeof callBackend>>;
   try {
@@ -37,7 +37,7 @@ export async function passThrough(
     }
     throw err;
   }
-  if (res.status === 200 && isJson(res.text, res.contentType)) return new JsonText(res.text);
+  if (res.status === 200 && isJson(res.text, res.contentType)) return res.text;
   if (res.status === 200) throw new StudioError(502, `${address} did not answer JSON to ${route}`);
   if (res.status === 404) throw new StudioError(404, `${address} has no ${missing}`);
   throw new StudioError(502, `${address} answered ${res.status} to ${route}`);

@@ -1,7 +1,7 @@
 // GET /models/{folder}: the files of one model folder of the local engine, passed through (503 when it is silent).
 import { z } from "zod";
 import { passThrough } from "../../../lib/backends/passthrough.ts";
-import { defineFunction } from "../../../lib/fn.ts";
+import { defineFunction, JsonText } from "../../fn.ts";
 
 export default defineFunction({
   root: true,
@@ -14,12 +14,15 @@ export default defineFunction({
       .min(1, "must be a model folder name")
       .describe("The engine's model folder, like checkpoints"),
   }),
-  handler(input, ctx) {
-    return passThrough(
-      ctx,
-      `/models/${encodeURIComponent(input.folder)}`,
-      `model folder ${JSON.stringify(input.folder)}`,
-      { signal: ctx.signal },
+  async handler(input, ctx) {
+    // The engine's JSON goes out as it came, never parsed.
+    return new JsonText(
+      await passThrough(
+        ctx,
+        `/models/${encodeURIComponent(input.folder)}`,
+        `model folder ${JSON.stringify(input.folder)}`,
+        { signal: ctx.signal },
+      ),
     );
   },
 });

@@ -1,6 +1,6 @@
 // GET /models: the local engine's model folder names, passed through (503 when it does not answer).
 import { passThrough } from "../../../lib/backends/passthrough.ts";
-import { defineFunction } from "../../../lib/fn.ts";
+import { defineFunction, JsonText } from "../../fn.ts";
 
 // `root: true`: the engine's route shape, for the server root and /api; a runtime that ignores it mounts /studio.
 export default defineFunction({
@@ -8,7 +8,8 @@ export default defineFunction({
   method: "GET",
   path: "/models",
   summary: "The local engine's model folders, as the engine answers them",
-  handler(_input, ctx) {
-    return passThrough(ctx, "/models", "model list", { signal: ctx.signal });
+  async handler(_input, ctx) {
+    // The engine's JSON goes out as it came, never parsed.
+    return new JsonText(await passThrough(ctx, "/models", "model list", { signal: ctx.signal }));
   },
 });

@@ -1,7 +1,7 @@
 // GET /object_info/{node}: one node class of the local engine's catalogue, passed through (503 when it is silent).
 import { z } from "zod";
 import { passThrough } from "../../../lib/backends/passthrough.ts";
-import { defineFunction } from "../../../lib/fn.ts";
+import { defineFunction, JsonText } from "../../fn.ts";
 
 export default defineFunction({
   root: true,
@@ -12,12 +12,15 @@ export default defineFunction({
   input: z.object({
     node: z.string().min(1, "must be a node class name").describe("The engine's node class, like KSampler"),
   }),
-  handler(input, ctx) {
-    return passThrough(
-      ctx,
-      `/object_info/${encodeURIComponent(input.node)}`,
-      `node class ${JSON.stringify(input.node)}`,
-      { signal: ctx.signal },
+  async handler(input, ctx) {
+    // The engine's JSON goes out as it came, never parsed.
+    return new JsonText(
+      await passThrough(
+        ctx,
+        `/object_info/${encodeURIComponent(input.node)}`,
+        `node class ${JSON.stringify(input.node)}`,
+        { signal: ctx.signal },
+      ),
     );
   },
 });

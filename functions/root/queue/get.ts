@@ -1,6 +1,6 @@
 // GET /queue: the local engine's queue in its own shape, then the service's queued and running jobs.
 import { queueAnswer } from "../../../lib/backends/queue.ts";
-import { defineFunction } from "../../../lib/fn.ts";
+import { defineFunction } from "../../fn.ts";
 
 export default defineFunction({
   root: true,

@@ -1,6 +1,8 @@
-// The shape of a route handler module in functions/: method, path, zod schemas and a framework-free handler.
+// The function contract: what a route module in functions/ is (method, path, zod schemas, a framework-free handler)
+// and the reply shapes a handler may return. It sits in functions/ because both the route modules and runtime/ use
+// it and both may import functions/ (runtime -> functions -> lib), while lib/ stays free of HTTP shapes.
 import type { z } from "zod";
-import type { Ctx } from "./context.ts";
+import type { Ctx } from "../lib/context.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
