@@ -120,14 +120,39 @@ export function createApp(
   return app;
 }
 
-async function runFunction(fn: StudioFunction, c: Context, services: Services): Promise<Response> {
-  const req = c.req.raw;
-  const remoteAddress = remoteOf(c);
+function runFunction(fn: StudioFunction, c: Context, services: Services): Promise<Response> {
+  const params = c.req.param() as Record<string, string>;
+  const call = {
+    request: c.req.raw,
+    remoteAddress: remoteOf(c),
+    params,
+    label: `${fn.method} ${c.req.path}`,
+  };
+  return answerRequest(fn, services, call);
+}
+
+/** A request to one function: who sent it, the path parameters of its route, how a logged failure names it. */
+export interface FunctionCall {
+  request: Request;
+  remoteAddress: string | undefined;
+  params: Record<string, string>;
+  label: string;
+}
+
+/**
+ * One call of a function on a request, as every mounted route makes it: the local-only rule, the input read from
+ * the query or the JSON body (path parameters merged) and parsed with the route's schema, the handler called with
+ * a Ctx, and its result or refusal as a Response. Tests that call handlers directly go through here too.
+ */
+export async function answerRequest(
+  fn: StudioFunction,
+  services: Services,
+  { request: req, remoteAddress, params, label }: FunctionCall,
+): Promise<Response> {
   try {
     if (fn.localOnly && !isLoopback(remoteAddress)) {
       throw new StudioError(403, `${fn.path.slice(1)} is only allowed from the machine the server runs on`);
     }
-    const params = c.req.param() as Record<string, string>;
     let data: unknown;
     let where: string;
     if (fn.method === "GET" || fn.method === "DELETE") {
@@ -142,7 +167,7 @@ async function runFunction(fn: StudioFunction, c: Context, services: Services): 
     const ctx: Ctx = { ...services, request: req, remoteAddress, signal: req.signal };
     return await toResponse(await fn.handler(input, ctx), req);
   } catch (err) {
-    const { status, body } = errorReply(err, services.log, `${fn.method} ${c.req.path}`);
+    const { status, body } = errorReply(err, services.log, label);
     return jsonResponse(status, body, null);
   }
 }

@@ -1,15 +1,15 @@
-// Test helpers for the cut, override, issue and discard routes: an app over a temp root, built episodes and
-// takes written on disk as a render would leave them (sidecar plus small placeholder files).
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+// The temp-show fixture for route tests: a temp settings folder, a root with show folders and built episodes, takes
+// written on disk as a render leaves them (sidecar plus small placeholder files), routes called through callFunction.
+import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { expect } from "vitest";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 import { functions } from "../../functions/index.ts";
-import { createApp } from "../../runtime/app.ts";
+import type { Method, StudioFunction } from "../../functions/fn.ts";
+import { type Answer, callFunction } from "./call.ts";
 import { makeTestEnv, type TestEnv } from "./ctx.ts";
 import { seriesS } from "./series-s.ts";
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
-export type Answer = { status: number; body: any };
+export type { Answer } from "./call.ts";
 
 export interface TakeOptions {
   status?: "queued" | "ok" | "failed";
@@ -22,14 +22,19 @@ export interface TakeOptions {
   sidecar?: Record<string, unknown>;
 }
 
+/** Files of a new episode folder, by path relative to it (`../` is the show folder): text, bytes or JSON. */
+export type EpisodeFiles = Record<string, string | Uint8Array | object | undefined>;
+
 export interface Studio {
   env: TestEnv;
+  /** The configured root (links resolved), holding `show<n>/ep01` folders. */
   root: string;
-  call(
-    method: "GET" | "POST" | "PUT" | "DELETE",
-    route: string,
-    input?: Record<string, unknown>,
-  ): Promise<Answer>;
+  /** A folder beside the root, outside every root. */
+  outside: string;
+  /** Call the route `method route` (a path below /studio) on `input` through callFunction. */
+  call(method: Method, route: string, input?: Record<string, unknown>): Promise<Answer>;
+  /** A new episode folder `<root>/show<n>/ep01` holding `files` (an `undefined` one is not written). */
+  folder(files?: EpisodeFiles): Promise<string>;
   /** A new episode folder with series S and `script`, built unless `build` is false. */
   episode(script: string, opts?: { build?: boolean; series?: Record<string, unknown> }): Promise<string>;
   /** Write take `take` of `shot` as a finished render would leave it; returns the stem. */
@@ -55,39 +60,61 @@ export const SCRIPT = [
   "Cy runs.",
 ].join("\n");
 
+/** The route-table function answering `method route`, with the values of its path parameters. */
+export function routeFor(
+  method: Method,
+  route: string,
+): { fn: StudioFunction; params: Record<string, string> } {
+  const parts = route.split("/");
+  for (const fn of functions) {
+    const pattern = fn.path.split("/");
+    if (fn.method !== method || fn.root || pattern.length !== parts.length) continue;
+    const params: Record<string, string> = {};
+    const matches = pattern.every((p, i) => {
+      if (!p.startsWith(":")) return p === parts[i];
+      params[p.slice(1)] = parts[i];
+      return parts[i] !== "";
+    });
+    if (matches) return { fn, params };
+  }
+  throw new Error(`no route ${method} /studio${route} in the route table`);
+}
+
+/** A fixture of its own (the caller cleans it up). */
 export async function makeStudio(): Promise<Studio> {
   const env = await makeTestEnv();
-  const root = path.join(env.dir, "shows");
+  const base = await realpath(env.dir);
+  const root = path.join(base, "shows");
   await mkdir(root, { recursive: true });
   env.services.env.STUDIO_ROOTS = root;
-  const app = createApp(env.services, functions);
   let n = 0;
 
-  const call: Studio["call"] = async (method, route, input = {}) => {
-    let res: Response;
-    if (method === "GET" || method === "DELETE") {
-      const query = new URLSearchParams();
-      for (const [k, v] of Object.entries(input)) if (v !== undefined) query.set(k, String(v));
-      res = await app.request(`/studio${route}?${query}`, { method });
-    } else {
-      res = await app.request(`/studio${route}`, {
-        method,
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(input),
-      });
+  const call: Studio["call"] = (method, route, input = {}) => {
+    const { fn, params } = routeFor(method, route);
+    return callFunction(fn, input, env.services, { params });
+  };
+
+  const folder: Studio["folder"] = async (files = {}) => {
+    const ep = path.join(root, `show${++n}`, "ep01");
+    await mkdir(ep, { recursive: true });
+    for (const [name, content] of Object.entries(files)) {
+      if (content === undefined) continue;
+      const file = path.join(ep, name);
+      await mkdir(path.dirname(file), { recursive: true });
+      const isText = typeof content === "string" || content instanceof Uint8Array;
+      await writeFile(file, isText ? content : JSON.stringify(content, null, 2));
     }
-    return { status: res.status, body: await res.json() };
+    return ep;
   };
 
   return {
     env,
     root,
+    outside: path.join(base, "outside"),
     call,
+    folder,
     async episode(script, opts = {}) {
-      const ep = path.join(root, `show${++n}`, "ep01");
-      await mkdir(ep, { recursive: true });
-      await writeFile(path.join(ep, "series.json"), JSON.stringify(opts.series ?? seriesS(), null, 2));
-      await writeFile(path.join(ep, "ep01.md"), script);
+      const ep = await folder({ "series.json": opts.series ?? seriesS(), "ep01.md": script });
       if (opts.build !== false) {
         const built = await call("POST", "/build", { ep });
         if (!built.body.ok) throw new Error(`build failed: ${JSON.stringify(built.body)}`);
@@ -127,6 +154,42 @@ export async function makeStudio(): Promise<Studio> {
       return JSON.parse(await readFile(file, "utf8"));
     },
     cleanup: () => env.cleanup(),
+  };
+}
+
+/**
+ * The fixture shared by the tests of one file: made before them, removed after, its events cleared before each.
+ * Its fields are there once the file's tests run.
+ */
+export function useStudio(): Studio {
+  const holder: { studio?: Studio } = {};
+  const studio = (): Studio => {
+    if (!holder.studio) throw new Error("the studio fixture is made before the tests run");
+    return holder.studio;
+  };
+  beforeAll(async () => {
+    holder.studio = await makeStudio();
+  });
+  afterAll(() => holder.studio?.cleanup());
+  beforeEach(() => {
+    studio().env.events.length = 0;
+  });
+  return {
+    get env() {
+      return studio().env;
+    },
+    get root() {
+      return studio().root;
+    },
+    get outside() {
+      return studio().outside;
+    },
+    call: (...args) => studio().call(...args),
+    folder: (...args) => studio().folder(...args),
+    episode: (...args) => studio().episode(...args),
+    take: (...args) => studio().take(...args),
+    readJson: (...args) => studio().readJson(...args),
+    cleanup: () => studio().cleanup(),
   };
 }
 
