@@ -1,8 +1,8 @@
 // Per-function adapter: a fetch handler serving any subset of the routes, for per-function deployments.
 
+import type { StudioFunction } from "../functions/fn.ts";
 import { functions as allFunctions } from "../functions/index.ts";
 import type { Services } from "../lib/context.ts";
-import type { StudioFunction } from "../functions/fn.ts";
 import { createApp } from "./app.ts";
 
 export type FetchHandler = (request: Request) => Promise<Response>;

@@ -5,8 +5,8 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { gzip as gzipCb } from "node:zlib";
-import { StudioError } from "../lib/errors.ts";
 import type { FileReply } from "../functions/fn.ts";
+import { StudioError } from "../lib/errors.ts";
 
 const gzip = promisify(gzipCb);
 export const GZIP_THRESHOLD = 64 * 1024;

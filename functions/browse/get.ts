@@ -9,9 +9,9 @@ import type { Ctx } from "../../lib/context.ts";
 import { isEpisodeFolder, isFile, SERIES_FILE } from "../../lib/episode/files.ts";
 import { compareNames, mapLimit } from "../../lib/episode/find.ts";
 import { badRequest, forbidden, notFound, StudioError } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { samePath } from "../../lib/paths/inside.ts";
 import { checkAbsolutePath } from "../../lib/paths/text.ts";
+import { defineFunction } from "../fn.ts";
 
 // A picker shows a screenful; a folder of thousands is cut (with `truncated`) rather than listed whole.
 export const BROWSE_LIMIT = 1000;

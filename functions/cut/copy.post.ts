@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { CUT_WHAT, copyCut } from "../../lib/episode/cut-edit.ts";
 import { badRequest } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, passName } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

@@ -1,9 +1,9 @@
 // PUT /studio/cut: replace one pass's cut list (rule 5: normalised, duplicates and unknown fields refused).
 import { z } from "zod";
 import { replaceCut } from "../../lib/episode/cut-edit.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "PUT",

@@ -1,9 +1,9 @@
 // POST /studio/cut/reset: put a pass's script order back and/or clear trims or audio (api-extras §1.10).
 import { z } from "zod";
 import { CUT_WHAT, resetCut } from "../../lib/episode/cut-edit.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

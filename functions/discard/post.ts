@@ -1,9 +1,9 @@
 // POST /studio/discard: move a finished or failed take to the trash and drop the cut picks that played it.
 import { z } from "zod";
 import { discardTake } from "../../lib/episode/discard.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId, take } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

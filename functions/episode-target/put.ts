@@ -1,9 +1,9 @@
 // PUT /studio/episode-target: the editor's episode video target (overrides.json `episode.target`); null clears it.
 import { z } from "zod";
 import { setEpisodeTarget } from "../../lib/episode/override-edit.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, targetId } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "PUT",

@@ -3,10 +3,10 @@
 import { z } from "zod";
 import { episodeStatusText } from "../../lib/episode/status.ts";
 import { notFound } from "../../lib/errors.ts";
-import { defineFunction, JsonText } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
 import { ep, pass } from "../../lib/schema/fields.ts";
+import { defineFunction, JsonText } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

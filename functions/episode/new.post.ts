@@ -17,9 +17,9 @@ import {
 import { episodesUnder, newestEpisode, resolveParent } from "../../lib/episode/siblings.ts";
 import { readSources } from "../../lib/episode/sources.ts";
 import { StudioError } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { validateFolderName } from "../../lib/paths/folder-name.ts";
 import { isObject, parseSeriesJson } from "../../lib/series/load.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

@@ -1,8 +1,8 @@
 // GET /studio/file: streams one file of an episode (or what its series config opens above it) with Range support.
 import { z } from "zod";
 import { servedFile } from "../../lib/episode/served-file.ts";
-import { defineFunction, FileReply } from "../fn.ts";
 import { ep } from "../../lib/schema/fields.ts";
+import { defineFunction, FileReply } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

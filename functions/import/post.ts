@@ -12,9 +12,9 @@ import {
 } from "../../lib/episode/new-episode.ts";
 import { resolveParent } from "../../lib/episode/siblings.ts";
 import { StudioError } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { validateFolderName } from "../../lib/paths/folder-name.ts";
 import { headerId } from "../../lib/script/header.ts";
+import { defineFunction } from "../fn.ts";
 
 const seriesValue = z
   .union([z.string(), z.record(z.string(), z.unknown())])

@@ -1,6 +1,7 @@
 // GET /studio/info: what this server is, where its settings live and whether the media tools are there.
-import { defineFunction } from "../fn.ts";
+
 import { findTool } from "../../lib/media/tools.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { removeIssues } from "../../lib/episode/issues.ts";
 import { badRequest } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, passFilter, queryFlag } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "DELETE",

@@ -1,9 +1,9 @@
 // GET /studio/issues/export: the notes as Markdown to paste into an assistant, or as a JSON bundle.
 import { z } from "zod";
 import { exportJson, exportMarkdown } from "../../lib/episode/issues.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, passFilter, queryFlag } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

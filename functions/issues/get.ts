@@ -1,9 +1,9 @@
 // GET /studio/issues: the episode's issue notes in the order they were taken, each with `addressed` worked out now.
 import { z } from "zod";
 import { listIssues } from "../../lib/episode/issues.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, passFilter } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

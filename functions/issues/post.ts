@@ -1,9 +1,9 @@
 // POST /studio/issues: note what is wrong with a shot, snapshotting the script lines, prompt, refs and take.
 import { z } from "zod";
 import { addIssue } from "../../lib/episode/issues.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId, take } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

@@ -1,13 +1,13 @@
 // POST /studio/jobs/{cancel,move,retry,pause,paid-reset}: change the queue, answer with the GET /studio/jobs body.
 import { z } from "zod";
 import { badRequest, notFound, shown } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { retryJob } from "../../lib/jobs/kinds.ts";
 import { isKnownLane, LANES_HINT } from "../../lib/jobs/lanes.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { jobsAnswer, jobView } from "../../lib/jobs/view.ts";
 import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
 import { MAX_JOB_ID, MAX_LANE } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 const ACTIONS = "cancel, move, retry, pause or paid-reset";
 const WHOLE = "must be a whole number, 0 or more";
@@ -19,30 +19,38 @@ const JOB_ID_RULE = `must be a job id (a string of at most ${MAX_JOB_ID} charact
 const id = z
   .string({ error: required(JOB_ID_RULE) })
   .min(1, JOB_ID_RULE)
-  .max(MAX_JOB_ID, JOB_ID_RULE);
+  .max(MAX_JOB_ID, JOB_ID_RULE)
+  .describe("The job's id, as GET /studio/jobs lists it");
+
+// The action is the path's last segment; each is documented with what it does.
+const action = <A extends string>(name: A, what: string) => z.literal(name).describe(what);
 
 const input = z.discriminatedUnion(
   "action",
   [
-    z.strictObject({ action: z.literal("cancel"), id }),
+    z.strictObject({ action: action("cancel", "Cancel a queued or running job"), id }),
     z.strictObject({
-      action: z.literal("move"),
+      action: action("move", "Move a queued job to another place in its lane"),
       id,
       index: z
         .number({ error: required(WHOLE) })
         .int(WHOLE)
-        .min(0, WHOLE),
+        .min(0, WHOLE)
+        .describe("The job's new place among its lane's queued jobs, 0 first"),
     }),
-    z.strictObject({ action: z.literal("retry"), id }),
+    z.strictObject({ action: action("retry", "Run a failed or canceled job again"), id }),
     z.strictObject({
-      action: z.literal("pause"),
+      action: action("pause", "Pause or resume a lane"),
       lane: z
         .string({ error: required("must be a lane name") })
         .min(1, "must be a lane name")
-        .max(MAX_LANE, `must be a lane name of at most ${MAX_LANE} characters`),
-      paused: z.boolean({ error: required("must be true or false") }),
+        .max(MAX_LANE, `must be a lane name of at most ${MAX_LANE} characters`)
+        .describe("The lane: builtin, local, cloud, router or deployment:<target>"),
+      paused: z
+        .boolean({ error: required("must be true or false") })
+        .describe("true pauses the lane, false resumes it"),
     }),
-    z.strictObject({ action: z.literal("paid-reset") }),
+    z.strictObject({ action: action("paid-reset", "Reset the counter of paid runs") }),
   ],
   // An unknown action is a 400 naming `action`, like any other bad field (the route itself exists).
   { error: (issue) => (issue.code === "invalid_union" ? `must be ${ACTIONS}` : undefined) },

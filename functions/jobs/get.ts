@@ -1,6 +1,7 @@
 // GET /studio/jobs: every queued or running job, then the last 200 finished; lane states; the paid counter.
-import { defineFunction } from "../fn.ts";
+
 import { jobsAnswer } from "../../lib/jobs/view.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

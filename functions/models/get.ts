@@ -1,10 +1,10 @@
 // GET /studio/models: the local engine's files for one model param of a target, its family's files first.
 import { z } from "zod";
 import { badRequest } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/index.ts";
 import { ep } from "../../lib/schema/fields.ts";
 import { modelsPicker, showDirOf } from "../../lib/targets/listing.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

@@ -1,9 +1,9 @@
 // DELETE /studio/override: drop one pass's fields of a shot's override, or (without pass) all of it and the retarget.
 import { z } from "zod";
 import { deleteOverride } from "../../lib/episode/override-edit.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, passFilter, shotId } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "DELETE",

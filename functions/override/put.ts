@@ -1,9 +1,9 @@
 // PUT /studio/override: change a shot's render overrides (rules 8 and 9); only the fields sent change.
 import { z } from "zod";
 import { checkOverrideFields, putOverride } from "../../lib/episode/override-edit.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "PUT",

@@ -1,9 +1,9 @@
 // PUT /studio/pick: set the take a pass's cut plays for a shot (rule 6: lock and usability refusals, force).
 import { z } from "zod";
 import { pickTake } from "../../lib/episode/cut-edit.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, passFilter, shotId, take } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "PUT",

@@ -1,9 +1,9 @@
 // GET /studio/promote: the plan for moving overrides into the script and series config; nothing is written.
 import { z } from "zod";
 import { planPromote } from "../../lib/episode/promote.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, shotId } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

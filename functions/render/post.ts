@@ -1,8 +1,9 @@
 // POST /studio/render: queue takes for the shots of a pass (contract "Rendering", rules 1–13) and answer at once.
-import { defineFunction } from "../fn.ts";
+
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { queueRender } from "../../lib/render/queue.ts";
 import { renderBody, renderRequest } from "../../lib/render/request.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

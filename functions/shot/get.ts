@@ -2,9 +2,9 @@
 // `target` answers for a one-off render on another target, writing nothing.
 import { z } from "zod";
 import { shotDetail } from "../../lib/episode/shot-detail.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId, targetIdOrBlank } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

@@ -5,9 +5,9 @@ import { runCompile } from "../../lib/episode/compile-pool.ts";
 import { mergeShotText } from "../../lib/episode/preview.ts";
 import { readSources } from "../../lib/episode/sources.ts";
 import { badRequest } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId, targetId } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

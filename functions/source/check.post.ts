@@ -1,9 +1,9 @@
 // POST /studio/source/check: check a proposed script or series config against the other file on disk; writes nothing.
 import { z } from "zod";
 import { runCheck } from "../../lib/episode/compile-pool.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, sourceFile } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "POST",

@@ -3,10 +3,10 @@ import { z } from "zod";
 import { prepare } from "../../lib/episode/compile-env.ts";
 import { readSourceFile } from "../../lib/episode/source-file.ts";
 import { readSources } from "../../lib/episode/sources.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, queryFlag, sourceFile } from "../../lib/schema/fields.ts";
 import { shotSpans } from "../../lib/script/story.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

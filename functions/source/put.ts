@@ -2,9 +2,9 @@
 import { z } from "zod";
 import { runCheck } from "../../lib/episode/compile-pool.ts";
 import { rebuildEpisode, saveSourceFile } from "../../lib/episode/source-file.ts";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, sourceFile } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "PUT",

@@ -1,9 +1,9 @@
 // GET /studio/targets: every target (of one kind), a show's own with `ep`, readiness on the local engine with `ready`.
 import { z } from "zod";
-import { defineFunction } from "../fn.ts";
 import { resolveEpisode } from "../../lib/paths/index.ts";
 import { ep, queryFlag } from "../../lib/schema/fields.ts";
 import { listTargets, parseKind, showDirOf } from "../../lib/targets/listing.ts";
+import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

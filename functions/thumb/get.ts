@@ -2,10 +2,10 @@
 import { z } from "zod";
 import { servedFile } from "../../lib/episode/served-file.ts";
 import { badRequest } from "../../lib/errors.ts";
-import { defineFunction, FileReply } from "../fn.ts";
 import { thumbnail, thumbWidth } from "../../lib/media/thumbs.ts";
 import { realRoots, rootsFence } from "../../lib/paths/index.ts";
 import { ep } from "../../lib/schema/fields.ts";
+import { defineFunction, FileReply } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",

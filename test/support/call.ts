@@ -1,6 +1,7 @@
 // Calls a route's handler directly, the way the runtime calls it for a request from this machine, without the app.
-import type { Services } from "../../lib/context.ts";
+
 import type { StudioFunction } from "../../functions/fn.ts";
+import type { Services } from "../../lib/context.ts";
 import { answerRequest } from "../../runtime/app.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field

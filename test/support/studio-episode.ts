@@ -3,8 +3,8 @@
 import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
-import { functions } from "../../functions/index.ts";
 import type { Method, StudioFunction } from "../../functions/fn.ts";
+import { functions } from "../../functions/index.ts";
 import { type Answer, callFunction } from "./call.ts";
 import { makeTestEnv, type TestEnv } from "./ctx.ts";
 import { seriesS } from "./series-s.ts";
