@@ -1,17 +1,10 @@
 // PUT /studio/pick, PUT /studio/cut, POST /studio/cut/reset and /studio/cut/copy on built episodes with takes on disk.
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { describe, expect, it } from "vitest";
+import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 
-let s: Studio;
-beforeAll(async () => {
-  s = await makeStudio();
-});
-afterAll(() => s.cleanup());
-beforeEach(() => {
-  s.env.events.length = 0;
-});
+const s = useStudio();
 
 const cutOf = (ep: string) => s.readJson(path.join(ep, "cut.json")) as Promise<Record<string, unknown>>;
 const writeCutFile = (ep: string, cut: unknown) => writeFile(path.join(ep, "cut.json"), JSON.stringify(cut));
