@@ -1,17 +1,12 @@
 // POST /studio/discard: a take's files go to the trash, picks of it drop in both passes, numbers are never reused.
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { nextTakeNumber } from "../lib/episode/takes.ts";
-import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 
-let s: Studio;
-beforeAll(async () => {
-  s = await makeStudio();
-});
-afterAll(() => s.cleanup());
+const s = useStudio();
 beforeEach(() => {
-  s.env.events.length = 0;
   s.env.services.now = () => new Date();
 });
 
