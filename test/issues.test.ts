@@ -1,19 +1,12 @@
 // GET/POST/DELETE /studio/issues and GET /studio/issues/export: snapshots, `addressed`, bulk deletes, the export.
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readBuild } from "../lib/episode/builds.ts";
 import { storyHash } from "../lib/script/canonical.ts";
-import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 
-let s: Studio;
-beforeAll(async () => {
-  s = await makeStudio();
-});
-afterAll(() => s.cleanup());
-beforeEach(() => {
-  s.env.events.length = 0;
-});
+const s = useStudio();
 
 const issuesFile = (ep: string) => path.join(ep, "_issues.json");
 const note = (ep: string, body: Record<string, unknown>) =>
