@@ -1,20 +1,13 @@
 // PUT/DELETE /studio/override and PUT /studio/episode-target on built episodes (rules 8 and 9, api-extras §5.5).
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readBuild } from "../lib/episode/builds.ts";
 import { storyHash } from "../lib/script/canonical.ts";
 import { parseJson } from "../lib/store/json-file.ts";
-import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 
-let s: Studio;
-beforeAll(async () => {
-  s = await makeStudio();
-});
-afterAll(() => s.cleanup());
-beforeEach(() => {
-  s.env.events.length = 0;
-});
+const s = useStudio();
 
 const overridesText = (ep: string) => readFile(path.join(ep, "overrides.json"), "utf8");
 // biome-ignore lint/suspicious/noExplicitAny: the file is checked field by field
