@@ -196,7 +196,7 @@ describe("DELETE /studio/issues", () => {
     refusal(
       await s.call("DELETE", "/issues", { ep, pass: "proxy", clear: "maybe" }),
       400,
-      /^clear must be 1 or 0/,
+      /^clear: must be 1 or 0/,
     );
     expect(s.env.events).toEqual([]);
     expect((await s.call("GET", "/issues", { ep })).body.issues).toHaveLength(1);
