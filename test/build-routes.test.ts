@@ -1,51 +1,17 @@
 // POST /studio/build, /studio/source/check and /studio/shot/preview through the app, on real folders.
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { functions } from "../functions/index.ts";
-import { createApp } from "../runtime/app.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { describe, expect, it } from "vitest";
 import { seriesS } from "./support/series-s.ts";
+import { useStudio } from "./support/studio-episode.ts";
 
-let env: TestEnv;
-let app: ReturnType<typeof createApp>;
-let root: string;
-let n = 0;
-
-beforeAll(async () => {
-  root = "";
-  env = await makeTestEnv();
-  root = path.join(env.dir, "shows");
-  await mkdir(root, { recursive: true });
-  env.services.env.STUDIO_ROOTS = root;
-  app = createApp(env.services, functions);
-});
-afterAll(() => env.cleanup());
-beforeEach(() => {
-  env.events.length = 0;
-});
+const s = useStudio();
 
 /** A fresh episode folder `<root>/show<n>/ep01` with the given files. */
-async function episode(files: { series?: unknown; script?: string }): Promise<string> {
-  const ep = path.join(root, `show${++n}`, "ep01");
-  await mkdir(ep, { recursive: true });
-  if (files.series !== undefined) {
-    const text = typeof files.series === "string" ? files.series : JSON.stringify(files.series, null, 2);
-    await writeFile(path.join(ep, "series.json"), text);
-  }
-  if (files.script !== undefined) await writeFile(path.join(ep, "ep01.md"), files.script);
-  return ep;
-}
+const episode = (files: { series?: unknown; script?: string }) =>
+  s.folder({ "series.json": files.series, "ep01.md": files.script });
 
-const call = async (route: string, body: unknown) => {
-  const res = await app.request(`/studio${route}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
-  return { status: res.status, body: (await res.json()) as any };
-};
+const call = (route: string, body: Record<string, unknown>) => s.call("POST", route, body);
 
 const script = (...shots: string[]) => ["= e01  T", "# sq01 kitchen", ...shots].join("\n");
 
@@ -72,7 +38,7 @@ describe("POST /studio/build", () => {
     for (const f of ["refs_todo.md", "refs_todo.json", "refs_todo_proxy.md", "refs_todo_proxy.json"]) {
       expect((await stat(path.join(ep, f))).isFile()).toBe(true);
     }
-    expect(env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
+    expect(s.env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
   });
 
   it("rebuilding an unchanged script leaves every seed and story unchanged", async () => {
@@ -112,9 +78,9 @@ describe("POST /studio/build", () => {
   });
 
   it("uses the settings' default video target when nothing names one", async () => {
-    await mkdir(path.join(env.home, "default", "studio"), { recursive: true });
+    await mkdir(path.join(s.env.home, "default", "studio"), { recursive: true });
     await writeFile(
-      path.join(env.home, "default", "studio", "settings.json"),
+      path.join(s.env.home, "default", "studio", "settings.json"),
       JSON.stringify({ default_targets: { video: "ltx2" } }),
     );
     try {
@@ -122,7 +88,7 @@ describe("POST /studio/build", () => {
       const { body } = await call("/build", { ep });
       expect(body.passes.final.report.target).toBe("ltx2");
     } finally {
-      await writeFile(path.join(env.home, "default", "studio", "settings.json"), "{}");
+      await writeFile(path.join(s.env.home, "default", "studio", "settings.json"), "{}");
     }
   });
 
@@ -161,11 +127,11 @@ describe("POST /studio/build", () => {
 
   it("refuses bad episode paths on every route that takes one", async () => {
     const cases: [unknown, number][] = [
-      [path.join(env.dir, "elsewhere"), 403],
+      [path.join(s.env.dir, "elsewhere"), 403],
       ["relative/ep01", 400],
-      [path.join(root, "missing", "ep01"), 404],
-      [`${root}/show1/../../ep01`, 400],
-      [`${root}/show1\u0000/ep01`, 400],
+      [path.join(s.root, "missing", "ep01"), 404],
+      [`${s.root}/show1/../../ep01`, 400],
+      [`${s.root}/show1\u0000/ep01`, 400],
       [42, 400],
     ];
     const routes: [string, Record<string, unknown>][] = [

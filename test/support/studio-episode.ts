@@ -22,8 +22,8 @@ export interface TakeOptions {
   sidecar?: Record<string, unknown>;
 }
 
-/** Files of a new episode folder, by path relative to it (`../` is the show folder): text, bytes or JSON. */
-export type EpisodeFiles = Record<string, string | Uint8Array | object | undefined>;
+/** Files of a new episode folder, by path relative to it (`../` is the show folder): text, bytes, else JSON. */
+export type EpisodeFiles = Record<string, unknown>;
 
 export interface Studio {
   env: TestEnv;
