@@ -49,13 +49,6 @@ export function parseKind(value: string | undefined): TargetKind | undefined {
   throw badRequest(`kind must be video, image or audio (got ${JSON.stringify(value)})`);
 }
 
-/** `?ready=`: 1/true on, 0/false/empty off, anything else a 400 (api-extras §2.3 row 27). */
-export function parseReady(value: string | undefined): boolean {
-  if (value === undefined || value === "" || value === "0" || value === "false") return false;
-  if (value === "1" || value === "true") return true;
-  throw badRequest(`ready must be 1, 0, true or false (got ${JSON.stringify(value)})`);
-}
-
 /** Where a show's own targets live: the series home of the episode (its parent when the config is there). */
 export async function showDirOf(epReal: string): Promise<string> {
   return (await seriesHome(epReal)).home;
