@@ -3,28 +3,16 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import { readBuild } from "../lib/episode/builds.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
 import { createApp } from "../runtime/app.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { seriesS } from "./support/series-s.ts";
+import { useStudio } from "./support/studio-episode.ts";
 
-let env: TestEnv;
-let app: ReturnType<typeof createApp>;
-let root: string;
-let n = 0;
-
-beforeAll(async () => {
-  env = await makeTestEnv();
-  root = path.join(env.dir, "shows");
-  await mkdir(root, { recursive: true });
-  env.services.env.STUDIO_ROOTS = root;
-  app = createApp(env.services, functions);
-});
-afterAll(() => env.cleanup());
+const studio = useStudio();
 
 const H3 = "minimax_h3_ref2va";
 
@@ -62,28 +50,17 @@ function h3Series(): Record<string, Any> {
 }
 
 async function build(ep: string): Promise<void> {
-  const res = await app.request("/studio/build", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ ep }),
-  });
-  const body = (await res.json()) as Any;
+  const { body } = await studio.call("POST", "/build", { ep });
   expect(body.ok, body.error).toBe(true);
 }
 
 async function episode(script: string[] = SCRIPT, series: Record<string, Any> = h3Series()): Promise<string> {
-  const ep = path.join(root, `show${++n}`, "ep01");
-  await mkdir(ep, { recursive: true });
-  await writeFile(path.join(ep, "series.json"), JSON.stringify(series, null, 2));
-  await writeFile(path.join(ep, "ep01.md"), script.join("\n"));
+  const ep = await studio.folder({ "series.json": series, "ep01.md": script.join("\n") });
   await build(ep);
   return ep;
 }
 
-async function status(ep: string, pass = "proxy"): Promise<{ status: number; body: Any }> {
-  const res = await app.request(`/studio/episode?ep=${encodeURIComponent(ep)}&pass=${pass}`);
-  return { status: res.status, body: await res.json() };
-}
+const status = (ep: string, pass = "proxy") => studio.call("GET", "/episode", { ep, pass });
 
 const shotOf = (body: Any, shot: string) => body.shots.find((s: Any) => s.shot === shot);
 const takeOf = (body: Any, shot: string, take: number) =>
@@ -150,14 +127,13 @@ async function writeRef(ep: string, rel: string, text: string): Promise<void> {
 describe("GET /studio/episode refusals", () => {
   it("checks ep in order (relative 400, outside roots 403, missing 404) and an unbuilt pass is 404", async () => {
     expect((await status("relative/ep01")).status).toBe(400);
-    expect((await status(path.join(env.dir, "elsewhere", "ep01"))).status).toBe(403);
-    expect((await status(path.join(root, "nope", "ep01"))).status).toBe(404);
-    const ep = path.join(root, `show${++n}`, "ep01");
-    await mkdir(ep, { recursive: true });
+    expect((await status(path.join(studio.env.dir, "elsewhere", "ep01"))).status).toBe(403);
+    expect((await status(path.join(studio.root, "nope", "ep01"))).status).toBe(404);
+    const ep = await studio.folder();
     const unbuilt = await status(ep);
     expect(unbuilt.status).toBe(404);
     expect(unbuilt.body.error).toMatch(/not built/);
-    const bad = await app.request(`/studio/episode?ep=${encodeURIComponent(ep)}&pass=FINAL`);
+    const bad = await status(ep, "FINAL");
     expect(bad.status).toBe(400);
   });
 
@@ -644,6 +620,8 @@ describe("cut, overrides and missing references", () => {
   it("never sends a seed as a number", async () => {
     const ep = await episode();
     await writeTake(ep, "proxy", "sh010", 1, { sidecar: await currentSidecar(ep, "sh010") });
+    // The text on the wire, as the app writes it.
+    const app = createApp(studio.env.services, functions);
     const res = await app.request(`/studio/episode?ep=${encodeURIComponent(ep)}`);
     const text = await res.text();
     expect(text).toMatch(/"seed":"\d{10,}"/);
