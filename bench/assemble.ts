@@ -5,9 +5,9 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
+import { assembleEpisode } from "../lib/assemble/assemble.ts";
 import { buildFolder } from "../lib/episode/build.ts";
 import { mapLimit } from "../lib/episode/find.ts";
-import { assembleEpisode } from "../lib/media/assemble.ts";
 import { concatList, videoCodecArgs } from "../lib/media/assemble-args.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { benchServices } from "./show.ts";
@@ -67,7 +67,7 @@ async function episode(dir: string, ffmpeg: string, width: number, height: numbe
     `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
     "-frames:v",
     String(FRAMES),
-    ...videoCodecArgs("proxy"),
+    ...videoCodecArgs("draft"),
     ...AUDIO,
     clip,
   ]);
@@ -113,7 +113,7 @@ async function joins(
     ),
   );
   const args = ["-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list];
-  const out = [...videoCodecArgs("proxy"), ...AUDIO, path.join(dir, "full.mp4")];
+  const out = [...videoCodecArgs("draft"), ...AUDIO, path.join(dir, "full.mp4")];
   const full = await time(() => execa(ffmpeg, [...args, ...out]), Math.min(runs, 3), 1);
   return [copy, full, cold];
 }

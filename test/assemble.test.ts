@@ -4,11 +4,11 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assembleEpisode } from "../lib/assemble/assemble.ts";
+import { type CutShot, chooseClips, filesToProbe, planAssembly } from "../lib/assemble/plan.ts";
 import type { TakeRecord } from "../lib/episode/takes.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
-import { assembleEpisode } from "../lib/media/assemble.ts";
 import { clipSamples, concatList, fpsText, graphPath, soundGraph } from "../lib/media/assemble-args.ts";
-import { type CutShot, chooseClips, filesToProbe, planAssembly } from "../lib/media/assemble-plan.ts";
 import type { ClipInfo } from "../lib/media/clip-probe.ts";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { assembleJob } from "../workers/jobs/assemble.ts";
@@ -218,8 +218,8 @@ describe("the assembly planner", () => {
     );
     expect(graphPath("/x/a'b:c,[d];e")).toBe("/x/a\\\\\\'b\\\\:c\\,\\[d\\]\\;e");
     const graph = soundGraph([
-      { sound: { file: null, start: 0, offset: 0, gain: 1, why: "" }, from: 0, samples: 100 },
-      { sound: { file: "/s.wav", start: 0, offset: 0.5, gain: 1, why: "" }, from: 0, samples: 48000 },
+      { sound: { file: null, start: 0, offset: 0, gain: 1 }, from: 0, samples: 100 },
+      { sound: { file: "/s.wav", start: 0, offset: 0.5, gain: 1 }, from: 0, samples: 48000 },
     ]);
     expect(graph).toContain("anullsrc=r=48000:cl=stereo,atrim=end_sample=24000");
     expect(graph).toContain("[a0][a1]concat=n=2:v=0:a=1[aout]");

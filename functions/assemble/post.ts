@@ -4,8 +4,8 @@ import { z } from "zod";
 import type { AssemblePayload } from "../../lib/assemble/payload.ts";
 import { notImplemented } from "../../lib/errors.ts";
 import { defineFunction } from "../fn.ts";
-import { type AssembleAnswer, parseSize } from "../../lib/media/assemble.ts";
-import { takeAnswer } from "../../lib/media/assemble-job.ts";
+import { type AssembleAnswer, parseSize } from "../../lib/assemble/assemble.ts";
+import { takeAnswer } from "../../lib/assemble/answer.ts";
 import { mediaTools } from "../../lib/media/ffmpeg.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 

@@ -1,7 +1,25 @@
 // ffmpeg arguments and side files of an assembly, pure: a clip's re-encode, the concat demuxer's list and the
 // sound track's filter graph. Kept to filters the shipped ffmpeg (a 2018 4.x build) already has.
-import type { Pass } from "../build/types.ts";
-import type { PlannedClip, Sound } from "./assemble-plan.ts";
+
+/** A clip's picture as the cut plays it: its file, its own rate, the frames trimmed off each end and kept. */
+export interface ClipPicture {
+  file: string;
+  srcFps: number;
+  trimIn: number;
+  trimOut: number;
+  frames: number;
+}
+
+/** A clip's sound: a file (null: silence) placed `start` seconds into the clip, `offset` seconds into the file. */
+export interface ClipSound {
+  file: string | null;
+  start: number;
+  offset: number;
+  gain: number;
+}
+
+/** How hard the encoder works: `draft` for cuts made to check timing, `full` for the cut that is kept. */
+export type EncodeEffort = "draft" | "full";
 
 export const AUDIO_RATE = 48000;
 const AUDIO_FORMAT = `aformat=sample_fmts=fltp:sample_rates=${AUDIO_RATE}:channel_layouts=stereo`;
@@ -15,9 +33,9 @@ export function fpsText(fps: number): string {
 }
 
 /** Encoder settings every re-encoded clip shares, so re-encoded and copied clips join as one stream. */
-export function videoCodecArgs(pass: Pass): string[] {
-  // The proxy cut is for timing and review: faster; the final cut keeps more of the picture.
-  const [preset, crf] = pass === "final" ? ["medium", "17"] : ["veryfast", "20"];
+export function videoCodecArgs(effort: EncodeEffort): string[] {
+  // A draft is for timing and review: faster; the full cut keeps more of the picture.
+  const [preset, crf] = effort === "full" ? ["medium", "17"] : ["veryfast", "20"];
   return [
     "-c:v",
     "libx264",
@@ -39,7 +57,7 @@ export function videoCodecArgs(pass: Pass): string[] {
 }
 
 /** The filter chain that brings a clip's picture to the cut: rate, trims, size (letterboxed), pixel format. */
-export function videoFilter(clip: PlannedClip, width: number, height: number, fps: number): string {
+export function videoFilter(clip: ClipPicture, width: number, height: number, fps: number): string {
   const steps: string[] = [];
   if (Math.abs(clip.srcFps - fps) > fps * 1e-4) steps.push(`fps=fps=${fpsText(fps)}`);
   if (clip.trimIn || clip.trimOut)
@@ -58,8 +76,15 @@ export function videoFilter(clip: PlannedClip, width: number, height: number, fp
 
 /** Arguments that re-encode a clip's picture (no sound: the join lays the sound track) into `out`. */
 export function reencodeArgs(
-  clip: PlannedClip,
-  o: { width: number; height: number; fps: number; pass: Pass; timescale: number | null; out: string },
+  clip: ClipPicture,
+  o: {
+    width: number;
+    height: number;
+    fps: number;
+    effort: EncodeEffort;
+    timescale: number | null;
+    out: string;
+  },
 ): string[] {
   return [
     "-i",
@@ -73,7 +98,7 @@ export function reencodeArgs(
     videoFilter(clip, o.width, o.height, o.fps),
     "-frames:v",
     String(clip.frames),
-    ...videoCodecArgs(o.pass),
+    ...videoCodecArgs(o.effort),
     ...(o.timescale ? ["-video_track_timescale", String(o.timescale)] : []),
     "-f",
     "mp4",
@@ -101,7 +126,7 @@ export function clipSamples(frames: readonly number[], fps: number): number[] {
 }
 
 export interface SoundPart {
-  sound: Sound;
+  sound: ClipSound;
   /** Seconds into the untrimmed clip where the played part starts (trim_in at the cut's rate). */
   from: number;
   /** Samples the clip lasts in the cut. */
@@ -157,7 +182,12 @@ export function soundGraph(parts: readonly SoundPart[]): string {
  * the pictures' own times: otherwise the clips' AAC priming (sound that starts before zero) would shift every
  * picture later than the new sound track.
  */
-export function joinArgs(o: { listFile: string; graphFile: string; out: string; pass: Pass }): string[] {
+export function joinArgs(o: {
+  listFile: string;
+  graphFile: string;
+  out: string;
+  effort: EncodeEffort;
+}): string[] {
   return [
     "-copyts",
     "-f",
@@ -176,8 +206,8 @@ export function joinArgs(o: { listFile: string; graphFile: string; out: string; 
     "[aout]",
     "-c:a",
     "aac",
-    // The fast coder encodes twice as fast; the proxy cut is for timing, the final one keeps the better coder.
-    ...(o.pass === "proxy" ? ["-aac_coder", "fast"] : []),
+    // The fast coder encodes twice as fast; a draft is for timing, the full cut keeps the better coder.
+    ...(o.effort === "draft" ? ["-aac_coder", "fast"] : []),
     "-b:a",
     "192k",
     "-ar",

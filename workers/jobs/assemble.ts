@@ -1,10 +1,10 @@
-// The assemble job: a pass's cut joined into one mp4 (lib/media/assemble.ts), with progress per clip. The answer
+// The assemble job: a pass's cut joined into one mp4 (lib/assemble/assemble.ts), with progress per clip. The answer
 // the route returns is written beside the output for the route to take; a refused or failed assembly also fails
 // the job with the same reason, so the queue shows it.
+import { pruneAnswers, writeAnswer } from "../../lib/assemble/answer.ts";
+import { assembleEpisode } from "../../lib/assemble/assemble.ts";
 import { assemblePayload } from "../../lib/assemble/payload.ts";
 import { defineJobKind } from "../../lib/jobs/kinds.ts";
-import { assembleEpisode } from "../../lib/media/assemble.ts";
-import { pruneAnswers, writeAnswer } from "../../lib/media/assemble-job.ts";
 
 export const assembleJob = defineJobKind({
   payload: assemblePayload,

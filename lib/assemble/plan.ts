@@ -6,8 +6,8 @@ import type { Pass } from "../build/types.ts";
 import type { CutEntry } from "../episode/cut.ts";
 import { cutPick } from "../episode/cut-view.ts";
 import { hasVideo, shotFolder, type TakeRecord, takeStatus } from "../episode/takes.ts";
+import type { ClipInfo } from "../media/clip-probe.ts";
 import { isObject } from "../store/json-guards.ts";
-import type { ClipInfo } from "./clip-probe.ts";
 
 /** The picture every clip of the cut ends up with. */
 export interface CutFormat {

@@ -1,4 +1,4 @@
-// Assembling a pass's cut into one mp4 (api-extras §5.3): the plan (assemble-plan.ts), then only the clips that
+// Assembling a pass's cut into one mp4 (api-extras §5.3): the plan (plan.ts), then only the clips that
 // need it re-encoded into a temp folder, then one join that copies every picture stream and lays one sound
 // track, written under a temp name and renamed into `renders[_proxy]/<ep>[_proxy].mp4` with its `_shots.txt`.
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
@@ -12,20 +12,23 @@ import { folderTakes } from "../episode/cut-view.ts";
 import { mapLimit } from "../episode/find.ts";
 import { passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
 import { badRequest } from "../errors.ts";
-import { episodeFence, mkdirShow } from "../paths/guarded.ts";
-import { writeFileAtomic } from "../store/atomic.ts";
-import { errorCode } from "../store/json-guards.ts";
-import { withLock } from "../store/lock.ts";
-import { assembleWorkPath, tempPath } from "../store/temp-names.ts";
 import {
   clipSamples,
   concatList,
+  type EncodeEffort,
   fpsText,
   joinArgs,
   reencodeArgs,
   type SoundPart,
   soundGraph,
-} from "./assemble-args.ts";
+} from "../media/assemble-args.ts";
+import { type ClipInfo, probeClip, wavInfo } from "../media/clip-probe.ts";
+import { mediaTools, runFfmpeg } from "../media/ffmpeg.ts";
+import { episodeFence, mkdirShow } from "../paths/guarded.ts";
+import { writeFileAtomic } from "../store/atomic.ts";
+import { errorCode } from "../store/json-guards.ts";
+import { withLock } from "../store/lock.ts";
+import { assembleWorkPath, tempPath } from "../store/temp-names.ts";
 import {
   type CutFormat,
   type CutShot,
@@ -34,9 +37,7 @@ import {
   type PlannedClip,
   planAssembly,
   type ReportRow,
-} from "./assemble-plan.ts";
-import { type ClipInfo, probeClip, wavInfo } from "./clip-probe.ts";
-import { mediaTools, runFfmpeg } from "./ffmpeg.ts";
+} from "./plan.ts";
 
 export interface AssembleOptions {
   /** Assemble what is usable and list the rest, instead of refusing. */
@@ -97,6 +98,11 @@ export function parseSize(text: string): { width: number; height: number } {
     if (side % 2) throw badRequest(`size: ${width}x${height}: both sides must be even (H.264 needs it)`);
   }
   return { width, height };
+}
+
+/** The proxy cut is for timing and review: encoded fast; the final cut keeps more of the picture. */
+export function encodeEffort(pass: Pass): EncodeEffort {
+  return pass === "final" ? "full" : "draft";
 }
 
 /** Where a pass's assembled cut and its shot list go, episode-relative. */
@@ -244,7 +250,8 @@ async function assemble(
   await mkdir(work);
   const tmpOut = tempPath(path.join(outDir, path.basename(names.mp4)));
   try {
-    const parts = await prepareClips(plan.clips, format, pass, work, env, hooks, progress);
+    const effort = encodeEffort(pass);
+    const parts = await prepareClips(plan.clips, format, effort, work, env, hooks, progress);
     const total = parts.reduce((s, p) => s + p.frames, 0);
     const samples = clipSamples(
       parts.map((p) => p.frames),
@@ -263,7 +270,7 @@ async function assemble(
     const joinFrom = reencodeShare(parts.filter((p) => p.reencoded).length);
     const step = `joining ${parts.length} clip${parts.length > 1 ? "s" : ""}`;
     progress(joinFrom, step);
-    await runFfmpeg(joinArgs({ listFile, graphFile, out: tmpOut, pass }), {
+    await runFfmpeg(joinArgs({ listFile, graphFile, out: tmpOut, effort }), {
       env,
       signal: hooks.signal,
       onProgress: (s) => progress(joinFrom + (0.98 - joinFrom) * Math.min(1, s / (seconds || 1)), step),
@@ -315,7 +322,7 @@ const reencodeShare = (todo: number) => 0.05 + (0.85 * todo) / (todo + 1);
 async function prepareClips(
   clips: readonly PlannedClip[],
   format: CutFormat,
-  pass: Pass,
+  effort: EncodeEffort,
   work: string,
   env: Record<string, string | undefined>,
   hooks: AssembleHooks,
@@ -353,7 +360,7 @@ async function prepareClips(
       const step = `re-encoding ${clip.shot} (${k + 1} of ${todo.length}): ${clip.reencode.join(", ")}`;
       report(step);
       try {
-        const o = { width: format.width, height: format.height, fps: format.fps, pass, timescale, out };
+        const o = { width: format.width, height: format.height, fps: format.fps, effort, timescale, out };
         await runFfmpeg(reencodeArgs(clip, o), {
           env,
           signal: stop.signal,
