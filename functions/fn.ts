@@ -2,9 +2,18 @@
 // and the reply shapes a handler may return. It sits in functions/ because both the route modules and runtime/ use
 // it and both may import functions/ (runtime -> functions -> lib), while lib/ stays free of HTTP shapes.
 import type { z } from "zod";
-import type { Ctx } from "../lib/context.ts";
+import type { Services } from "../lib/context.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/** What a handler receives besides its input: the services of the process and the request at hand. */
+export interface Ctx extends Services {
+  /** The web-standard request (headers, url, raw body for uploads). */
+  request: Request;
+  /** Address of the caller, when the transport knows it. */
+  remoteAddress: string | undefined;
+  signal: AbortSignal;
+}
 
 /** A reply with a status or headers other than plain 200 JSON. */
 export class Reply {

@@ -1,4 +1,5 @@
-// What a handler receives besides its input: the services of the process and the request at hand.
+// The services of the process, built once at start and handed to handlers and jobs (a handler's request rides
+// on top of them in the function contract's Ctx).
 import type { Engines } from "./engines/registry.ts";
 import type { JobKinds } from "./jobs/kinds.ts";
 import type { JobStore } from "./jobs/types.ts";
@@ -45,12 +46,5 @@ export interface Services {
   engines: Engines;
 }
 
-export interface Ctx extends Services {
-  /** The web-standard request (headers, url, raw body for uploads). */
-  request: Request;
-  /** Address of the caller, when the transport knows it. */
-  remoteAddress: string | undefined;
-  signal: AbortSignal;
-}
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -1,8 +1,8 @@
 // createApp: mounts every function module at /studio/<path> and /api/studio/<path>, plus /ws and the API document.
 import { upgradeWebSocket } from "@hono/node-server";
 import { type Context, Hono } from "hono";
-import { FileReply, JsonText, type Method, Reply, type StudioFunction } from "../functions/fn.ts";
-import type { Ctx, Services } from "../lib/context.ts";
+import { type Ctx, FileReply, JsonText, type Method, Reply, type StudioFunction } from "../functions/fn.ts";
+import type { Services } from "../lib/context.ts";
 import { StudioError, shown } from "../lib/errors.ts";
 import { parseInput } from "../lib/validate.ts";
 import { checkUploadLength, readJsonBody } from "./body.ts";

@@ -5,13 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { configRoots } from "../../lib/config/config.ts";
-import type { Ctx } from "../../lib/context.ts";
 import { isEpisodeFolder, isFile, SERIES_FILE } from "../../lib/episode/files.ts";
 import { compareNames, mapLimit } from "../../lib/episode/find.ts";
 import { badRequest, forbidden, notFound, StudioError } from "../../lib/errors.ts";
 import { samePath } from "../../lib/paths/inside.ts";
 import { checkAbsolutePath } from "../../lib/paths/text.ts";
-import { defineFunction } from "../fn.ts";
+import { type Ctx, defineFunction } from "../fn.ts";
 
 // A picker shows a screenful; a folder of thousands is cut (with `truncated`) rather than listed whole.
 export const BROWSE_LIMIT = 1000;

@@ -2,7 +2,7 @@
 // rolled back whole when anything fails.
 import { mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import type { Ctx } from "../context.ts";
+import type { Services } from "../context.ts";
 import { badRequest, conflict, forbidden, StudioError } from "../errors.ts";
 import { episodeFence, writeShowFile } from "../paths/guarded.ts";
 import { JsonSyntaxError } from "../series/errors.ts";
@@ -170,7 +170,7 @@ export interface WrittenEpisode {
 }
 
 /** `checkSources` on what is on disk now, as POST /studio/source/check would run it. */
-export async function checkOnDisk(ctx: Pick<Ctx, "home">, ep: string): Promise<CheckResult> {
+export async function checkOnDisk(ctx: Pick<Services, "home">, ep: string): Promise<CheckResult> {
   const sources = await readSources(ep);
   const env = await compileEnv(ctx, sources.showDir ?? ep);
   return checkSources(
@@ -184,7 +184,7 @@ export async function checkOnDisk(ctx: Pick<Ctx, "home">, ep: string): Promise<C
  * first and exclusively, so an existing one is a 409 with nothing written; any later failure removes the folder.
  */
 export async function writeEpisode(
-  ctx: Pick<Ctx, "home">,
+  ctx: Pick<Services, "home">,
   parent: string,
   name: string,
   script: string,

@@ -3,8 +3,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Ctx, Services } from "../../lib/context.ts";
+import type { Services } from "../../lib/context.ts";
 import { silentLogger } from "../../lib/context.ts";
+import type { Ctx } from "../../functions/fn.ts";
 import type { Engines } from "../../lib/engines/registry.ts";
 import type { Engine } from "../../lib/engines/types.ts";
 import type { JobKinds } from "../../lib/jobs/kinds.ts";
