@@ -1,13 +1,14 @@
 // POST /studio/assemble: queue an `assemble` job on the built-in lane and answer when it ends (contract
 // "Assemble"); a cut that cannot be assembled is 200 `ok: false`. Upscaled and published cuts are other issues.
 import { z } from "zod";
+import { takeAnswer } from "../../lib/assemble/answer.ts";
+import { type AssembleAnswer, parseSize } from "../../lib/assemble/assemble.ts";
 import type { AssemblePayload } from "../../lib/assemble/payload.ts";
 import { notImplemented } from "../../lib/errors.ts";
-import { defineFunction } from "../fn.ts";
-import { type AssembleAnswer, parseSize } from "../../lib/assemble/assemble.ts";
-import { takeAnswer } from "../../lib/assemble/answer.ts";
 import { mediaTools } from "../../lib/media/ffmpeg.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { ep, pass, sizeText } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
 
 /** A route that waits longer than this answers that the job is still going (its answer is kept for a day). */
 const WAIT_MS = 30 * 60_000;
@@ -17,12 +18,17 @@ export default defineFunction({
   path: "/assemble",
   summary: "Assemble a pass's cut into one mp4 (renders[_proxy]/<ep>[_proxy].mp4); answers when it is done",
   input: z.object({
-    ep: z.string(),
-    pass: z.enum(["final", "proxy"]).optional(),
-    partial: z.boolean().optional(),
-    upscaled: z.boolean().optional(),
-    size: z.string().nullish(),
-    publish: z.boolean().optional(),
+    ep,
+    pass,
+    partial: z
+      .boolean()
+      .optional()
+      .describe("Assemble even when shots have no usable take (placeholders fill them)"),
+    upscaled: z.boolean().optional().describe("Assemble the upscaled takes (not built yet: 501)"),
+    size: sizeText
+      .nullish()
+      .describe("Scale every clip to this size, WxH with even sides; left out: the pass's size"),
+    publish: z.boolean().optional().describe("Also publish the cut (not built yet: 501)"),
   }),
   async handler(input, ctx) {
     if (input.upscaled) throw notImplemented("upscaled: needs the upscale/master issue");
