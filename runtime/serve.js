@@ -1,10 +1,9 @@
 #!/usr/bin/env node
-// Launcher: registers tsx so the TypeScript tree runs as is, then starts runtime/serve.ts.
-import { register } from "tsx/esm/api";
+// Launcher: runs the build in dist/ when it is current, else compiles runtime/serve.ts on the fly (scripts/launch.js).
+import { load } from "../scripts/launch.js";
 
-register();
-const { main } = await import("./serve.ts");
 try {
+  const { main } = await load("runtime/serve", "episode-studio");
   await main(process.argv.slice(2), process.env);
 } catch (err) {
   process.stderr.write(`episode-studio: ${err instanceof Error ? err.message : String(err)}\n`);

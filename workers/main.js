@@ -1,10 +1,9 @@
 #!/usr/bin/env node
-// Launcher: registers tsx so the TypeScript tree runs as is, then starts a worker-only host (workers/main.ts).
-import { register } from "tsx/esm/api";
+// Launcher: runs the build in dist/ when it is current, else compiles workers/main.ts on the fly (scripts/launch.js).
+import { load } from "../scripts/launch.js";
 
-register();
-const { main } = await import("./main.ts");
 try {
+  const { main } = await load("workers/main", "episode-studio worker");
   await main(process.env);
 } catch (err) {
   process.stderr.write(`episode-studio worker: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,5 +1,4 @@
 // One bounded HTTP call to a backend, with failures turned into a reason a person can read.
-import { request } from "undici";
 
 export const PROBE_TIMEOUT_MS = 2000;
 
@@ -38,6 +37,7 @@ export async function callBackend(
   route: string,
   opts: CallOptions = {},
 ): Promise<BackendAnswer> {
+  const { request } = await import("undici");
   const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;

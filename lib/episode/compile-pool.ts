@@ -6,30 +6,44 @@ import type { CheckResult } from "./check.ts";
 import type * as Tasks from "./compile-task.ts";
 import { readSources } from "./sources.ts";
 
-let pool: ThreadPool | undefined;
+export type CompileMethod = "compileBoth" | "check" | "preview";
 
-function compilePool(): ThreadPool {
-  pool ??= new ThreadPool(new URL("./compile-task.ts", import.meta.url), 1);
-  return pool;
+/** The compile thread of a process (its services hold one); the thread starts on the first task. */
+export interface CompilePool {
+  /** Run one task of compile-task.ts on the compile thread. */
+  run<K extends CompileMethod>(
+    method: K,
+    arg: Parameters<(typeof Tasks)[K]>[0],
+  ): ReturnType<(typeof Tasks)[K]>;
+  close(): Promise<void>;
 }
 
-/** Run one task of compile-task.ts on the compile thread. */
-export function runCompile<K extends "compileBoth" | "check" | "preview">(
-  method: K,
-  arg: Parameters<(typeof Tasks)[K]>[0],
-): ReturnType<(typeof Tasks)[K]> {
-  return compilePool().run(method, arg) as ReturnType<(typeof Tasks)[K]>;
+export function createCompilePool(): CompilePool {
+  let pool: ThreadPool | null = null;
+  return {
+    run(method, arg) {
+      // Built into dist/ this module is JavaScript, and so is its task module beside it.
+      const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
+      pool ??= new ThreadPool(new URL(`./compile-task.${ext}`, import.meta.url), 1);
+      return pool.run(method, arg) as ReturnType<(typeof Tasks)[typeof method]>;
+    },
+    async close() {
+      const open = pool;
+      pool = null;
+      await open?.close();
+    },
+  };
 }
 
 /** The §5.2 check of `text` as the episode's `file`, the other file read from disk, on the compile thread. */
 export async function runCheck(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "compile">,
   ep: string,
   file: "script" | "series",
   text: string,
 ): Promise<CheckResult> {
   const sources = await readSources(ep);
-  return runCompile("check", {
+  return services.compile.run("check", {
     showDir: sources.showDir ?? ep,
     defaultTarget: defaultVideoTarget(await readSettings(services)),
     file,

@@ -1,7 +1,6 @@
 // What the assembler needs to know about a clip (frame count, rate, size, formats, timescale), read with one
 // ffprobe call and kept per file state, so assembling the same cut again probes only what changed.
 import { open, stat } from "node:fs/promises";
-import { execa } from "execa";
 import { type Env, mediaTools } from "./ffmpeg.ts";
 
 export interface ClipVideo {
@@ -38,6 +37,7 @@ const MAX_CACHED = 5000;
 
 /** The clip's streams; rejects with ffprobe's message when the file cannot be read as media. */
 export async function probeClip(file: string, env: Env): Promise<ClipInfo> {
+  const { execa } = await import("execa");
   const st = await stat(file);
   const key = `${st.mtimeMs}:${st.size}:${st.ino}`;
   const hit = cache.get(file);

@@ -1,5 +1,4 @@
 // Running ffmpeg and ffprobe: the tools in force, a run with progress and cancellation, and what a file holds.
-import { execa } from "execa";
 import { StudioError } from "../errors.ts";
 import { findTool } from "./tools.ts";
 
@@ -22,6 +21,7 @@ export interface RunOptions {
 
 /** Run ffmpeg with `args` (input/output arguments only); rejects with the tail of its log on failure. */
 export async function runFfmpeg(args: readonly string[], opts: RunOptions): Promise<void> {
+  const { execa } = await import("execa");
   const { ffmpeg } = await mediaTools(opts.env);
   const child = execa(
     ffmpeg,
@@ -65,6 +65,7 @@ export interface ProbeInfo {
 
 /** What a media file holds (container duration, first video and audio stream). */
 export async function probe(file: string, env: Env): Promise<ProbeInfo> {
+  const { execa } = await import("execa");
   const { ffprobe } = await mediaTools(env);
   const { stdout } = await execa(ffprobe, [
     "-v",
@@ -108,6 +109,7 @@ function rate(text: string): number | null {
 
 /** The exact number of video frames (packets counted, not estimated from the duration). */
 export async function countFrames(file: string, env: Env): Promise<number> {
+  const { execa } = await import("execa");
   const { ffprobe } = await mediaTools(env);
   const { stdout } = await execa(ffprobe, [
     "-v",

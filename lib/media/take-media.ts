@@ -1,7 +1,6 @@
 // The files made once when a take finishes: its thumbnail, its 8-cell strip and its sound as a wav.
 // Each reads the clip and writes its file only where they really lie inside the fence the caller gives.
 import path from "node:path";
-import sharp from "sharp";
 import {
   type Fence,
   guardPath,
@@ -66,6 +65,7 @@ async function grabFrame(
 
 /** `<stem>.jpg`: the frame a third into the clip, at most 512 px wide. */
 export async function makeThumbnail(fence: Fence, mp4: string, jpgOut: string, env: Env): Promise<void> {
+  const { default: sharp } = await import("sharp");
   const { src, scratch } = await checked(fence, mp4, jpgOut, ".png");
   const [info, frames] = await Promise.all([probe(src, env), countFrames(src, env)]);
   if (!info.video || frames < 1)
@@ -101,6 +101,7 @@ export async function makeStrip(
   env: Env,
   cells = STRIP_CELLS,
 ): Promise<void> {
+  const { default: sharp } = await import("sharp");
   if (!Number.isInteger(cells) || cells < 1) throw new RangeError("a strip needs at least one cell");
   const { src, scratch } = await checked(fence, mp4, jpgOut, ".png");
   const [info, frames] = await Promise.all([probe(src, env), countFrames(src, env)]);

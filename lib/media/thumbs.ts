@@ -2,7 +2,6 @@
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
 import { type Fence, readShowFile, statShow } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 
@@ -92,6 +91,7 @@ export async function thumbnail(
 }
 
 async function make(fence: Fence, file: string, out: string, width: number): Promise<string | null> {
+  const { default: sharp } = await import("sharp");
   if (await exists(out)) return out;
   // Read into memory rather than by name: libvips caches decoded files by name and would miss a rewrite.
   const input = await readShowFile(fence, file);

@@ -1,7 +1,6 @@
 // Finds ffmpeg and ffprobe (FFMPEG_PATH / FFPROBE_PATH, else PATH) and reads their versions, once per process.
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import { errorMessage } from "../store/json-guards.ts";
 
 export type ToolInfo = { path: string; version: string } | { path: null; error: string };
@@ -39,6 +38,7 @@ async function shippedBinary(name: string): Promise<string | null> {
 }
 
 async function locate(name: string, override: string | undefined, searchPath: string): Promise<ToolInfo> {
+  const { execa } = await import("execa");
   const onPath = searchPath
     .split(path.delimiter)
     .filter(Boolean)

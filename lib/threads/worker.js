@@ -1,8 +1,8 @@
-// Worker-thread bootstrap: registers tsx so the TypeScript task module loads, then answers {id, method, arg} calls.
+// Worker-thread bootstrap: registers tsx when the task module is TypeScript (built ones are plain JavaScript), then
+// answers {id, method, arg} calls.
 import { parentPort, workerData } from "node:worker_threads";
-import { register } from "tsx/esm/api";
 
-register();
+if (String(workerData.module).endsWith(".ts")) (await import("tsx/esm/api")).register();
 const tasks = await import(workerData.module);
 
 parentPort.on("message", async ({ id, method, arg }) => {

@@ -2,7 +2,6 @@
 // exact frame count, fps and size of the pass, with a sound track, encoded H.264 yuv420p by one ffmpeg child.
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
 import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
 import { mkdirShow, readShowFile, showFence } from "../../paths/guarded.ts";
 import { errorMessage } from "../../store/json-guards.ts";
@@ -133,6 +132,7 @@ async function basePicture(
   margin: number,
   notes: string[],
 ): Promise<Buffer> {
+  const { default: sharp } = await import("sharp");
   const { width, height } = job;
   const overlays = header ? [{ input: header.png, left: margin, top: margin }] : [];
   for (const role of PICTURE_ROLES) {

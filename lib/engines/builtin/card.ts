@@ -1,7 +1,6 @@
 // The built-in image target `card`: a labelled picture (subject and prompt on a seed-coloured card), no model.
 import { createHash } from "node:crypto";
 import path from "node:path";
-import sharp from "sharp";
 import { mkdirShow, writeShowFile } from "../../paths/guarded.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { fontsUsable, svgLines, wrapText } from "./text.ts";
@@ -100,6 +99,7 @@ export function promptText(prompt: string | string[]): string {
 
 /** Render `<workDir>/<stem>.png` at the job's size. */
 export async function renderCard(job: EngineJob, ctx: WorkContext): Promise<EngineOutputs> {
+  const { default: sharp } = await import("sharp");
   const { width, height } = job;
   if (!(Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)) {
     throw new Error(`card: the size must be whole positive pixels (got ${width}x${height})`);

@@ -1,5 +1,4 @@
 // Text for the built-in engine's pictures: SVG rendered by sharp (librsvg), so captions need no ffmpeg drawtext.
-import sharp from "sharp";
 
 /** Fonts named in every SVG; the generic family lets fontconfig pick any installed sans face. */
 export const FONT_FAMILY = "'DejaVu Sans', 'Liberation Sans', Arial, Helvetica, sans-serif";
@@ -122,6 +121,7 @@ export async function captionBox(
     weight?: "bold" | "normal";
   },
 ): Promise<TextBox | null> {
+  const { default: sharp } = await import("sharp");
   const pad = Math.max(3, Math.round(opts.fontSize * 0.45));
   const lines = wrapText(text.trim(), opts.fontSize, opts.maxWidth - 2 * pad, opts.maxLines);
   if (lines.length === 0) return null;
@@ -154,6 +154,7 @@ let usable: Promise<boolean> | undefined;
 export function fontsUsable(): Promise<boolean> {
   usable ??= (async () => {
     try {
+      const { default: sharp } = await import("sharp");
       const svg =
         `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="40">` +
         `<text x="4" y="30" font-family="${FONT_FAMILY}" font-size="28" fill="#ffffff">Hg</text></svg>`;

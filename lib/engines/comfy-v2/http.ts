@@ -5,7 +5,7 @@ import { createWriteStream, openAsBlob } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { Agent, FormData, request } from "undici";
+import type * as Undici from "undici";
 import { tempPath } from "../../store/temp-names.ts";
 import { graphJson } from "../../targets/graph.ts";
 import { ComfyTimeoutError, downError, jsonOrNull, normalizeBase, signalFor } from "../comfyui/http.ts";
@@ -79,7 +79,13 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
   const label = opts.label;
   const connectMs = opts.connectMs ?? 5000;
   const defaultTimeout = opts.timeoutMs ?? 30_000;
-  const agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 4000 });
+  // undici and the connection pool come with the first call: a start that never reaches this engine skips them.
+  let loaded: Promise<{ u: typeof Undici; agent: Undici.Agent }> | undefined;
+  const undici = () =>
+    (loaded ??= import("undici").then((u) => ({
+      u,
+      agent: new u.Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 4000 }),
+    })));
 
   const urlOf = (route: string): string => (/^https?:\/\//i.test(route) ? route : base + route);
   /** The key goes only to the configured origin. */
@@ -118,7 +124,7 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
   async function answer(
     method: string,
     route: string,
-    res: Awaited<ReturnType<typeof request>>,
+    res: Awaited<ReturnType<typeof Undici.request>>,
     accept?: readonly number[],
   ): Promise<V2Answer> {
     const text = method === "HEAD" ? "" : await res.body.text();
@@ -135,10 +141,11 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
 
     async call(method, route, body, o = {}) {
       const ms = o.timeoutMs ?? defaultTimeout;
+      const { u, agent } = await undici();
       const { signal, timeout } = signalFor(ms, o.signal);
       const url = urlOf(route);
       try {
-        const res = await request(url, {
+        const res = await u.request(url, {
           method,
           dispatcher: agent,
           signal,
@@ -159,14 +166,15 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
 
     async upload(file, fields, o = {}) {
       const ms = o.timeoutMs ?? 10 * 60_000;
+      const { u, agent } = await undici();
       const { signal, timeout } = signalFor(ms, o.signal);
       const route = "/api/v2/assets";
       try {
-        const form = new FormData();
+        const form = new u.FormData();
         for (const [k, v] of Object.entries(fields))
           for (const x of Array.isArray(v) ? v : [v]) form.append(k, x);
         form.set("file", await openAsBlob(file), path.basename(String(fields.file_path ?? file)));
-        const res = await request(base + route, {
+        const res = await u.request(base + route, {
           method: "POST",
           dispatcher: agent,
           signal,
@@ -181,12 +189,13 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
 
     async download(route, dest, o = {}) {
       const ms = o.timeoutMs ?? 30 * 60_000;
+      const { u, agent } = await undici();
       const { signal, timeout } = signalFor(ms, o.signal);
       const tmp = tempPath(dest);
       try {
         let url = urlOf(route);
         for (let hop = 0; ; hop++) {
-          const res = await request(url, {
+          const res = await u.request(url, {
             method: "GET",
             dispatcher: agent,
             signal,
@@ -215,6 +224,7 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
     },
 
     async events(route, o = {}) {
+      const { u, agent } = await undici();
       const ms = o.timeoutMs ?? defaultTimeout;
       const local = new AbortController();
       const signal = o.signal ? AbortSignal.any([local.signal, o.signal]) : local.signal;
@@ -222,7 +232,7 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
       const timer = setTimeout(() => local.abort(), ms);
       const url = urlOf(route);
       try {
-        const res = await request(url, {
+        const res = await u.request(url, {
           method: "GET",
           dispatcher: agent,
           signal,
@@ -241,7 +251,9 @@ export function createV2Http(opts: V2HttpOptions): V2Http {
       }
     },
 
-    close: () => agent.close(),
+    close: async () => {
+      if (loaded) await (await loaded).agent.close();
+    },
   };
 }
 

@@ -3,7 +3,7 @@
 import { createWriteStream, openAsBlob } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import { Agent, FormData, request } from "undici";
+import type * as Undici from "undici";
 import { tempPath } from "../../store/temp-names.ts";
 import { graphJson } from "../../targets/graph.ts";
 
@@ -165,7 +165,13 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
   const address = base;
   const connectMs = opts.connectMs ?? 5000;
   const defaultTimeout = opts.timeoutMs ?? 30_000;
-  const agent = new Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 4000 });
+  // undici and the connection pool come with the first call: a start that never reaches this engine skips them.
+  let loaded: Promise<{ u: typeof Undici; agent: Undici.Agent }> | undefined;
+  const undici = () =>
+    (loaded ??= import("undici").then((u) => ({
+      u,
+      agent: new u.Agent({ connect: { timeout: connectMs }, keepAliveTimeout: 4000 }),
+    })));
   const extra = opts.headers ?? {};
 
   function fail(
@@ -186,7 +192,7 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
   async function answer(
     method: string,
     route: string,
-    res: Awaited<ReturnType<typeof request>>,
+    res: Awaited<ReturnType<typeof Undici.request>>,
     accept: readonly number[] | undefined,
   ): Promise<Answer> {
     const text = await res.body.text();
@@ -201,9 +207,10 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
 
     async call(method, route, body, o = {}) {
       const ms = o.timeoutMs ?? defaultTimeout;
+      const { u, agent } = await undici();
       const { signal, timeout } = signalFor(ms, o.signal);
       try {
-        const res = await request(base + route, {
+        const res = await u.request(base + route, {
           method,
           dispatcher: agent,
           signal,
@@ -224,13 +231,14 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
 
     async upload(file, filename, fields, o = {}) {
       const ms = o.timeoutMs ?? 10 * 60_000;
+      const { u, agent } = await undici();
       const { signal, timeout } = signalFor(ms, o.signal);
       const route = "/api/upload/image";
       try {
-        const form = new FormData();
+        const form = new u.FormData();
         form.set("image", await openAsBlob(file), filename);
         for (const [k, v] of Object.entries(fields)) form.set(k, v);
-        const res = await request(base + route, {
+        const res = await u.request(base + route, {
           method: "POST",
           dispatcher: agent,
           signal,
@@ -246,9 +254,10 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
 
     async size(route, o = {}) {
       const ms = o.timeoutMs ?? defaultTimeout;
+      const { u, agent } = await undici();
       const { signal, timeout } = signalFor(ms, o.signal);
       try {
-        const res = await request(base + route, {
+        const res = await u.request(base + route, {
           method: "GET",
           dispatcher: agent,
           signal,
@@ -273,10 +282,16 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
 
     async download(route, dest, o = {}) {
       const ms = o.timeoutMs ?? 30 * 60_000;
+      const { u, agent } = await undici();
       const { signal, timeout } = signalFor(ms, o.signal);
       const tmp = tempPath(dest);
       try {
-        const res = await request(base + route, { method: "GET", dispatcher: agent, signal, headers: extra });
+        const res = await u.request(base + route, {
+          method: "GET",
+          dispatcher: agent,
+          signal,
+          headers: extra,
+        });
         if (res.statusCode !== 200) {
           const text = await res.body.text().catch(() => "");
           throw new ComfyHttpError("GET", address, route, res.statusCode, text);
@@ -292,7 +307,9 @@ export function createHttp(opts: HttpOptions): ComfyHttp {
       }
     },
 
-    close: () => agent.close(),
+    close: async () => {
+      if (loaded) await (await loaded).agent.close();
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 // The engine's one websocket to ComfyUI (`/api/ws?clientId=<id>`): typed events to listeners, a ping watchdog for
 // silent stalls, and reconnection under the same clientId — only after the old socket has finished closing.
-import WebSocket from "ws";
+import type WebSocket from "ws";
 import type { Logger } from "../../context.ts";
 import { ComfyDownError, downError } from "./http.ts";
 import { type ComfyEvent, parseBinary, parseText } from "./messages.ts";
@@ -126,10 +126,11 @@ export function createSocket(opts: SocketOptions): ComfySocket {
     // Never two sockets under one clientId: an old one must have finished closing (older servers drop the id
     // from their registry when the old socket's cleanup runs, cutting the new socket off).
     const wait = closing ?? Promise.resolve();
-    opening = wait.then(
-      () =>
+    // ws is loaded with the first connection, not when the engine module is imported.
+    opening = Promise.all([wait, import("ws")]).then(
+      ([, { default: WebSocketClass }]) =>
         new Promise<void>((resolve, reject) => {
-          const ws = new WebSocket(url, { headers: opts.headers, handshakeTimeout: timeoutMs });
+          const ws = new WebSocketClass(url, { headers: opts.headers, handshakeTimeout: timeoutMs });
           ws.binaryType = "nodebuffer";
           sock = ws;
           let settled = false;
@@ -199,7 +200,7 @@ export function createSocket(opts: SocketOptions): ComfySocket {
     const ws = sock;
     if (!ws) return closing ?? Promise.resolve();
     const wait = closing ?? Promise.resolve();
-    if (ws.readyState === WebSocket.OPEN) ws.close(1000);
+    if (ws.readyState === ws.OPEN) ws.close(1000);
     else ws.terminate();
     const t = setTimeout(() => ws.terminate(), 2000);
     t.unref();
