@@ -2,13 +2,12 @@
 import { stat } from "node:fs/promises";
 import type { Services } from "../context.ts";
 import { badRequest, StudioError } from "../errors.ts";
-import { writeJsonAtomic } from "../store/atomic.ts";
-import { forgetJsonFile } from "../store/json-file.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { shippedTargets, TARGET_KINDS, type TargetKind } from "../targets/registry.ts";
 import { readSettings, readSettingsFile, settingsFile, type TargetChoice } from "./settings.ts";
 import { envSettings } from "./settings-env.ts";
+import { type SettingsRecord, writeSettingsRecord } from "./settings-record.ts";
 import type { SettingsUpdate } from "./settings-schema.ts";
 import {
   isApiKey,
@@ -104,8 +103,8 @@ export async function writeSettings(
   await checkUpdate(update);
   const file = settingsFile(services);
   await withLock(file, async () => {
-    const next: Record<string, unknown> = { ...(await readSettingsFile(services)) };
-    const put = (field: SettingsField, value: unknown) => {
+    const next: SettingsRecord = { ...(await readSettingsFile(services)) };
+    const put = <K extends SettingsField>(field: K, value: SettingsRecord[K] | undefined) => {
       if (value === null || value === undefined) delete next[field];
       else next[field] = value;
     };
@@ -133,8 +132,7 @@ export async function writeSettings(
       }
       put(field, nonEmpty(out));
     }
-    await writeJsonAtomic(file, next);
-    forgetJsonFile(file);
+    await writeSettingsRecord(file, next);
   });
   return settingsAnswer(services);
 }

@@ -1,6 +1,7 @@
 // Checks and normal forms of settings values, shared by the PUT schema, the environment and hand-edited files.
 import path from "node:path";
 import { isTargetId } from "../schema/fields.ts";
+import { isObject, oneOf } from "../store/json-guards.ts";
 
 /** The settings fields in the order GET /studio/settings shows them (`sdk` is built in, never stored). */
 export const SETTINGS_FIELDS = [
@@ -66,7 +67,7 @@ export function normalPath(value: unknown): string | null {
 }
 
 export function normalLocalVia(value: unknown): LocalVia | null {
-  return LOCAL_VIA.includes(value as LocalVia) ? (value as LocalVia) : null;
+  return oneOf(LOCAL_VIA, value) ? value : null;
 }
 
 /** `{target: url}` keeping only well-formed entries. */
@@ -94,8 +95,4 @@ export function normalTargetLimits(value: unknown): Record<string, Record<string
     if (isTargetId(target) && isObject(limits)) out[target] = limits;
   }
   return out;
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

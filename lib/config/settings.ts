@@ -3,15 +3,16 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
 import { readJsonFile } from "../store/json-file.ts";
-import { isObject } from "../store/json-guards.ts";
+import { isObject, trimmed } from "../store/json-guards.ts";
 import { studioDataDir } from "./home.ts";
 import { envSettings } from "./settings-env.ts";
+import { type SettingsRecord, settingsRecord } from "./settings-record.ts";
 
-export interface TargetChoice {
+export type TargetChoice = {
   video?: string;
   image?: string;
   audio?: string;
-}
+};
 
 export interface Settings {
   default_targets: TargetChoice;
@@ -40,12 +41,13 @@ export async function readSettings(
 }
 
 /** The file as stored (shared with the cache: do not mutate); `{}` when absent, 500 when not an object. */
-export async function readSettingsFile(services: Pick<Services, "home">): Promise<Record<string, unknown>> {
+export async function readSettingsFile(services: Pick<Services, "home">): Promise<SettingsRecord> {
   const file = settingsFile(services);
   const raw = await readJsonFile(file, "settings.json");
   if (raw === undefined) return {};
-  if (!isObject(raw)) throw new StudioError(500, `settings.json at ${file} must be a JSON object`);
-  return raw;
+  const record = settingsRecord.parse(raw);
+  if (record === null) throw new StudioError(500, `settings.json at ${file} must be a JSON object`);
+  return record;
 }
 
 /** The machine's default video target: chosen, else detected, else the built-in animatic. */
@@ -58,8 +60,8 @@ export function targetChoice(value: unknown): TargetChoice {
   if (!isObject(value)) return {};
   const out: TargetChoice = {};
   for (const kind of ["video", "image", "audio"] as const) {
-    const id = value[kind];
-    if (typeof id === "string" && id.trim()) out[kind] = id.trim();
+    const id = trimmed(value[kind]);
+    if (id) out[kind] = id;
   }
   return out;
 }

@@ -4,75 +4,67 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Pass } from "../build/types.ts";
 import { badRequest, notFound, StudioError } from "../errors.ts";
-import { episodeFence, readShowJson, removeShow, writeShowFile } from "../paths/guarded.ts";
-import { pyJson, storyHash } from "../script/canonical.ts";
-import { forgetJsonFile } from "../store/json-file.ts";
-import { isObject } from "../store/json-guards.ts";
+import { episodeFence, readShowJson } from "../paths/guarded.ts";
+import { storyHash } from "../script/canonical.ts";
+import { isObject, str } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
+import type { Lenient } from "../store/record.ts";
 import { readBuild, readStory } from "./builds.ts";
-import { readCutFile } from "./cut.ts";
+import { compactEntry, readCutFile } from "./cut.ts";
+import {
+  type ISSUE_SHAPE,
+  ISSUES_FILE,
+  ISSUES_VERSION,
+  type Issue,
+  type IssueRef,
+  type IssuesFile,
+  issueRecord,
+  issuesFileRecord,
+  issuesPath,
+  writeIssuesFile,
+} from "./issues-record.ts";
 import { readSources } from "./sources.ts";
 import { latestUsable, listTakes, passFolder, safeShot, takeUsable } from "./takes.ts";
 
-export const ISSUES_FILE = "_issues.json";
-export const ISSUES_VERSION = 1;
+export { ISSUES_FILE, ISSUES_VERSION, type Issue, type IssueRef };
 export const MAX_NOTE = 4000;
 
-export interface IssueRef {
-  role: string;
-  id: string | null;
-  path: string | null;
+/** A note as the routes answer it: the seed as a string, and whether it has been addressed since. */
+export type IssueView = Lenient<Omit<typeof ISSUE_SHAPE, "seed">> & {
+  seed: string | null;
+  addressed: boolean;
+};
+
+interface StoredIssues {
+  file: IssuesFile;
+  /** The notes, oldest first: a fresh copy the caller may change. */
+  items: Issue[];
 }
-
-/** One stored note (§5.7 key order); `seed` is an integer in the file and a string on the wire. */
-export interface Issue {
-  id: string;
-  shot: string;
-  pass: Pass;
-  take: number | null;
-  shot_hash: string;
-  target: string;
-  script: string;
-  prompt: string;
-  seed: bigint | null;
-  refs: IssueRef[];
-  take_file: string | null;
-  note: string;
-  when: string;
-}
-
-export type IssueView = Omit<Issue, "seed"> & { seed: string | null; addressed: boolean };
-
-const issuesPath = (ep: string) => path.join(ep, ISSUES_FILE);
 
 /** The stored notes, oldest first; a file of a newer version is refused rather than rewritten. */
-export async function readIssues(ep: string): Promise<Issue[]> {
+async function readIssuesFile(ep: string): Promise<StoredIssues> {
   const value = await readShowJson(episodeFence(ep), issuesPath(ep), ISSUES_FILE);
-  if (value === undefined) return [];
-  if (!isObject(value) || !Array.isArray(value.items)) {
+  if (value === undefined) return { file: {}, items: [] };
+  const file = issuesFileRecord.parse(value);
+  if (!file?.items) {
     throw new StudioError(500, `${ISSUES_FILE} in ${ep} is not an issue list; fix or remove it`);
   }
-  const version = Number(value.version ?? ISSUES_VERSION);
-  if (!(version <= ISSUES_VERSION)) {
+  const version = file.version === undefined ? ISSUES_VERSION : file.version;
+  if (version === null || !(version <= ISSUES_VERSION)) {
     throw new StudioError(
       500,
-      `${ISSUES_FILE} in ${ep} has version ${String(value.version)}, newer than this service reads ` +
-        `(${ISSUES_VERSION}); it is left as it is`,
+      `${ISSUES_FILE} in ${ep} has version ${String(isObject(value) ? value.version : null)}, newer than this ` +
+        `service reads (${ISSUES_VERSION}); it is left as it is`,
     );
   }
   // The cached value is shared: callers get their own copy to change.
-  return structuredClone(value.items.filter(isObject)) as unknown as Issue[];
+  const items = file.items.map((item) => issueRecord.parse(item)).filter((item) => item !== null);
+  return { file, items: structuredClone(items) };
 }
 
-/** Write the notes, or remove the file when none is left. */
-async function writeIssues(ep: string, items: readonly Issue[]): Promise<void> {
-  const file = issuesPath(ep);
-  if (items.length === 0) await removeShow(episodeFence(ep), file);
-  else {
-    const text = pyJson({ version: ISSUES_VERSION, items }, { indent: 2, floatKeys: new Set() });
-    await writeShowFile(episodeFence(ep), file, `${text}\n`);
-  }
-  forgetJsonFile(file);
+/** The stored notes, oldest first. */
+export async function readIssues(ep: string): Promise<Issue[]> {
+  return (await readIssuesFile(ep)).items;
 }
 
 /** The note trimmed; 400 when empty or longer than the limit. */
@@ -111,7 +103,7 @@ export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueV
     if (take !== null && !record) throw notFound(`${shot} has no ${pass} take ${take}`);
 
     const entry = built.entry;
-    const items = await readIssues(ep);
+    const { file, items } = await readIssuesFile(ep);
     const taken = new Set(items.map((i) => i.id));
     let id: string;
     do id = randomBytes(4).toString("hex");
@@ -136,7 +128,7 @@ export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueV
       when: now.toISOString(),
     };
     items.push(issue);
-    await writeIssues(ep, items);
+    await writeIssuesFile(ep, file, items);
     return (await views(ep, [issue]))[0];
   });
 }
@@ -144,11 +136,10 @@ export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueV
 /** The take the pass's cut plays for the shot, when it names one of this pass's takes. */
 async function cutTake(ep: string, pass: Pass, shot: string): Promise<number | null> {
   const { file } = await readCutFile(ep);
-  const list = Array.isArray(file[pass]) ? file[pass] : [];
-  for (const e of list) {
-    if (!isObject(e) || e.shot !== shot) continue;
-    const own = e.pass === undefined || e.pass === pass;
-    return own && typeof e.take === "number" ? e.take : null;
+  for (const item of file[pass] ?? []) {
+    const e = compactEntry(item, pass);
+    if (e?.shot !== shot) continue;
+    return e.pass === undefined ? (e.take ?? null) : null;
   }
   return null;
 }
@@ -186,7 +177,6 @@ function refsOf(
   shot: string,
 ): IssueRef[] {
   const refs: IssueRef[] = [];
-  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
   for (const id of Array.isArray(entry.subjects) ? entry.subjects : []) {
     refs.push({ role: "subject", id: String(id), path: str(subjects[String(id)]?.sheet) });
   }
@@ -215,14 +205,18 @@ class AddressedCheck {
     const pass: Pass = item.pass === "final" ? "final" : "proxy";
     if (!this.builds.has(pass)) this.builds.set(pass, readBuild(this.ep, pass));
     const build = await this.builds.get(pass)!;
+    // A note that names no shot has nothing left to fix.
+    const shot = item.shot;
+    if (!shot) return true;
     if (build) {
-      const built = build.shots.get(item.shot);
+      const built = build.shots.get(shot);
       if (!built) return true;
       if (item.shot_hash && storyHash(built.entry) !== item.shot_hash) return true;
     }
-    if (typeof item.take !== "number") return false;
-    const takes = await listTakes(this.ep, pass, item.shot);
-    return takes.some((t) => t.take > (item.take as number) && takeUsable(t));
+    const noted = item.take;
+    if (typeof noted !== "number") return false;
+    const takes = await listTakes(this.ep, pass, shot);
+    return takes.some((t) => t.take > noted && takeUsable(t));
   }
 }
 
@@ -251,11 +245,11 @@ export function removeIssues(
   listPass: Pass | null,
 ): Promise<{ removed: number; issues: IssueView[] }> {
   return withLock(ep, async () => {
-    const items = await readIssues(ep);
+    const { file, items } = await readIssuesFile(ep);
     let drop: Set<Issue>;
     if ("ids" in how) {
       const ids = new Set(how.ids);
-      drop = new Set(items.filter((i) => ids.has(i.id)));
+      drop = new Set(items.filter((i) => ids.has(i.id ?? "")));
     } else {
       const check = new AddressedCheck(ep);
       drop = new Set();
@@ -265,18 +259,10 @@ export function removeIssues(
       }
     }
     const keep = items.filter((i) => !drop.has(i));
-    if (drop.size) await writeIssues(ep, keep);
+    if (drop.size) await writeIssuesFile(ep, file, keep);
     const left = keep.filter((i) => listPass === null || i.pass === listPass);
     return { removed: drop.size, issues: await views(ep, left) };
   });
-}
-
-/** A yes/no query value (`1`/`0`, `true`/`false`, `yes`/`no`, `on`/`off`; absent or empty is no). */
-export function queryFlag(value: string | undefined, field: string): boolean {
-  const v = (value ?? "").trim().toLowerCase();
-  if (["1", "true", "yes", "on"].includes(v)) return true;
-  if (["", "0", "false", "no", "off"].includes(v)) return false;
-  throw badRequest(`${field} must be 1 or 0, not ${JSON.stringify(value)}`);
 }
 
 // ------------------------------------------------------------------------------------------------- the export
@@ -312,12 +298,12 @@ export async function exportMarkdown(ep: string, opts: ExportOptions): Promise<s
   ];
   if (items.length === 0) out.push("*Nothing noted.*", "");
   for (const i of items) {
-    const head = [i.shot, i.take !== null ? `take ${i.take}` : null, opts.pass ? null : i.pass, i.target];
-    out.push(`## ${head.filter(Boolean).join(" · ")}`, "", i.note, "");
+    const head = [i.shot, i.take != null ? `take ${i.take}` : null, opts.pass ? null : i.pass, i.target];
+    out.push(`## ${head.filter(Boolean).join(" · ")}`, "", i.note ?? "", "");
     if (i.addressed) out.push("*(the shot has been rebuilt or rendered again since this note)*", "");
     if (i.script) out.push("Script, as rendered:", "", "```", i.script, "```", "");
     if (i.prompt) out.push("Prompt the build compiled from it:", "", "```", i.prompt, "```", "");
-    const refs = i.refs.filter((r) => r.path);
+    const refs = (i.refs ?? []).filter((r) => r.path);
     if (refs.length) {
       out.push("Reference pictures:", "");
       for (const r of refs) out.push(`- ${r.role}${r.id ? ` (${r.id})` : ""}: \`${r.path}\``);
