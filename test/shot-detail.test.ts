@@ -2,28 +2,16 @@
 // (negative sources included), built_values, refs used, takes with full sidecars, and the one-off target.
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
-import { readBuild } from "../lib/episode/builds.ts";
+import { readBuild } from "../lib/episode/shotlists.ts";
 import { storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
 import { createApp } from "../runtime/app.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { seriesS } from "./support/series-s.ts";
+import { useStudio } from "./support/studio-episode.ts";
 
-let env: TestEnv;
-let app: ReturnType<typeof createApp>;
-let root: string;
-let n = 0;
-
-beforeAll(async () => {
-  env = await makeTestEnv();
-  root = path.join(env.dir, "shows");
-  await mkdir(root, { recursive: true });
-  env.services.env.STUDIO_ROOTS = root;
-  app = createApp(env.services, functions);
-});
-afterAll(() => env.cleanup());
+const studio = useStudio();
 
 const H3 = "minimax_h3_ref2va";
 const LTX_NEGATIVE = /^worst quality/;
@@ -64,23 +52,13 @@ function series(extra: Record<string, unknown> = {}): Record<string, Any> {
 }
 
 async function episode(s: Record<string, Any> = series()): Promise<string> {
-  const ep = path.join(root, `show${++n}`, "ep01");
-  await mkdir(ep, { recursive: true });
-  await writeFile(path.join(ep, "series.json"), JSON.stringify(s, null, 2));
-  await writeFile(path.join(ep, "ep01.md"), SCRIPT);
-  const res = await app.request("/studio/build", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ ep }),
-  });
-  expect(((await res.json()) as Any).ok).toBe(true);
+  const ep = await studio.folder({ "series.json": s, "ep01.md": SCRIPT });
+  expect((await studio.call("POST", "/build", { ep })).body.ok).toBe(true);
   return ep;
 }
 
-async function shot(ep: string, id: string, extra = ""): Promise<{ status: number; body: Any }> {
-  const res = await app.request(`/studio/shot?ep=${encodeURIComponent(ep)}&shot=${id}${extra}`);
-  return { status: res.status, body: await res.json() };
-}
+const shot = (ep: string, id: string, extra: Record<string, string> = {}) =>
+  studio.call("GET", "/shot", { ep, shot: id, ...extra });
 
 const writeOverrides = (ep: string, value: unknown) =>
   writeFileAtomic(
@@ -96,19 +74,18 @@ async function entryOf(ep: string, id: string) {
 describe("GET /studio/shot refusals", () => {
   it("checks ep (400, 403, 404), an unbuilt pass, an unknown shot and an unknown target", async () => {
     expect((await shot("relative/ep01", "sh010")).status).toBe(400);
-    expect((await shot(path.join(env.dir, "elsewhere"), "sh010")).status).toBe(403);
-    expect((await shot(path.join(root, "missing"), "sh010")).status).toBe(404);
-    const empty = path.join(root, `show${++n}`, "ep01");
-    await mkdir(empty, { recursive: true });
+    expect((await shot(path.join(studio.env.dir, "elsewhere"), "sh010")).status).toBe(403);
+    expect((await shot(path.join(studio.root, "missing"), "sh010")).status).toBe(404);
+    const empty = await studio.folder();
     expect((await shot(empty, "sh010")).status).toBe(404);
     const ep = await episode();
     const unknown = await shot(ep, "sh999");
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatch(/sh999/);
-    const bad = await shot(ep, "sh010", "&target=krea2");
+    const bad = await shot(ep, "sh010", { target: "krea2" });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/not a video target/);
-    expect((await shot(ep, "sh010", "&target=nope")).status).toBe(400);
+    expect((await shot(ep, "sh010", { target: "nope" })).status).toBe(400);
   });
 });
 
@@ -233,7 +210,7 @@ describe("GET /studio/shot answers", () => {
     await writeOverrides(ep, { shots: { sh010: { [H3]: { proxy: { steps: 6 } } } } });
     const before = await readdir(path.join(ep, "shotlist"));
     const mtime = (await stat(path.join(ep, "overrides.json"))).mtimeMs;
-    const { status, body } = await shot(ep, "sh010", "&target=ltx2");
+    const { status, body } = await shot(ep, "sh010", { target: "ltx2" });
     expect(status).toBe(200);
     expect(body).toMatchObject({ target: "ltx2", target_source: "request", built_target: H3 });
     expect(body).not.toHaveProperty("built_values");
@@ -312,7 +289,7 @@ describe("GET /studio/shot answers", () => {
     expect(body.built_values).toMatchObject({ target: H3, steps: 4 });
     expect(body.effective).not.toHaveProperty("error");
     // Four subjects do not fit H3's three picture slots: the answer says so and keeps the built values.
-    const failed = (await shot(ep, "sh040", `&target=${H3}`)).body;
+    const failed = (await shot(ep, "sh040", { target: H3 })).body;
     expect(failed).toMatchObject({ target: H3, target_source: "request", built_target: "ltx2" });
     expect(failed.effective.error).toMatch(/can't compile sh040 for minimax_h3_ref2va: .*4 subjects/);
     expect(failed.effective.length).toBe((await entryOf(ep, "sh040")).length);
@@ -372,6 +349,8 @@ describe("GET /studio/shot answers", () => {
     ]);
     // Continued from sh020 t01, but the cut plays no take of sh020.
     expect(t.stale).toEqual(["chain"]);
+    // The text on the wire, as the app writes it.
+    const app = createApp(studio.env.services, functions);
     const text = await (await app.request(`/studio/shot?ep=${encodeURIComponent(ep)}&shot=sh030`)).text();
     expect(text).not.toMatch(/"seed":\d/);
   });
