@@ -1,4 +1,4 @@
-// POST /studio/build, /studio/source/check and /studio/shot/preview through the app, on real folders.
+// POST /studio/build, /studio/source/check and /studio/shot/preview called as the runtime calls them, on real folders.
 import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

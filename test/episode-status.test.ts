@@ -1,11 +1,11 @@
-// GET /studio/episode through the app on real episode folders: takes written as renders leave them, staleness
+// GET /studio/episode called as the runtime calls it, on real episode folders: takes written as renders leave them, staleness
 // for every reason, cut order, overrides, missing references and the ep/pass refusals.
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
-import { readBuild } from "../lib/episode/builds.ts";
+import { readBuild } from "../lib/episode/shotlists.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
 import { createApp } from "../runtime/app.ts";

@@ -1,29 +1,12 @@
-// GET and POST /studio/promote through the app: the mapping of §5.5 / api-extras §1.17, verification, 6.44.
+// GET and POST /studio/promote, handlers called as the runtime calls them: the mapping of §5.5 / api-extras §1.17, verification, 6.44.
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { functions } from "../functions/index.ts";
-import { createApp } from "../runtime/app.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { describe, expect, it } from "vitest";
 import { seriesS } from "./support/series-s.ts";
+import { useStudio } from "./support/studio-episode.ts";
 
-let env: TestEnv;
-let app: ReturnType<typeof createApp>;
-let root: string;
-let n = 0;
-
-beforeAll(async () => {
-  env = await makeTestEnv();
-  root = path.join(env.dir, "shows");
-  await mkdir(root, { recursive: true });
-  env.services.env.STUDIO_ROOTS = root;
-  app = createApp(env.services, functions);
-});
-afterAll(() => env.cleanup());
-beforeEach(() => {
-  env.events.length = 0;
-});
+const studio = useStudio();
 
 const sha1 = (text: string | Uint8Array) => createHash("sha1").update(text).digest("hex");
 
@@ -48,40 +31,16 @@ const SCRIPT = `${[
 async function episode(
   files: { overrides?: unknown; series?: unknown; script?: string | Uint8Array; refs?: unknown } = {},
 ): Promise<string> {
-  const ep = path.join(root, `show${++n}`, "ep01");
-  await mkdir(ep, { recursive: true });
-  const series = files.series ?? seriesS();
-  await writeFile(
-    path.join(ep, "series.json"),
-    typeof series === "string" ? series : JSON.stringify(series, null, 2),
-  );
-  await writeFile(path.join(ep, "ep01.md"), files.script ?? SCRIPT);
-  if (files.overrides !== undefined) {
-    await writeFile(path.join(ep, "overrides.json"), JSON.stringify(files.overrides, null, 2));
-  }
-  if (files.refs !== undefined) {
-    await mkdir(path.join(ep, "refs"), { recursive: true });
-    await writeFile(path.join(ep, "refs", "_overrides.json"), JSON.stringify(files.refs, null, 2));
-  }
-  return ep;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
-type Answer = { status: number; body: any };
-
-async function plan(ep: string, shot?: string): Promise<Answer> {
-  const res = await app.request(`/studio/promote?${new URLSearchParams(shot ? { ep, shot } : { ep })}`);
-  return { status: res.status, body: await res.json() };
-}
-
-async function promote(body: Record<string, unknown>): Promise<Answer> {
-  const res = await app.request("/studio/promote", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
+  return studio.folder({
+    "series.json": files.series ?? seriesS(),
+    "ep01.md": files.script ?? SCRIPT,
+    "overrides.json": files.overrides,
+    "refs/_overrides.json": files.refs,
   });
-  return { status: res.status, body: await res.json() };
 }
+
+const plan = (ep: string, shot?: string) => studio.call("GET", "/promote", { ep, shot });
+const promote = (body: Record<string, unknown>) => studio.call("POST", "/promote", body);
 
 const both = (fields: Record<string, unknown>) => ({
   final: { base_hash: "b1", ...fields },
@@ -151,7 +110,7 @@ describe("shot overrides", () => {
     expect(res.body.build).toMatchObject({ ok: true, passes: { final: { ok: true }, proxy: { ok: true } } });
     expect((await entryOf(ep, "shotlist.json", "sh030")).lora).toBe("x.safetensors:0.5");
     expect((await entryOf(ep, "shotlist_proxy.json", "sh030")).lora).toBe("x.safetensors:0.5");
-    expect(env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
+    expect(studio.env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
   });
 
   it("leaves a list of two LoRAs with a reason and promotes nothing", async () => {
@@ -174,7 +133,7 @@ describe("shot overrides", () => {
     expect(res.body).toEqual({ promoted: [], left: p.body.left, hashes: p.body.hashes, build: null });
     expect(await readJson(path.join(ep, "overrides.json"))).toEqual(overrides);
     expect(await readFile(path.join(ep, "ep01.md"), "utf8")).toBe(SCRIPT);
-    expect(env.events).toEqual([]);
+    expect(studio.env.events).toEqual([]);
   });
 
   it("replaces the shot's last steps line in place, and writes an empty list as lora: none", async () => {
@@ -466,7 +425,7 @@ describe("reference prompt overrides", () => {
     expect(await readJson(path.join(ep, "refs", "_overrides.json"))).toEqual({
       refs: { "location:kitchen": { seed: 7 } },
     });
-    expect(env.events).toEqual([
+    expect(studio.env.events).toEqual([
       {
         type: "studio.ref",
         data: { ep, ref: "location:kitchen", view: null, take: null, status: "promoted" },
@@ -570,7 +529,7 @@ describe("refusals", () => {
     expect(b.status).toBe(409);
     expect(b.body).toEqual({ error: expect.any(String), hash: sha1(series), text: series, file: "series" });
     expect(await readFile(path.join(ep, "ep01.md"), "utf8")).toBe(edited);
-    expect(env.events).toEqual([]);
+    expect(studio.env.events).toEqual([]);
   });
 
   it("answers 400 for an item id that is not in the plan", async () => {

@@ -1,4 +1,4 @@
-// GET /studio/shot through the app: built entry, override view, effective settings and their precedence
+// GET /studio/shot called as the runtime calls it: built entry, override view, effective settings and their precedence
 // (negative sources included), built_values, refs used, takes with full sidecars, and the one-off target.
 import { mkdir, readdir, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
