@@ -1,5 +1,5 @@
-// GET /studio/episode called as the runtime calls it, on real episode folders: takes written as renders leave them, staleness
-// for every reason, cut order, overrides, missing references and the ep/pass refusals.
+// GET /studio/episode called as the runtime calls it, on real episode folders: takes written as renders leave
+// them, staleness for every reason, cut order, overrides, missing references and the ep/pass refusals.
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
