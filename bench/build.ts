@@ -2,10 +2,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { buildEpisode } from "../lib/build/build.ts";
-import { buildFolder } from "../lib/episode/build.ts";
+import { buildEpisode } from "../lib/compile/build.ts";
 import { compileEnv, prepare } from "../lib/episode/compile-env.ts";
 import { previewShot } from "../lib/episode/preview.ts";
+import { buildFolder } from "../lib/episode/run-build.ts";
 import { benchSeries, benchServices } from "./show.ts";
 import { line, time } from "./stats.ts";
 

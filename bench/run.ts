@@ -3,12 +3,14 @@ import { run as assembleBench } from "./assemble.ts";
 import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
 import { run as queueBench } from "./queue.ts";
+import { run as startupBench } from "./startup.ts";
 
 const benches: [string, () => Promise<void>][] = [
   ["build", buildBench],
   ["episode-status", episodeStatusBench],
   ["assemble", assembleBench],
   ["queue", queueBench],
+  ["startup", startupBench],
 ];
 const only = process.argv[2];
 console.log(`node ${process.version}, ${(await import("node:os")).cpus().length} cores`);

@@ -1,6 +1,6 @@
 // Audio policy, retention and reference slots (script-format.md §4.9, §4.10; tests 6.12, 6.32–6.36).
 import { beforeAll, describe, expect, it } from "vitest";
-import { BuildError, type BuildResult, buildEpisode } from "../lib/build/build.ts";
+import { BuildError, type BuildResult, buildEpisode } from "../lib/compile/build.ts";
 import { parseScript } from "../lib/script/index.ts";
 import { loadSeries } from "../lib/series/index.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";

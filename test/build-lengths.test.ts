@@ -1,6 +1,6 @@
 // Shot lengths (script-format.md §4.6, §4.12, §4.13; tests 6.15–6.22, 6.24) through the whole build.
 import { beforeAll, describe, expect, it } from "vitest";
-import { BuildError, type BuildResult, buildEpisode, paceReport } from "../lib/build/build.ts";
+import { BuildError, type BuildResult, buildEpisode, paceReport } from "../lib/compile/build.ts";
 import { parseScript } from "../lib/script/index.ts";
 import { loadSeries } from "../lib/series/index.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";

@@ -11,7 +11,7 @@ import {
   compileOneShot,
   shotlistFileName,
   writeBuildOutputs,
-} from "../lib/build/build.ts";
+} from "../lib/compile/build.ts";
 import { pyJson } from "../lib/script/canonical.ts";
 import { parseScript, shotSeed, storyHash, storyToJson } from "../lib/script/index.ts";
 import { loadSeries } from "../lib/series/index.ts";

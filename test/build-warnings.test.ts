@@ -1,6 +1,6 @@
 // Story warnings (script-format.md §4.16; tests 6.37, 6.38) and the series-config recipe checks (§3.12, §3.13).
 import { beforeAll, describe, expect, it } from "vitest";
-import { type BuildResult, buildEpisode } from "../lib/build/build.ts";
+import { type BuildResult, buildEpisode } from "../lib/compile/build.ts";
 import { parseScript } from "../lib/script/index.ts";
 import { loadSeries } from "../lib/series/index.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";

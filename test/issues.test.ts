@@ -2,7 +2,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { readBuild } from "../lib/episode/builds.ts";
+import { readBuild } from "../lib/episode/shotlists.ts";
 import { storyHash } from "../lib/script/canonical.ts";
 import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 

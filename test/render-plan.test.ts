@@ -3,7 +3,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { readBuild } from "../lib/episode/builds.ts";
+import { readBuild } from "../lib/episode/shotlists.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { seriesS } from "./support/series-s.ts";

@@ -1,6 +1,6 @@
 // POST /studio/build: compile final then proxy and write shotlist/ and refs_todo*; a failed compile is 200 ok: false.
 import { z } from "zod";
-import { buildFolder } from "../../lib/episode/build.ts";
+import { buildFolder } from "../../lib/episode/run-build.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";

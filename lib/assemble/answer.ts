@@ -3,7 +3,7 @@
 // the one place every API and worker host shares, and a report of a long cut outgrows a job's log line.
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { passFolder } from "../episode/takes.ts";
 import { episodeFence, readShowText, writeShowJson } from "../paths/guarded.ts";
 import type { AssembleAnswer } from "./assemble.ts";

@@ -4,12 +4,12 @@
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { readBuild, readStory } from "../episode/builds.ts";
 import { episodeName, readCutList } from "../episode/cut.ts";
 import { folderTakes } from "../episode/cut-view.ts";
 import { mapLimit } from "../episode/find.ts";
+import { readBuild, readStory } from "../episode/shotlists.ts";
 import { passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
 import { badRequest } from "../errors.ts";
 import {

@@ -2,7 +2,7 @@
 // re-encoded and why), where its sound comes from, and the report row that says so. No file is read here:
 // the I/O edge (assemble.ts) hands in the takes on disk and what ffprobe found.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import type { CutEntry } from "../episode/cut.ts";
 import { cutPick } from "../episode/cut-view.ts";
 import { hasVideo, shotFolder, type TakeRecord, takeStatus } from "../episode/takes.ts";

@@ -1,6 +1,6 @@
 // The engine interface: every backend (built-in, ComfyUI, Comfy API v2) renders a job through these four steps,
 // so rendering has one code path from the render route to the finished take.
-import type { Entry, Pass } from "../build/types.ts";
+import type { Entry, Pass } from "../compile/types.ts";
 
 export type EngineKind = "video" | "image" | "audio";
 

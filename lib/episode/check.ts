@@ -1,6 +1,6 @@
 // The editor's check (script-format.md §5.2): load, parse and build the final pass in memory; write nothing.
-import { buildEpisode } from "../build/build.ts";
-import { BuildError } from "../build/types.ts";
+import { buildEpisode } from "../compile/build.ts";
+import { BuildError } from "../compile/types.ts";
 import { ScriptError } from "../script/errors.ts";
 import { parseScript } from "../script/parse.ts";
 import { shotSpans } from "../script/story.ts";

@@ -1,7 +1,7 @@
 // The CPU-bound part of build, check and preview, run on a compile thread (lib/episode/compile-pool.ts):
 // texts in, plain data out, so nothing here touches the event loop of the API.
-import { buildEpisode } from "../build/build.ts";
-import { BuildError, type BuildResult, type Pass } from "../build/types.ts";
+import { buildEpisode } from "../compile/build.ts";
+import { BuildError, type BuildResult, type Pass } from "../compile/types.ts";
 import { storyToJson } from "../script/story.ts";
 import { targetsForShow } from "../targets/registry.ts";
 import { type CheckInput, type CheckResult, checkSources } from "./check.ts";

@@ -2,16 +2,16 @@
 // compiled for that target from shots.json (compileOneShot), with that target's pass defaults. Compiles are
 // cached per story, series config and target registry, so a listing recompiles only after a rebuild.
 
-import { compileOneShot } from "../build/build.ts";
-import { makeContext } from "../build/context.ts";
-import { passSettings, presetExtras } from "../build/settings.ts";
-import type { Entry, Pass } from "../build/types.ts";
+import { compileOneShot } from "../compile/build.ts";
+import { makeContext } from "../compile/context.ts";
+import { passSettings, presetExtras } from "../compile/settings.ts";
+import type { Entry, Pass } from "../compile/types.ts";
 import type { Story } from "../script/types.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import { errorMessage, num } from "../store/json-guards.ts";
 import { targetFps } from "../targets/grid.ts";
-import type { Build, BuiltShot } from "./builds.ts";
 import type { CompileEnv } from "./compile-env.ts";
+import type { Build, BuiltShot } from "./shotlists.ts";
 import { identity, intern, registryKey } from "./view-inputs.ts";
 
 export interface Current {

@@ -1,11 +1,10 @@
 // The cut's edits (api-extras §1.10, §6 rules 5 and 6): replace a pass's list, pick a take, reset, copy.
 // Each runs under the episode lock and answers the whole cut.json as stored.
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { parseSeriesJson } from "../series/load.ts";
 import { isObject, isWhole } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
-import { readBuild } from "./builds.ts";
 import {
   type CutEntry,
   type CutFile,
@@ -15,6 +14,7 @@ import {
   readCutFile,
   writeCut,
 } from "./cut.ts";
+import { readBuild } from "./shotlists.ts";
 import { readSources } from "./sources.ts";
 import { latestUsable, listTakes, type TakeRecord, takeStatus, takeUsable } from "./takes.ts";
 

@@ -1,7 +1,7 @@
 // Which take each cut entry plays and what is around it: shot folders' takes (kept by the folder's mtime), the
 // cut's pick, the moved-shot flags and each latent continuation's neighbour.
 import { stat } from "node:fs/promises";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import type { CutEntry } from "./cut.ts";
 import type { ChainView } from "./staleness.ts";
 import { listTakes, shotFolder, type TakeRecord, takeStatus, takeUsable } from "./takes.ts";

@@ -1,11 +1,11 @@
 // cut.json (api-extras §5.6): read with the reading rules, entries kept compact, written atomically with a
 // `_history/` copy of the previous bytes only when the content really changes.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, readShowFile, writeShowFile } from "../paths/guarded.ts";
 import { errorCode, errorMessage, isObject, isWhole } from "../store/json-guards.ts";
-import { readBuild, readStory } from "./builds.ts";
+import { readBuild, readStory } from "./shotlists.ts";
 import { saveHistory } from "./history.ts";
 
 export const PASSES: readonly Pass[] = ["final", "proxy"];

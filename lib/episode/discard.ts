@@ -2,7 +2,7 @@
 // and every cut entry playing it, in either pass, loses its pick. Numbers are never given out again.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { conflict, notFound } from "../errors.ts";
 import {
   episodeFence,

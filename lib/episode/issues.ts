@@ -2,14 +2,13 @@
 // which exists only while a note does. `addressed` is worked out on every read and never stored.
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { badRequest, notFound, StudioError } from "../errors.ts";
 import { episodeFence, readShowJson } from "../paths/guarded.ts";
 import { storyHash } from "../script/canonical.ts";
 import { isObject, str } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import type { Lenient } from "../store/record.ts";
-import { readBuild, readStory } from "./builds.ts";
 import { compactEntry, readCutFile } from "./cut.ts";
 import {
   type ISSUE_SHAPE,
@@ -23,6 +22,7 @@ import {
   issuesPath,
   writeIssuesFile,
 } from "./issues-record.ts";
+import { readBuild, readStory } from "./shotlists.ts";
 import { readSources } from "./sources.ts";
 import { latestUsable, listTakes, passFolder, safeShot, takeUsable } from "./takes.ts";
 

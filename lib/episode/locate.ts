@@ -1,5 +1,5 @@
 // Maps build errors and warnings to the line they are about (script-format.md §5.2 step 6, open point 21).
-import { BuildError } from "../build/types.ts";
+import { BuildError } from "../compile/types.ts";
 import type { Story } from "../script/types.ts";
 import { jsonKeyLines, lineOfKey } from "./json-lines.ts";
 

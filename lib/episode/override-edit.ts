@@ -1,7 +1,7 @@
 // Shot overrides and the episode target in overrides.json (api-extras §5.5, §6 rules 8 and 9): checked values,
 // pass fields stamped with the base story hash, retargets, and the answer the override routes give.
-import { compileOneShot } from "../build/build.ts";
-import type { Entry, Pass } from "../build/types.ts";
+import { compileOneShot } from "../compile/build.ts";
+import type { Entry, Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { isTargetId, TARGET_ID_RULE } from "../schema/fields.ts";
@@ -11,7 +11,6 @@ import type { Story } from "../script/types.ts";
 import { loadSeries, type Profile, parseLoras, parseSeriesJson, validateProfiles } from "../series/load.ts";
 import { errorMessage, isObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
-import { type Build, type BuiltShot, readBuild, readStory } from "./builds.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
 import { episodeName, PASSES } from "./cut.ts";
 import {
@@ -27,6 +26,7 @@ import {
   targetBlock,
   writeOverrides,
 } from "./overrides-file.ts";
+import { type Build, type BuiltShot, readBuild, readStory } from "./shotlists.ts";
 import { readSources, type Sources } from "./sources.ts";
 import { type EpisodeTargetSource, episodeDefault, shotTarget, type TargetInputs } from "./target-choice.ts";
 

@@ -1,7 +1,7 @@
 // One shot compiled in memory from edited text (script-format.md §5.3): its target, size, length, prompt and pacing.
-import { compileOneShot } from "../build/build.ts";
-import { gridOf } from "../build/length.ts";
-import { BuildError, type Pass } from "../build/types.ts";
+import { compileOneShot } from "../compile/build.ts";
+import { gridOf } from "../compile/length.ts";
+import { BuildError, type Pass } from "../compile/types.ts";
 import { ScriptError } from "../script/errors.ts";
 import {
   CEILING,

@@ -1,12 +1,12 @@
 // Promote (script-format.md §5.5, api-extras §1.17): move what the authored files can say out of the overrides,
 // verified by compiling the edited files in memory; every shot must render exactly as before.
 import path from "node:path";
-import { BuildError, buildEpisode, type Entry, type Pass, shotError } from "../build/build.ts";
-import { resolveSeriesTarget } from "../build/choose.ts";
-import { compileTarget } from "../build/compile.ts";
-import { makeContext } from "../build/context.ts";
-import { sentence } from "../build/prompts/text.ts";
-import { checkDesigns, isGroup } from "../build/slots.ts";
+import { BuildError, buildEpisode, type Entry, type Pass, shotError } from "../compile/build.ts";
+import { resolveSeriesTarget } from "../compile/choose.ts";
+import { compileTarget } from "../compile/compile.ts";
+import { makeContext } from "../compile/context.ts";
+import { sentence } from "../compile/prompts/text.ts";
+import { checkDesigns, isGroup } from "../compile/slots.ts";
 import type { Services } from "../context.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { type Fence, folderFence, readShowJson, writeShowFile } from "../paths/guarded.ts";
@@ -22,7 +22,6 @@ import type { SeriesConfig, Subject } from "../series/types.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
 import { isObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
-import type { BuildAnswer } from "./build.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
 import { jsonKeyLines, lineOfKey } from "./json-lines.ts";
 import { locateBuildError, ScriptIndex } from "./locate.ts";
@@ -34,6 +33,7 @@ import {
   targetBlock,
   writeOverrides,
 } from "./overrides-file.ts";
+import type { BuildAnswer } from "./run-build.ts";
 import {
   changedOnDisk,
   encodeLike,

@@ -3,10 +3,10 @@
 import path from "node:path";
 import type { Shot } from "../script/types.ts";
 import { isObject } from "../store/json-guards.ts";
-import type { BuiltShot } from "./builds.ts";
 import { type Current, type CurrentResult, currentEntry } from "./current-entry.ts";
 import { targetBlock } from "./overrides-file.ts";
 import { type RefSlot, refSlots } from "./shot-refs.ts";
+import type { BuiltShot } from "./shotlists.ts";
 import {
   type ChainView,
   entryStoryHash,

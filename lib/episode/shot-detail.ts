@@ -2,7 +2,7 @@
 // 10–12: target preset → series pass block → script layers → override → request; negative from override →
 // negative.txt → series → preset), the refs it reads and every take with its full sidecar.
 import path from "node:path";
-import type { Entry } from "../build/types.ts";
+import type { Entry } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { badRequest, notFound, StudioError } from "../errors.ts";
 import { episodeFence, readShowText, showFence } from "../paths/guarded.ts";

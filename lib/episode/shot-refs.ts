@@ -1,8 +1,8 @@
 // The reference files a shot's render reads (targets.md §3.8–3.9, script-format.md §4.9, §4.11): its slots,
 // which of them are missing, and the inspector's `refs_used` rows.
 
-import { sheetPath } from "../build/slots.ts";
-import type { Entry, ShotlistDoc } from "../build/types.ts";
+import { sheetPath } from "../compile/slots.ts";
+import type { Entry, ShotlistDoc } from "../compile/types.ts";
 import type { SeriesConfig, Subject } from "../series/types.ts";
 import { isObject } from "../store/json-guards.ts";
 import type { TargetSpec } from "../targets/registry.ts";

@@ -9,9 +9,9 @@ import { JsonSyntaxError } from "../series/errors.ts";
 import { parseSeriesJson } from "../series/load.ts";
 import { errorCode } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
-import { type BuildAnswer, buildFolder } from "./build.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
 import { saveHistory } from "./history.ts";
+import { type BuildAnswer, buildFolder } from "./run-build.ts";
 import { decodeUtf8 } from "./sources.ts";
 
 export type SourceKind = "script" | "series";

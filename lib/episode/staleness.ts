@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Entry, Pass } from "../build/types.ts";
+import type { Entry, Pass } from "../compile/types.ts";
 import { type Fence, openShowFile, realInside } from "../paths/guarded.ts";
 import { presetHash, storyHash } from "../script/canonical.ts";
 import { isObject, str } from "../store/json-guards.ts";

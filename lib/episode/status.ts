@@ -2,11 +2,10 @@
 // cut pick, override, targets and missing references. The answer is JSON text assembled from per-shot pieces
 // kept while nothing they depend on moved, so a 300-shot listing re-reads and re-serialises only what changed.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { showFence } from "../paths/guarded.ts";
 import { isObject, positive } from "../store/json-guards.ts";
-import type { BuiltShot } from "./builds.ts";
 import { fpsOf } from "./current-entry.ts";
 import type { CutEntry } from "./cut.ts";
 import { type CutPick, chainViews, cutPick, folderTakes, outOfOrder } from "./cut-view.ts";
@@ -22,6 +21,7 @@ import {
   staleOf,
 } from "./shot-context.ts";
 import { missingRefs, type RefSlot } from "./shot-refs.ts";
+import type { BuiltShot } from "./shotlists.ts";
 import { type ChainView, FileProbe, keyframeGate, recordedRefs, refResolver } from "./staleness.ts";
 import { DRAFT_LIFE_MS, takeAudio, takeExtras, takeSummary } from "./take-summary.ts";
 import { passFolder, type TakeRecord } from "./takes.ts";

@@ -1,7 +1,7 @@
 // One take as GET /studio/episode lists it (contract "Take summary", api-extras §1.18): read from the sidecar
 // and the file names of the take, with its upscale and post records; never opens the media itself.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { episodeFence, readShowJson } from "../paths/guarded.ts";
 import { isObject, objectOr, positive, str } from "../store/json-guards.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";

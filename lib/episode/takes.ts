@@ -1,6 +1,6 @@
 // Takes on disk (api-extras §5.8): a shot's `renders[_proxy]/<shot>/` folder read into one record per take number.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, type Fence, readShowDirents, readShowJson, statShowOrNull } from "../paths/guarded.ts";
 import { parseSidecar, type Sidecar, UNREADABLE_SIDECAR } from "../render/sidecar-record.ts";

@@ -1,8 +1,8 @@
 // Which video target a shot's next render uses and why (contract rendering rule 11), and the episode default.
 import type { Sequence, Shot, Story } from "../script/types.ts";
 import type { Profile } from "../series/load.ts";
-import type { BuiltShot } from "./builds.ts";
 import { episodeTarget, type OverridesFile } from "./overrides-file.ts";
+import type { BuiltShot } from "./shotlists.ts";
 
 export type ShotTargetSource = "request" | "override" | "script" | "episode" | "series" | "default";
 export type EpisodeTargetSource = "editor" | "series" | "default";

@@ -2,7 +2,7 @@
 // cut.json, the series config and the targets in force. Every file read is cached by its mtime, so an unchanged
 // episode costs a handful of stats; `key` fingerprints all of it for the callers' own caches.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, folderFence, readShowJson } from "../paths/guarded.ts";
@@ -12,10 +12,10 @@ import { loadSeries, type Profile, validateProfiles } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import { errorMessage, isObject } from "../store/json-guards.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
-import { type Build, readBuild, readStory } from "./builds.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
 import { type CutEntry, cutPath, normaliseList } from "./cut.ts";
 import { type OverridesFile, overridesPath } from "./overrides-file.ts";
+import { type Build, readBuild, readStory } from "./shotlists.ts";
 import type { TargetInputs } from "./target-choice.ts";
 
 export interface ViewInputs {

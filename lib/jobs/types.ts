@@ -1,5 +1,5 @@
 // The job model shared by the API (queueing, listing) and the worker pool (claiming, running).
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 
 /** Contract kinds first; `assemble` and `install` are internal kinds the contract's list does not name. */
 export type JobKind = "render" | "ref" | "upscale" | "post" | "tour" | "assemble" | "install";

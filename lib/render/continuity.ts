@@ -1,10 +1,10 @@
 // Continuity chains (rules 7 and 8, api-extras §4.2): the shot before a continuing shot in the cut, the take the
 // cut plays there, and the first frame cut from that take's last frame (before queueing and again at job start).
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
-import type { Build } from "../episode/builds.ts";
+import type { Pass } from "../compile/types.ts";
 import { type CutEntry, readCutList } from "../episode/cut.ts";
 import { type CutPick, cutPick, folderTakes } from "../episode/cut-view.ts";
+import type { Build } from "../episode/shotlists.ts";
 import { shotFolder } from "../episode/takes.ts";
 import { type Env, runFfmpeg } from "../media/ffmpeg.ts";
 import {

@@ -2,7 +2,7 @@
 // and the episode (captions of the animatic, the location's plate, the window of the series track), and the
 // references the engine read once it ran.
 import path from "node:path";
-import type { Entry } from "../build/types.ts";
+import type { Entry } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import type { EngineJob, Prepared } from "../engines/types.ts";
 import { actionLine } from "../episode/shot-context.ts";

@@ -1,7 +1,7 @@
 // What a render job carries from the route that queued it to the worker that runs it; the rest is read from the
 // take's sidecar and its frozen shot list. Parsed when a worker claims the job.
 import { z } from "zod";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import type { ApiGraph } from "../engines/types.ts";
 import type { WorkflowSource } from "../targets/workflow.ts";
 

@@ -3,13 +3,13 @@
 // seed, size (rule 6), references (rule 3) and lane; one shot's refusal never stops the others (rule 1).
 // Nothing is written here: queue.ts reserves the takes of the shots planned.
 import path from "node:path";
-import { canRender } from "../build/choose.ts";
-import type { Entry, Pass } from "../build/types.ts";
+import { canRender } from "../compile/choose.ts";
+import type { Entry, Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { builtinModel } from "../engines/builtin/index.ts";
 import { models as comfyModels } from "../engines/comfyui/readiness.ts";
 import { laneUnready, localAddress } from "../engines/registry.ts";
-import type { BuiltShot } from "../episode/builds.ts";
+import type { BuiltShot } from "../episode/shotlists.ts";
 import type { Current } from "../episode/current-entry.ts";
 import { folderTakes } from "../episode/cut-view.ts";
 import type { PassOverride } from "../episode/overrides-file.ts";

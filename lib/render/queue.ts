@@ -3,7 +3,7 @@
 // `after` naming the job it continues. Events in the original's order (§3.3): continuity frames, queued takes,
 // failed reservations, one episode event.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { cutPick, folderTakes } from "../episode/cut-view.ts";

@@ -1,7 +1,7 @@
 // POST /studio/render's body (contract "Rendering"): the zod schema the route validates with, and the checks zod
 // cannot phrase for a person (LoRA strings, sizes, drafts), giving one normalised request.
 import { z } from "zod";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { badRequest, shown } from "../errors.ts";
 import { ep, pass, seed, shotId, targetIdOrBlank } from "../schema/fields.ts";
 import { type Lora, parseLoras } from "../series/load.ts";

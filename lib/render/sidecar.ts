@@ -1,7 +1,7 @@
 // Take sidecars as the render path writes them (api-extras §1.18, §5.8): reserved by an exclusive create, then
 // replaced atomically; every later change is a fresh read, a change and an atomic write under the episode lock.
 import path from "node:path";
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import { takeFileRel } from "../episode/take-summary.ts";
 import { shotFolder, takeStem } from "../episode/takes.ts";
 import { createShowFile, episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";

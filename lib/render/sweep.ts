@@ -1,9 +1,9 @@
 // The GET /studio/episode sweep (States table, api-extras §4.7): a take queued on the service's own queue whose job
 // is gone (server restarted, job removed) or ended without closing it is closed `failed` before the answer.
-import type { Pass } from "../build/types.ts";
+import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { readBuild } from "../episode/builds.ts";
 import { folderTakes } from "../episode/cut-view.ts";
+import { readBuild } from "../episode/shotlists.ts";
 import { type TakeRecord, takeStatus } from "../episode/takes.ts";
 import type { Job, JobStore } from "../jobs/types.ts";
 import { closeTake, noteText, type TakeRef, takeEvent } from "./sidecar.ts";

@@ -1,5 +1,5 @@
 // Reference introduction for edit targets (targets.md §3.5.8): how the prompt names and uses each reference image.
-import { joinSentences, sentence } from "../../build/prompts/text.ts";
+import { joinSentences, sentence } from "../../compile/prompts/text.ts";
 
 /** `character`, `prop`/`vehicle`/`object`, `group` (with `members`), `plate`, or `composite` (one collage picture). */
 export type RefRole = "character" | "prop" | "vehicle" | "object" | "group" | "plate" | "composite";

@@ -1,5 +1,5 @@
 // Voice prompt for audio targets (targets.md §3.5.9): a clean one-speaker recording brief.
-import { sentence } from "../../build/prompts/text.ts";
+import { sentence } from "../../compile/prompts/text.ts";
 
 export interface VoicePromptInput {
   name: string;

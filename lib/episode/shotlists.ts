@@ -1,6 +1,6 @@
 // Reads an episode's build for one pass: every target's shot list merged into one shot map, in script order.
 import path from "node:path";
-import type { Entry, Pass, ShotlistDoc } from "../build/types.ts";
+import type { Entry, Pass, ShotlistDoc } from "../compile/types.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, readShowDir, readShowJson, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { storyFromJson } from "../script/story.ts";

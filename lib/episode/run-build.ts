@@ -1,6 +1,6 @@
 // POST /studio/build's work: compile final then proxy from the files on disk and write each pass's outputs.
-import { writeBuildOutputs } from "../build/build.ts";
-import type { BuildResult, Pass, Report } from "../build/types.ts";
+import { writeBuildOutputs } from "../compile/build.ts";
+import type { BuildResult, Pass, Report } from "../compile/types.ts";
 import { defaultVideoTarget, readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { withLock } from "../store/lock.ts";
