@@ -1,30 +1,16 @@
-// GET and PUT /studio/source through the app: reading (§5.1), saving (§5.4), 6.42 and rule 17 of api-extras §6.
+// GET and PUT /studio/source called as the runtime calls them: reading (§5.1), saving (§5.4), 6.42 and rule 17
+// of api-extras §6.
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { functions } from "../functions/index.ts";
-import { createApp } from "../runtime/app.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { beforeEach, describe, expect, it } from "vitest";
 import { seriesS } from "./support/series-s.ts";
+import { useStudio } from "./support/studio-episode.ts";
 
-let env: TestEnv;
-let app: ReturnType<typeof createApp>;
-let root: string;
-let n = 0;
+const studio = useStudio();
 const realNow = () => new Date();
-
-beforeAll(async () => {
-  env = await makeTestEnv();
-  root = path.join(env.dir, "shows");
-  await mkdir(root, { recursive: true });
-  env.services.env.STUDIO_ROOTS = root;
-  app = createApp(env.services, functions);
-});
-afterAll(() => env.cleanup());
 beforeEach(() => {
-  env.events.length = 0;
-  env.services.now = realNow;
+  studio.env.services.now = realNow;
 });
 
 const sha1 = (bytes: Uint8Array | string) => createHash("sha1").update(bytes).digest("hex");
@@ -32,38 +18,15 @@ const script = (...shots: string[]) => ["= e01  T", "# sq01 kitchen", ...shots].
 const GOOD = script("## sh010", "who: ada", "dur: 3.04", "Ada waits.", "## sh020", "dur: 2", "Bo waits.");
 
 /** A fresh episode `<root>/show<n>/ep01`; `parentSeries` puts the config in the show folder instead. */
-async function episode(files: {
-  series?: unknown;
-  parentSeries?: unknown;
-  script?: string | Uint8Array;
-}): Promise<string> {
-  const show = path.join(root, `show${++n}`);
-  const ep = path.join(show, "ep01");
-  await mkdir(ep, { recursive: true });
-  const json = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
-  if (files.series !== undefined) await writeFile(path.join(ep, "series.json"), json(files.series));
-  if (files.parentSeries !== undefined)
-    await writeFile(path.join(show, "series.json"), json(files.parentSeries));
-  if (files.script !== undefined) await writeFile(path.join(ep, "ep01.md"), files.script);
-  return ep;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
-type Answer = { status: number; body: any };
-
-async function get(query: Record<string, string>): Promise<Answer> {
-  const res = await app.request(`/studio/source?${new URLSearchParams(query)}`);
-  return { status: res.status, body: await res.json() };
-}
-
-async function put(body: Record<string, unknown>): Promise<Answer> {
-  const res = await app.request("/studio/source", {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
+const episode = (files: { series?: unknown; parentSeries?: unknown; script?: string | Uint8Array }) =>
+  studio.folder({
+    "series.json": files.series,
+    "../series.json": files.parentSeries,
+    "ep01.md": files.script,
   });
-  return { status: res.status, body: await res.json() };
-}
+
+const get = (query: Record<string, string>) => studio.call("GET", "/source", query);
+const put = (body: Record<string, unknown>) => studio.call("PUT", "/source", body);
 
 const history = async (ep: string) =>
   (await readdir(path.join(ep, "_history")).catch(() => [] as string[])).sort();
@@ -161,7 +124,7 @@ describe("PUT /studio/source", () => {
     const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(GOOD.replace(/\n/g, "\r\n"))]);
     const ep = await episode({ series: seriesS(), script: raw });
     const fixed = new Date(2024, 0, 2, 3, 4, 5);
-    env.services.now = () => fixed;
+    studio.env.services.now = () => fixed;
     const read = (await get({ ep, file: "script" })).body;
     const edited = read.text.replace("Ada waits.", "Ada waits longer.");
     const first = await put({ ep, file: "script", text: edited, base_hash: read.hash, rebuild: false });
@@ -201,7 +164,7 @@ describe("PUT /studio/source", () => {
     expect(res.body).toMatchObject({ hash: sha1(crlf), changed: false, build: null });
     expect(await history(ep)).toEqual([]);
     expect((await stat(path.join(ep, "ep01.md"))).mtimeMs).toBe(before.mtimeMs);
-    expect(env.events).toEqual([]);
+    expect(studio.env.events).toEqual([]);
   });
 
   it("answers a stale base_hash with 409 carrying the current hash, text and file", async () => {
@@ -257,7 +220,7 @@ describe("PUT /studio/source", () => {
     expect(res.body.build.ok).toBe(false);
     expect(await readFile(path.join(ep, "ep01.md"), "utf8")).toBe(bad);
     // The failed build does not tell the pages; the save does, once.
-    expect(env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
+    expect(studio.env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
   });
 
   it("rebuilds by default and emits studio.episode once", async () => {
@@ -268,9 +231,9 @@ describe("PUT /studio/source", () => {
     expect(res.body.build).toMatchObject({ ok: true, passes: { final: { ok: true }, proxy: { ok: true } } });
     const shots = JSON.parse(await readFile(path.join(ep, "shotlist", "shots.json"), "utf8"));
     expect(JSON.stringify(shots)).toContain("Bo sits.");
-    expect(env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
+    expect(studio.env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
 
-    env.events.length = 0;
+    studio.env.events.length = 0;
     const quiet = await put({
       ep,
       file: "script",
@@ -279,7 +242,7 @@ describe("PUT /studio/source", () => {
       rebuild: false,
     });
     expect(quiet.body.build).toBeNull();
-    expect(env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
+    expect(studio.env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
   });
 
   it("saves a parent folder's config there and keeps its copy in this episode's _history", async () => {
@@ -302,7 +265,7 @@ describe("PUT /studio/source", () => {
     const ep = await episode({ series: seriesS(), script: GOOD });
     let hash = sha1(GOOD);
     for (let i = 1; i <= 32; i++) {
-      env.services.now = () => new Date(2024, 5, 6, 7, 8, i);
+      studio.env.services.now = () => new Date(2024, 5, 6, 7, 8, i);
       const res = await put({
         ep,
         file: "script",
