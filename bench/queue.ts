@@ -138,7 +138,7 @@ async function once(outbox: boolean): Promise<Figures> {
     const pool = new WorkerPool({
       services: {
         ...services,
-        engines: { get: () => engine, comfyAt: services.engines.comfyAt, close: async () => {} },
+        engines: { ...services.engines, get: () => engine },
       },
       store: timed(store, claimMs, held),
       kinds: { render: plainKind(handler) },

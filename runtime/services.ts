@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { studioHome } from "../lib/config/home.ts";
 import type { EventSink, Logger, Services } from "../lib/context.ts";
 import { createEngines, type Engines } from "../lib/engines/registry.ts";
+import { type CompilePool, createCompilePool } from "../lib/episode/compile-pool.ts";
 import type { JobKinds } from "../lib/jobs/kinds.ts";
 import { jobStoreOpener } from "../lib/jobs/store.ts";
 import type { JobStore, NewJob } from "../lib/jobs/types.ts";
@@ -32,7 +33,7 @@ export function packageVersion(): Promise<string> {
 
 /** The services a process owns: it closes them when it stops. */
 export interface OwnedServices extends Services {
-  /** Close what was opened: the job store, the engines' connections. */
+  /** Close what was opened: the job store, the engines' connections, the compile thread. */
   close(): Promise<void>;
 }
 
@@ -41,13 +42,17 @@ export interface ServiceParts {
   jobs?: () => Promise<JobStore>;
   engines?: Engines;
   jobKinds?: JobKinds;
+  compile?: CompilePool;
 }
 
-/** The basic services plus the ones built on them: job store (opened on first use), signals, job kinds, engines. */
-export function withServices(
-  base: Omit<Services, "jobs" | "jobSignals" | "jobKinds" | "engines">,
-  parts: ServiceParts = {},
-): OwnedServices {
+/** The services built on the basic ones. */
+export type BuiltServices = "jobs" | "jobSignals" | "jobKinds" | "engines" | "compile";
+
+/**
+ * The basic services plus the ones built on them: job store (opened on first use), job signals, job kinds,
+ * engines, the compile thread (started on first use).
+ */
+export function withServices(base: Omit<Services, BuiltServices>, parts: ServiceParts = {}): OwnedServices {
   const logged = new WeakMap<JobStore, JobStore>();
   const services: OwnedServices = {
     ...base,
@@ -73,9 +78,11 @@ export function withServices(
           return services.home;
         },
       }),
+    compile: parts.compile ?? createCompilePool(),
     async close() {
       if (!parts.jobs) await opener.close();
       await services.engines.close();
+      if (!parts.compile) await services.compile.close();
     },
   };
   // Reads the services when it opens (a test may move the clock first); making it opens nothing.

@@ -20,16 +20,8 @@ import {
   queuePlace,
   reportedFrames,
 } from "../lib/engines/comfyui/outputs.ts";
-import {
-  clearReadinessCache,
-  closeReadinessClients,
-  comboOptions,
-  inputChoices,
-  models,
-  objectInfo,
-  serverInfo,
-} from "../lib/engines/comfyui/readiness.ts";
-import { contentFileName, forgetUploads, inputName } from "../lib/engines/comfyui/uploads.ts";
+import { comboOptions, createComfyLookups, inputChoices } from "../lib/engines/comfyui/readiness.ts";
+import { contentFileName, inputName } from "../lib/engines/comfyui/uploads.ts";
 import { wsUrl } from "../lib/engines/comfyui/ws.ts";
 import type { ApiGraph, EngineJob, EngineProgress, RunHooks } from "../lib/engines/types.ts";
 import { countFrames, probe } from "../lib/media/ffmpeg.ts";
@@ -37,13 +29,15 @@ import { flux2KleinGraph, ltx2Graph, tinyImageGraph } from "./support/comfy-doub
 import { type ComfyDouble, type Profile, startComfyDouble } from "./support/comfy-double/index.ts";
 
 let root: string;
+// The look-ups as a process's engines hold them.
+const lookups = createComfyLookups();
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), "studio-comfy-"));
 });
 
 afterAll(async () => {
-  await closeReadinessClients();
+  await lookups.close();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -522,8 +516,8 @@ describe("a server that is down", () => {
       await expect(engine.prepare(baseJob({ inputs: { first: pic } }), hooks())).rejects.toThrow(
         /is down \(connection refused\)/,
       );
-      await expect(objectInfo(url, "KSampler")).rejects.toThrow(/is down/);
-      await expect(models(url, "checkpoints")).rejects.toThrow(/is down/);
+      await expect(lookups.objectInfo(url, "KSampler")).rejects.toThrow(/is down/);
+      await expect(lookups.models(url, "checkpoints")).rejects.toThrow(/is down/);
       expect(Date.now() - started).toBeLessThan(3000);
       await expect(
         engine.prepare(baseJob({ inputs: { first: path.join(root, "none.png") } }), hooks()),
@@ -572,8 +566,7 @@ describe.each(["old", "new"] as Profile[])("against the double (%s profile)", (p
 
   beforeEach(async () => {
     double = await startComfyDouble({ profile, stepMs: 15, steps: 3 });
-    forgetUploads();
-    clearReadinessCache();
+    lookups.clear();
     engine = newEngine();
   });
 
@@ -633,7 +626,6 @@ describe.each(["old", "new"] as Profile[])("against the double (%s profile)", (p
     // The same engine remembers the upload; a fresh process finds it on the server (HEAD /view).
     await run(engine, job("image", graph, { inputs: { ref1: pic } }));
     expect(double.uploads).toHaveLength(1);
-    forgetUploads();
     const other = newEngine();
     const again = await run(other, job("image", graph, { inputs: { ref1: pic } }));
     expect(double.uploads).toHaveLength(1);
@@ -878,21 +870,23 @@ describe.each(["old", "new"] as Profile[])("against the double (%s profile)", (p
   });
 
   it("answers readiness look-ups from the catalogue and model folders, cached briefly", async () => {
-    const info = await objectInfo(double.url, "UNETLoader");
+    const info = await lookups.objectInfo(double.url, "UNETLoader");
     expect(inputChoices(info, "unet_name")).toContain("flux-2-klein-9b-kv.safetensors");
-    expect(await objectInfo(double.url, "NoSuchNode")).toBeNull();
-    expect(Object.keys(await objectInfo(double.url))).toContain("KSampler");
-    expect(await models(double.url)).toContain("diffusion_models");
-    expect(await models(double.url, "loras")).toEqual(["ltx-2.5-22b-ic-lora-ingredients-0.9.safetensors"]);
-    expect(await models(double.url, "no_such_folder")).toBeNull();
-    await models(double.url, "loras");
+    expect(await lookups.objectInfo(double.url, "NoSuchNode")).toBeNull();
+    expect(Object.keys(await lookups.objectInfo(double.url))).toContain("KSampler");
+    expect(await lookups.models(double.url)).toContain("diffusion_models");
+    expect(await lookups.models(double.url, "loras")).toEqual([
+      "ltx-2.5-22b-ic-lora-ingredients-0.9.safetensors",
+    ]);
+    expect(await lookups.models(double.url, "no_such_folder")).toBeNull();
+    await lookups.models(double.url, "loras");
     expect(double.requests.filter((r) => r.path === "/api/models/loras")).toHaveLength(1);
     // A look-up the server did not answer is not cached: the next one asks again.
     await double.setRefusing(true);
-    await expect(models(double.url, "vae")).rejects.toThrow(/is down/);
+    await expect(lookups.models(double.url, "vae")).rejects.toThrow(/is down/);
     await double.setRefusing(false);
-    expect(await models(double.url, "vae")).toContain("flux2-vae.safetensors");
-    expect(await serverInfo(double.url)).toEqual({
+    expect(await lookups.models(double.url, "vae")).toContain("flux2-vae.safetensors");
+    expect(await lookups.serverInfo(double.url)).toEqual({
       version: profile === "old" ? "0.3.64" : "0.36.0",
       jobsApi: profile === "new",
     });

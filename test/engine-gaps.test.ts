@@ -5,7 +5,6 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
-import { clearReadinessCache } from "../lib/engines/comfyui/readiness.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { queueRender } from "../lib/render/queue.ts";
 import { renderBody, renderRequest } from "../lib/render/request.ts";
@@ -49,7 +48,7 @@ async function useDouble(lacking: string[] = []): Promise<ComfyDouble> {
   const nodes = Object.keys(NODE_DEFS).filter((n) => !lacking.includes(n));
   const double = await startComfyDouble({ models: DEFAULT_MODELS, nodes, stepMs: 1 });
   doubles.push(double);
-  clearReadinessCache();
+  s.env.services.engines.lookups.clear();
   clearTargetReadiness();
   const file = settingsFile(s.env.services);
   await mkdir(path.dirname(file), { recursive: true });

@@ -5,7 +5,6 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
-import { clearReadinessCache } from "../lib/engines/comfyui/readiness.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { renderJob } from "../workers/jobs/render.ts";
@@ -42,7 +41,7 @@ async function useDouble(
 ): Promise<ComfyDouble> {
   const double = await startComfyDouble({ models, stepMs: 1, ...(workflows ? { workflows } : {}) });
   doubles.push(double);
-  clearReadinessCache();
+  s.env.services.engines.lookups.clear();
   const file = settingsFile(s.env.services);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, JSON.stringify({ local_url: double.url }));
@@ -323,7 +322,7 @@ describe("rendering on the local ComfyUI", () => {
     const double = await useDouble(DEFAULT_MODELS);
     const ep = await ltxEpisode();
     await double.close();
-    clearReadinessCache();
+    s.env.services.engines.lookups.clear();
     const res = await render({ ep, shots: ["sh010"] });
     expect(res.body.queued).toEqual([]);
     expect(res.body.errors).toEqual([

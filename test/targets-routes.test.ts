@@ -1,10 +1,9 @@
 // GET /studio/targets (listing, `ep`, readiness and its cache) and GET /studio/models, against a ComfyUI double.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import { settingsFile } from "../lib/config/settings.ts";
-import { closeReadinessClients } from "../lib/engines/comfyui/readiness.ts";
 import { clearTargetReadiness } from "../lib/targets/readiness-cache.ts";
 import { createApp } from "../runtime/app.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
@@ -21,7 +20,6 @@ afterEach(async () => {
   await Promise.all(envs.splice(0).map((e) => e.cleanup()));
   clearTargetReadiness();
 });
-afterAll(() => closeReadinessClients());
 
 async function double(models?: Record<string, string[]>): Promise<ComfyDouble> {
   const d = await startComfyDouble(models ? { models } : {});

@@ -1,7 +1,8 @@
 // WorkerPool against an in-memory store: runs, lane and pool limits, cancel, failures, leases, progress, stop.
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { silentLogger } from "../lib/context.ts";
-import type { JobHandler } from "../lib/jobs/kinds.ts";
+import { defineJobKind, type JobHandler } from "../lib/jobs/kinds.ts";
 import type { Job, JobKind } from "../lib/jobs/types.ts";
 import { plainKind } from "../workers/jobs/index.ts";
 import { WorkerPool } from "../workers/pool.ts";
@@ -273,5 +274,90 @@ describe("WorkerPool", () => {
     await c.pool.stop({ graceful: true, timeoutMs: 100 });
     expect(Date.now() - t1).toBeLessThan(1_000);
     expect(c.store.jobs.get(stuck.id)?.status).toBe("running");
+  });
+});
+
+describe("job kinds, waiting for a job, and the job log lines", () => {
+  const linesOf = () => {
+    const lines: string[] = [];
+    const svc = testServices({ ...services, log: { ...silentLogger, info: (m: string) => lines.push(m) } });
+    return { lines, svc };
+  };
+
+  it("parses the payload with its kind's schema before it runs; one that does not parse fails naming the field", async () => {
+    const { lines, svc } = linesOf();
+    const store = new MemoryJobStore();
+    const ran: string[] = [];
+    const render = defineJobKind({
+      payload: z.object({ shot: z.string() }),
+      run: async (job) => {
+        ran.push(job.payload.shot);
+      },
+    });
+    const pool = new WorkerPool({
+      services: svc,
+      store,
+      kinds: { render },
+      owner: "w",
+      pollMs: 20,
+      emit() {},
+    });
+    pools.push(pool);
+    const add = (title: string, payload: unknown) =>
+      store.add({ kind: "render", lane: "builtin", title, info: {}, payload });
+    const good = await add("good", { shot: "sh010" });
+    const bad = await add("bad", { shot: 7 });
+    pool.start();
+    const never = new AbortController().signal;
+    expect(await store.waitFor(good.id, never)).toMatchObject({ status: "succeeded" });
+    const failed = await store.waitFor(bad.id, never);
+    expect(failed?.status).toBe("failed");
+    expect(failed?.error).toMatch(/^the render job's payload is not one this worker can run \(shot: /);
+    expect(ran).toEqual(["sh010"]);
+    expect(lines).toContain(`job ${good.id} started: render "good" on builtin`);
+    expect(lines).toContain(`job ${good.id} succeeded`);
+    expect(lines).toContain(`job ${bad.id} failed: ${failed?.error}`);
+  });
+
+  it("logs a job queued and a waiting job canceled through the services' store", async () => {
+    const { lines, svc } = linesOf();
+    const store = await testServices(svc, { jobStore: new MemoryJobStore() }).jobs();
+    const job = await store.add({
+      kind: "render",
+      lane: "local",
+      title: "sh010 t01 (proxy)",
+      info: {},
+      payload: {},
+    });
+    await store.cancel(job.id);
+    expect(lines).toEqual([
+      `job ${job.id} queued: render "sh010 t01 (proxy)" on local`,
+      `job ${job.id} canceled before it ran`,
+    ]);
+  });
+
+  it("waitFor wakes at an end the store writes, looks again for ends written elsewhere, and gives up on abort", async () => {
+    const store = new MemoryJobStore();
+    const job = await store.add({ kind: "render", lane: "builtin", title: "t", info: {}, payload: {} });
+    await store.claim("w", 60_000);
+    const stop = new AbortController();
+    const waiting = store.waitFor(job.id, stop.signal, 60_000);
+    await store.finish(job.id, "w", "failed", "engine stopped");
+    expect(await waiting).toMatchObject({ id: job.id, status: "failed", error: "engine stopped" });
+
+    // An end written behind the store's back (another process) is seen at the next look.
+    const other = await store.add({ kind: "render", lane: "builtin", title: "t", info: {}, payload: {} });
+    const seen = store.waitFor(other.id, stop.signal, 20);
+    const row = store.jobs.get(other.id);
+    if (row) row.status = "succeeded";
+    expect(await seen).toMatchObject({ id: other.id, status: "succeeded" });
+
+    const third = await store.add({ kind: "render", lane: "builtin", title: "t", info: {}, payload: {} });
+    const givenUp = store.waitFor(third.id, stop.signal, 60_000);
+    stop.abort();
+    expect(await givenUp).toBeNull();
+    await expect(store.waitFor("j_nope", new AbortController().signal)).rejects.toThrow(
+      "job j_nope not found",
+    );
   });
 });

@@ -1,7 +1,6 @@
 // POST /studio/shot/preview: one edited shot compiled in memory (optionally for another target); nothing is written.
 import { z } from "zod";
 import { compileEnv } from "../../lib/episode/compile-env.ts";
-import { runCompile } from "../../lib/episode/compile-pool.ts";
 import { mergeShotText } from "../../lib/episode/preview.ts";
 import { readSources } from "../../lib/episode/sources.ts";
 import { badRequest } from "../../lib/errors.ts";
@@ -32,7 +31,7 @@ export default defineFunction({
       );
     }
     const { script, offset } = mergeShotText(sources.script?.text ?? "", input.shot, input.text);
-    return runCompile("preview", {
+    return ctx.compile.run("preview", {
       showDir: sources.showDir,
       defaultTarget: env.defaultTarget,
       seriesText: sources.series.text,

@@ -8,6 +8,7 @@ import { deploymentTarget } from "../jobs/lanes.ts";
 import { BUILTIN_BACKEND, createBuiltinEngine } from "./builtin/index.ts";
 import { type ComfyV2Backend, type ComfyV2Engine, createComfyV2Engine } from "./comfy-v2/index.ts";
 import { type ComfyEngine, createComfyEngine } from "./comfyui/index.ts";
+import { type ComfyLookups, createComfyLookups } from "./comfyui/readiness.ts";
 import type { Engine, EngineJob } from "./types.ts";
 
 export interface Engines {
@@ -15,7 +16,9 @@ export interface Engines {
   get(backend: string): Engine;
   /** The shared ComfyUI engine of one address (its websocket and watches serve every job on that server). */
   comfyAt(url: string): ComfyEngine;
-  /** Close every ComfyUI and Comfy API v2 engine opened so far (shutdown, tests). */
+  /** ComfyUI look-ups for readiness (node catalogue, model folders, server version), kept briefly per address. */
+  lookups: ComfyLookups;
+  /** Close every ComfyUI and Comfy API v2 engine and look-up client opened so far (shutdown, tests). */
   close(): Promise<void>;
 }
 
@@ -53,6 +56,7 @@ export function createEngines(services: Pick<Services, "env" | "home">): Engines
   const v2s = new Map<string, ComfyV2Engine>();
   // The settings-driven lanes (local, cloud, deployments), one per lane.
   const lanes = new Map<string, Engine>();
+  const lookups = createComfyLookups();
 
   function comfyAt(url: string): ComfyEngine {
     let engine = comfies.get(url);
@@ -129,12 +133,13 @@ export function createEngines(services: Pick<Services, "env" | "home">): Engines
       );
     },
     comfyAt,
+    lookups,
     async close() {
       const all: { close(): Promise<void> }[] = [...comfies.values(), ...v2s.values()];
       comfies.clear();
       v2s.clear();
       lanes.clear();
-      await Promise.all(all.map((e) => e.close().catch(() => {})));
+      await Promise.all([...all.map((e) => e.close().catch(() => {})), lookups.close()]);
     },
   };
 }

@@ -4,7 +4,6 @@ import type { BuildResult, Pass, Report } from "../compile/types.ts";
 import { defaultVideoTarget, readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { withLock } from "../store/lock.ts";
-import { runCompile } from "./compile-pool.ts";
 import { readSources } from "./sources.ts";
 
 export interface PassAnswer {
@@ -43,7 +42,7 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
     if (!sources.script) {
       return { ok: false, error: `no script in ${ep}: name it after the folder (<folder>.md)`, passes: {} };
     }
-    const compiled = await runCompile("compileBoth", {
+    const compiled = await services.compile.run("compileBoth", {
       showDir: sources.showDir,
       defaultTarget: defaultVideoTarget(await readSettings(services)),
       seriesText: sources.series.text,

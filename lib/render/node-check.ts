@@ -1,14 +1,14 @@
 // Node classes before a take is reserved: the classes the shot's patched graph would send are compared with those
 // the local ComfyUI offers, so a shot the engine would refuse ("node X does not exist") is skipped instead.
-import { objectInfo } from "../engines/comfyui/readiness.ts";
+import type { ComfyLookups } from "../engines/comfyui/readiness.ts";
 import { type ApiGraph, GraphError, type JobShape, jobClasses } from "../targets/graph.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 
 export type NodeCheck = { missing: string[] } | { error: string };
 
 /** The node classes the engine at `url` offers (its `/object_info`, kept briefly); throws when it does not answer. */
-export async function engineClasses(url: string): Promise<ReadonlySet<string>> {
-  return new Set(Object.keys(await objectInfo(url)));
+export async function engineClasses(lookups: ComfyLookups, url: string): Promise<ReadonlySet<string>> {
+  return new Set(Object.keys(await lookups.objectInfo(url)));
 }
 
 /**

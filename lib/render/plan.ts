@@ -7,9 +7,7 @@ import { canRender } from "../compile/choose.ts";
 import type { Entry, Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { builtinModel } from "../engines/builtin/index.ts";
-import { models as comfyModels } from "../engines/comfyui/readiness.ts";
 import { laneUnready, localAddress } from "../engines/registry.ts";
-import type { BuiltShot } from "../episode/shotlists.ts";
 import type { Current } from "../episode/current-entry.ts";
 import { folderTakes } from "../episode/cut-view.ts";
 import type { PassOverride } from "../episode/overrides-file.ts";
@@ -17,6 +15,7 @@ import { targetBlock } from "../episode/overrides-file.ts";
 import { overrideSummary, relTo, type ShotContext, shotContext, shotSlots } from "../episode/shot-context.ts";
 import { type Effective, effectiveSettings, episodeNegative } from "../episode/shot-detail.ts";
 import { type MissingRef, missingRefs, type RefSlot } from "../episode/shot-refs.ts";
+import type { BuiltShot } from "../episode/shotlists.ts";
 import {
   entryPresetHash,
   entryStoryHash,
@@ -193,7 +192,7 @@ interface PlanCtx {
   seriesNegative: string | null;
   continuity: Map<string, Continuous | null>;
   laneProblems: Map<string, Promise<string | null>>;
-  services: Pick<Services, "home"> & { env?: Services["env"] };
+  services: Pick<Services, "home" | "engines"> & { env?: Services["env"] };
   /** Installed files per models folder of the local backend, by folder (one listing per request). */
   listings: Map<string, Promise<readonly string[] | null>>;
   localUrl: Promise<string> | null;
@@ -235,7 +234,7 @@ function continuityModes(vi: ViewInputs): Map<string, Continuous | null> {
 
 /** The render plan of the request: shots to queue in cut order, and those skipped or in error. */
 export async function planRender(
-  services: Pick<Services, "home"> & { env?: Services["env"] },
+  services: Pick<Services, "home" | "engines"> & { env?: Services["env"] },
   ep: string,
   req: RenderRequest,
   deps: PlanDeps,
@@ -605,7 +604,7 @@ async function nodeProblem(
 ): Promise<string[] | string> {
   c.localUrl ??= localAddress({ home: c.services.home, env: c.services.env ?? {} });
   const url = await c.localUrl;
-  c.nodeClasses ??= engineClasses(url);
+  c.nodeClasses ??= engineClasses(c.services.engines.lookups, url);
   let known: ReadonlySet<string>;
   try {
     known = await c.nodeClasses;
@@ -644,7 +643,7 @@ async function checkModels(
       [...folders].map(async (folder) => {
         let files = c.listings.get(folder);
         if (!files) {
-          files = comfyModels(url, folder);
+          files = c.services.engines.lookups.models(url, folder);
           c.listings.set(folder, files);
         }
         listing[folder] = await files;

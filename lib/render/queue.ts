@@ -284,7 +284,7 @@ async function paidLimitReached(
 
 /** Plan the request and queue what can be queued; events are emitted before the answer. */
 export async function queueRender(
-  services: Pick<Services, "home" | "env" | "events" | "now">,
+  services: Pick<Services, "home" | "env" | "events" | "now" | "engines">,
   ep: string,
   req: RenderRequest,
   deps: QueueDeps,

@@ -4,7 +4,6 @@ import path from "node:path";
 import { engineAddress } from "../backends/list.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
-import { models as comfyModels } from "../engines/comfyui/readiness.ts";
 import { badRequest, StudioError } from "../errors.ts";
 import { readShowText } from "../paths/guarded.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
@@ -31,7 +30,7 @@ import {
 } from "./registry.ts";
 import { resolveWorkflow, workflowName } from "./workflow.ts";
 
-type Svc = Pick<Services, "home" | "env" | "log">;
+type Svc = Pick<Services, "home" | "env" | "log" | "engines">;
 
 /** The machine defaults when settings choose none and nothing was detected: the built-in targets. */
 export const BUILTIN_DEFAULTS: Readonly<Record<TargetKind, string>> = {
@@ -188,7 +187,11 @@ export async function readinessOf(
     else todo.push(spec);
   }
   if (todo.length === 0) return out;
-  const answer: ComfyAnswer = await fetchComfyAnswer(address, todo.flatMap(foldersOf));
+  const answer: ComfyAnswer = await fetchComfyAnswer(
+    services.engines.lookups,
+    address,
+    todo.flatMap(foldersOf),
+  );
   await Promise.all(
     todo.map(async (spec) => {
       const checked = await checkOne(services, spec, showDir, address, answer);
@@ -329,7 +332,7 @@ export async function modelsPicker(services: Svc, q: PickerQuery): Promise<Recor
   const address = engineAddress(await effectiveSettings(services));
   let listed: string[] | null;
   try {
-    listed = await comfyModels(address, folder);
+    listed = await services.engines.lookups.models(address, folder);
   } catch (err) {
     throw new StudioError(503, `the local backend does not answer: ${errorMessage(err)}`);
   }

@@ -1,5 +1,5 @@
 // Target readiness on one ComfyUI address, kept briefly (READINESS_TTL_MS); an unanswered (`unknown`) check is not kept.
-import { models as comfyModels, objectInfo } from "../engines/comfyui/readiness.ts";
+import type { ComfyLookups } from "../engines/comfyui/readiness.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import type { ComfyAnswer, Listing, Readiness } from "./models.ts";
 
@@ -42,13 +42,14 @@ export function clearTargetReadiness(address?: string): void {
  * A catalogue that does not come gives `objectInfo: null` with the reason; a folder that fails is left unlisted.
  */
 export async function fetchComfyAnswer(
+  lookups: ComfyLookups,
   address: string,
   folders: Iterable<string>,
   timeoutMs = 10_000,
 ): Promise<ComfyAnswer> {
   let info: Record<string, unknown>;
   try {
-    info = await objectInfo(address, undefined, { fresh: true, timeoutMs });
+    info = await lookups.objectInfo(address, undefined, { fresh: true, timeoutMs });
   } catch (err) {
     return { objectInfo: null, models: {}, error: `${address} did not answer: ${errorMessage(err)}` };
   }
@@ -56,7 +57,7 @@ export async function fetchComfyAnswer(
   await Promise.all(
     [...new Set(folders)].map(async (folder) => {
       try {
-        listing[folder] = await comfyModels(address, folder, { fresh: true, timeoutMs });
+        listing[folder] = await lookups.models(address, folder, { fresh: true, timeoutMs });
       } catch {
         listing[folder] = null;
       }

@@ -3,14 +3,19 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Ctx } from "../../functions/fn.ts";
 import type { Services } from "../../lib/context.ts";
 import { silentLogger } from "../../lib/context.ts";
-import type { Ctx } from "../../functions/fn.ts";
+import { createComfyLookups } from "../../lib/engines/comfyui/readiness.ts";
 import type { Engines } from "../../lib/engines/registry.ts";
 import type { Engine } from "../../lib/engines/types.ts";
+import { createCompilePool } from "../../lib/episode/compile-pool.ts";
 import type { JobKinds } from "../../lib/jobs/kinds.ts";
 import type { JobStore } from "../../lib/jobs/types.ts";
-import { type OwnedServices, withServices } from "../../runtime/services.ts";
+import { type BuiltServices, type OwnedServices, withServices } from "../../runtime/services.ts";
+
+// One compile thread for every test of a file, as a process has one: starting a thread per test would be slow.
+const compile = createCompilePool();
 
 export interface TestEnv {
   dir: string;
@@ -28,27 +33,27 @@ export interface TestParts {
   jobKinds?: JobKinds;
 }
 
-/** Engines that answer every backend with what `engine` gives (a scripted engine). */
+/** Engines that answer every backend with what `engine` gives (a scripted engine); real ComfyUI look-ups. */
 export function scriptedEngines(engine: (backend: string) => Engine): Engines {
+  const lookups = createComfyLookups();
   return {
     get: engine,
     comfyAt() {
       throw new Error("scripted engines have no ComfyUI address");
     },
-    async close() {},
+    lookups,
+    close: () => lookups.close(),
   };
 }
 
 /** Services for a test of the basic ones given, with the rest built as a process builds them. */
-export function testServices(
-  base: Omit<Services, "jobs" | "jobSignals" | "jobKinds" | "engines">,
-  parts: TestParts = {},
-): OwnedServices {
+export function testServices(base: Omit<Services, BuiltServices>, parts: TestParts = {}): OwnedServices {
   const store = parts.jobStore;
   return withServices(base, {
     jobs: store ? async () => store : undefined,
     engines: parts.engine ? scriptedEngines(parts.engine) : undefined,
     jobKinds: parts.jobKinds,
+    compile,
   });
 }
 

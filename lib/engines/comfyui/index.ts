@@ -18,12 +18,12 @@ import {
   reportedFrames,
 } from "./outputs.ts";
 import { probeServer, type ServerInfo } from "./readiness.ts";
-import { stageInput } from "./uploads.ts";
+import { stageInput, type UploadMemory } from "./uploads.ts";
 import { canceled, createWatch, DEFAULT_WATCH_TIMING, type Watch, type WatchTiming } from "./watch.ts";
 import { type ComfySocket, createSocket } from "./ws.ts";
 
 export { ComfyDownError, ComfyHttpError, ComfyTimeoutError } from "./http.ts";
-export { comboOptions, inputChoices, models, objectInfo, serverInfo } from "./readiness.ts";
+export { type ComfyLookups, comboOptions, createComfyLookups, inputChoices } from "./readiness.ts";
 export { inputName } from "./uploads.ts";
 export { RESTARTED } from "./watch.ts";
 
@@ -125,6 +125,8 @@ export function createComfyEngine(opts: ComfyEngineOptions): ComfyEngine {
     timeoutMs: timing.timeoutMs,
   });
   const base = http.base;
+  // What this server holds already, so an input is sent once per engine (the engine is one per address).
+  const uploads: UploadMemory = new Map();
   const clientId = opts.clientId ?? randomUUID().replace(/-/g, "");
   const socket = createSocket({
     base,
@@ -255,7 +257,7 @@ export function createComfyEngine(opts: ComfyEngineOptions): ComfyEngine {
       for (let i = 0; i < roles.length; i += 3) {
         await Promise.all(
           roles.slice(i, i + 3).map(async ([role, file]) => {
-            const r = await stageInput(http, file, hooks.signal);
+            const r = await stageInput(http, uploads, file, hooks.signal);
             inputs[role] = r.name;
             if (r.uploaded) uploaded++;
             log.info(

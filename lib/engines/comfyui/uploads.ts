@@ -1,5 +1,6 @@
 // Input files staged on ComfyUI content-addressed as `studio/<sha1>.<ext>`: hashed by streaming, uploaded once
-// per server (remembered in memory, checked with a HEAD on /view), reused when the same bytes are already there.
+// per server (remembered by the engine of that server, checked with a HEAD on /view), reused when the same bytes
+// are already there.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
@@ -42,22 +43,8 @@ export interface UploadResult {
   bytes: number;
 }
 
-/** Per server base: stored name → {size, when checked}. */
-const known = new Map<string, Map<string, { size: number; at: number }>>();
-
-export function forgetUploads(base?: string): void {
-  if (base === undefined) known.clear();
-  else known.delete(base);
-}
-
-function knownOn(base: string): Map<string, { size: number; at: number }> {
-  let m = known.get(base);
-  if (!m) {
-    m = new Map();
-    known.set(base, m);
-  }
-  return m;
-}
+/** What one server is known to hold: stored name → its size and when that was last seen. */
+export type UploadMemory = Map<string, { size: number; at: number }>;
 
 /**
  * Whether the server already holds `studio/<filename>` with `size` bytes: a HEAD on /view, and when that is not
@@ -87,11 +74,15 @@ async function present(
 }
 
 /** Stage one input file on the server (or find it there already). */
-export async function stageInput(http: ComfyHttp, file: string, signal?: AbortSignal): Promise<UploadResult> {
+export async function stageInput(
+  http: ComfyHttp,
+  mem: UploadMemory,
+  file: string,
+  signal?: AbortSignal,
+): Promise<UploadResult> {
   const { size } = await stat(file);
   const filename = await contentFileName(file);
   const wanted = `${INPUT_SUBFOLDER}/${filename}`;
-  const mem = knownOn(http.base);
   const seen = mem.get(wanted);
   if (seen && seen.size === size && Date.now() - seen.at < KNOWN_MS)
     return { name: wanted, uploaded: false, bytes: size };
