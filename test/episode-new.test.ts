@@ -1,36 +1,19 @@
-// GET and POST /studio/episode/new through the app: suggestion, templates, naming rules, refusals, clean failures.
-import { mkdir, readdir, readFile, realpath, stat, utimes, writeFile } from "node:fs/promises";
+// GET and POST /studio/episode/new called as the runtime calls them: suggestion, templates, naming rules,
+// refusals, clean failures.
+import { mkdir, readdir, readFile, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import { skeletonScript, writeEpisode } from "../lib/episode/new-episode.ts";
 import { createApp } from "../runtime/app.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { makeTestEnv } from "./support/ctx.ts";
 import { seriesS } from "./support/series-s.ts";
+import { refused, useStudio } from "./support/studio-episode.ts";
 
-let env: TestEnv;
-let app: ReturnType<typeof createApp>;
-let root: string;
-let outside: string;
-let n = 0;
+const studio = useStudio({ outside: true });
 
 const STARTER_SERIES = await readFile("lib/episode/starter/series.json", "utf8");
 const STARTER_SCRIPT = await readFile("lib/episode/starter/starter.md", "utf8");
-
-beforeAll(async () => {
-  env = await makeTestEnv();
-  const base = await realpath(env.dir);
-  root = path.join(base, "shows");
-  outside = path.join(base, "outside");
-  await mkdir(root, { recursive: true });
-  await mkdir(outside, { recursive: true });
-  env.services.env.STUDIO_ROOTS = root;
-  app = createApp(env.services, functions);
-});
-afterAll(() => env.cleanup());
-beforeEach(() => {
-  env.events.length = 0;
-});
 
 async function put(file: string, text: string): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
@@ -38,11 +21,7 @@ async function put(file: string, text: string): Promise<void> {
 }
 
 /** A fresh empty show folder under the root. */
-async function show(): Promise<string> {
-  const dir = path.join(root, `show${++n}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
+const show = () => studio.show();
 
 /** An episode `<parent>/<name>` with its own config (series S unless given) and a one-shot script. */
 async function episode(parent: string, name: string, series: unknown = seriesS(), when?: number) {
@@ -57,29 +36,8 @@ async function episode(parent: string, name: string, series: unknown = seriesS()
   return dir;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
-type Answer = { status: number; body: any };
-
-const get = async (query: Record<string, string>): Promise<Answer> => {
-  const res = await app.request(`/studio/episode/new?${new URLSearchParams(query)}`);
-  return { status: res.status, body: await res.json() };
-};
-
-const post = async (body: unknown): Promise<Answer> => {
-  const res = await app.request("/studio/episode/new", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-};
-
-function expectRefusal(a: Answer, status: number): string {
-  expect(a.status).toBe(status);
-  expect(Object.keys(a.body)).toEqual(["error"]);
-  expect(typeof a.body.error).toBe("string");
-  return a.body.error;
-}
+const get = (query: Record<string, string>) => studio.call("GET", "/episode/new", query);
+const post = (body: Record<string, unknown>) => studio.call("POST", "/episode/new", body);
 
 /** Every file and folder below `dir`, relative, sorted: to show that nothing changed. */
 async function tree(dir: string): Promise<string[]> {
@@ -129,14 +87,14 @@ describe("GET /studio/episode/new", () => {
   });
 
   it("refuses a bad parent: relative 400, outside the roots 403, missing 404, a file 404", async () => {
-    expect(expectRefusal(await get({ parent: "shows/x" }), 400)).toMatch(/absolute/);
-    expectRefusal(await get({ parent: outside }), 403);
-    expectRefusal(await get({ parent: path.join(outside, "missing") }), 403);
-    expectRefusal(await get({ parent: path.join(root, "missing") }), 404);
+    expect(refused(await get({ parent: "shows/x" }), 400)).toMatch(/absolute/);
+    refused(await get({ parent: studio.outside }), 403);
+    refused(await get({ parent: path.join(studio.outside, "missing") }), 403);
+    refused(await get({ parent: path.join(studio.root, "missing") }), 404);
     const parent = await show();
     await writeFile(path.join(parent, "file.txt"), "x");
-    expectRefusal(await get({ parent: path.join(parent, "file.txt") }), 404);
-    expect(expectRefusal(await get({}), 400)).toBe("parent: required");
+    refused(await get({ parent: path.join(parent, "file.txt") }), 404);
+    expect(refused(await get({}), 400)).toBe("parent: required");
   });
 });
 
@@ -173,7 +131,7 @@ describe("POST /studio/episode/new: templates", () => {
     const script = await readFile(path.join(ep, "ep01.md"), "utf8");
     expect(script.split("\n")[0]).toBe("= ep01  The Pilot");
     expect(script.split("\n").slice(1)).toEqual(STARTER_SCRIPT.split("\n").slice(1));
-    expect(env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
+    expect(studio.env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
   });
 
   it("copies the starter files unchanged apart from the header when nothing is named", async () => {
@@ -216,7 +174,7 @@ describe("POST /studio/episode/new: templates", () => {
     expect(body.check).toMatchObject({ ok: true, errors: [] });
     expect(body.check.shots).toEqual([{ id: "sh010", line: 5, end_line: 8 }]);
     expect(body.episode).toMatchObject({ name: "ep02", title: "Second", shots: 1 });
-    expect(env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
+    expect(studio.env.events).toEqual([{ type: "studio.episode", data: { ep } }]);
   });
 
   it("copies a config byte for byte when there is nothing to rename", async () => {
@@ -322,10 +280,10 @@ describe("POST /studio/episode/new: refusals", () => {
     ];
     for (const name of bad) {
       const a = await post({ parent, name });
-      expect(expectRefusal(a, 400), name).toMatch(/^name/);
+      expect(refused(a, 400), name).toMatch(/^name/);
     }
     expect(await tree(parent)).toEqual([]);
-    expect(env.events).toEqual([]);
+    expect(studio.env.events).toEqual([]);
     // 64 characters is fine.
     expect((await post({ parent, name: "a".repeat(64) })).status).toBe(200);
   });
@@ -337,30 +295,28 @@ describe("POST /studio/episode/new: refusals", () => {
     await put(path.join(parent, "taken"), "a file");
     const before = await tree(parent);
     const config = await readFile(path.join(parent, "ep01", "series.json"), "utf8");
-    expect(expectRefusal(await post({ parent, name: "ep01", script: "= ep01\n" }), 409)).toMatch(
-      /already exists/,
-    );
-    expectRefusal(await post({ parent, name: "taken" }), 409);
+    expect(refused(await post({ parent, name: "ep01", script: "= ep01\n" }), 409)).toMatch(/already exists/);
+    refused(await post({ parent, name: "taken" }), 409);
     expect(await tree(parent)).toEqual(before);
     expect(await readFile(path.join(parent, "ep01", "series.json"), "utf8")).toBe(config);
     expect(await readFile(path.join(parent, "taken"), "utf8")).toBe("a file");
-    expect(env.events).toEqual([]);
+    expect(studio.env.events).toEqual([]);
   });
 
   it("refuses a parent outside the roots with 403, missing 404, relative 400", async () => {
-    expectRefusal(await post({ parent: outside, name: "ep01" }), 403);
-    expect(await readdir(outside)).toEqual([]);
-    expectRefusal(await post({ parent: path.join(root, "nope"), name: "ep01" }), 404);
-    expectRefusal(await post({ parent: "nope", name: "ep01" }), 400);
-    expect(expectRefusal(await post({ parent: root }), 400)).toBe("name: required");
+    refused(await post({ parent: studio.outside, name: "ep01" }), 403);
+    expect(await readdir(studio.outside)).toEqual([]);
+    refused(await post({ parent: path.join(studio.root, "nope"), name: "ep01" }), 404);
+    refused(await post({ parent: "nope", name: "ep01" }), 400);
+    expect(refused(await post({ parent: studio.root }), 400)).toBe("name: required");
   });
 
   it("refuses a series config without a series block (400) and non-JSON text (400 with line and col)", async () => {
     const parent = await show();
     const noBlock = await post({ parent, name: "ep01", series: { subjects: {} } });
-    expect(expectRefusal(noBlock, 400)).toMatch(/`series` block/);
-    expectRefusal(await post({ parent, name: "ep01", series: '{"style": {}}' }), 400);
-    expectRefusal(await post({ parent, name: "ep01", series: "[1, 2]" }), 400);
+    expect(refused(noBlock, 400)).toMatch(/`series` block/);
+    refused(await post({ parent, name: "ep01", series: '{"style": {}}' }), 400);
+    refused(await post({ parent, name: "ep01", series: "[1, 2]" }), 400);
     const broken = await post({ parent, name: "ep01", series: '{\n  "series": {,\n}' });
     expect(broken.status).toBe(400);
     expect(broken.body).toEqual({
@@ -373,12 +329,12 @@ describe("POST /studio/episode/new: refusals", () => {
 
   it("refuses a title on several lines", async () => {
     const parent = await show();
-    expect(expectRefusal(await post({ parent, name: "ep01", title: "a\nb" }), 400)).toMatch(/^title/);
+    expect(refused(await post({ parent, name: "ep01", title: "a\nb" }), 400)).toMatch(/^title/);
     expect(await tree(parent)).toEqual([]);
   });
 
   it("removes the folder again when anything fails after creating it", async () => {
-    const broken = await makeTestEnv({ STUDIO_ROOTS: root });
+    const broken = await makeTestEnv({ STUDIO_ROOTS: studio.root });
     try {
       // An unreadable settings file makes the check fail after both files are written.
       await put(path.join(broken.home, "default", "studio", "settings.json"), "[]");

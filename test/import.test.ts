@@ -1,64 +1,23 @@
-// POST /studio/import through the app: folders named from headers, which config each gets, skipped and errors.
-import { mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
+// POST /studio/import called as the runtime calls it: folders named from headers, which config each gets, skipped
+// and errors.
+import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { functions } from "../functions/index.ts";
+import { describe, expect, it } from "vitest";
 import { headerId } from "../lib/script/header.ts";
-import { createApp } from "../runtime/app.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { seriesS } from "./support/series-s.ts";
+import { refused, useStudio } from "./support/studio-episode.ts";
 
-let env: TestEnv;
-let app: ReturnType<typeof createApp>;
-let root: string;
-let outside: string;
-let n = 0;
+const studio = useStudio({ outside: true });
 
 const STARTER_SERIES = await readFile("lib/episode/starter/series.json", "utf8");
 
-beforeAll(async () => {
-  env = await makeTestEnv();
-  const base = await realpath(env.dir);
-  root = path.join(base, "shows");
-  outside = path.join(base, "outside");
-  await mkdir(root, { recursive: true });
-  await mkdir(outside, { recursive: true });
-  env.services.env.STUDIO_ROOTS = root;
-  app = createApp(env.services, functions);
-});
-afterAll(() => env.cleanup());
-beforeEach(() => {
-  env.events.length = 0;
-});
-
-async function show(name = `show${++n}`): Promise<string> {
-  const dir = path.join(root, name);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
+const show = (name?: string) => studio.show(name);
 
 /** A script for series S (Ada in the kitchen) or the starter (Riley on the street). */
 const script = (id: string, who = "ada", where = "kitchen") =>
   `= ${id}  Title of ${id}\n# sq01 ${where}\n## sh010\nwho: ${who}\ndur: 2\nSomeone waits.\n`;
 
-// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
-type Answer = { status: number; body: any };
-
-const post = async (body: unknown): Promise<Answer> => {
-  const res = await app.request("/studio/import", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-};
-
-function expectRefusal(a: Answer, status: number): string {
-  expect(a.status).toBe(status);
-  expect(Object.keys(a.body)).toEqual(["error"]);
-  expect(typeof a.body.error).toBe("string");
-  return a.body.error;
-}
+const post = (body: Record<string, unknown>) => studio.call("POST", "/import", body);
 
 const exists = (p: string) =>
   stat(p).then(
@@ -109,7 +68,7 @@ describe("POST /studio/import", () => {
     expect(await readdir(path.join(parent, "ep02"))).toEqual(["ep02.md", "series.json"]);
     // Nothing is built.
     expect(await exists(path.join(parent, "ep01", "shotlist"))).toBe(false);
-    expect(env.events).toEqual([
+    expect(studio.env.events).toEqual([
       { type: "studio.episode", data: { ep: path.join(parent, "ep01") } },
       { type: "studio.episode", data: { ep: path.join(parent, "ep02") } },
     ]);
@@ -164,7 +123,7 @@ describe("POST /studio/import", () => {
     expect(await readdir(path.join(parent, "ep01"))).toEqual(["ep01.md"]);
     // The check ran against the parent's config.
     expect(body.episodes[0].check).toMatchObject({ ok: true, errors: [] });
-    const listed = (await (await app.request("/studio/episodes")).json()) as { ep: string }[];
+    const listed: { ep: string }[] = (await studio.call("GET", "/episodes")).body;
     expect(listed.map((e) => e.ep)).toEqual(
       expect.arrayContaining([path.join(parent, "ep01"), path.join(parent, "ep02")]),
     );
@@ -195,7 +154,7 @@ describe("POST /studio/import", () => {
     expect(await readFile(path.join(parent, "ep02", "ep02.md"), "utf8")).toBe(
       script("ep02", "riley", "street"),
     );
-    expect(env.events).toHaveLength(1);
+    expect(studio.env.events).toHaveLength(1);
   });
 
   it("reports a bad own series and a header id that is no folder name as errors, writing nothing for them", async () => {
@@ -235,18 +194,16 @@ describe("POST /studio/import", () => {
 
   it("refuses a bad parent, a body series without a series block and an empty script list", async () => {
     const scripts = [{ name: "a.md", text: script("ep01") }];
-    expectRefusal(await post({ parent: outside, scripts }), 403);
-    expect(await readdir(outside)).toEqual([]);
-    expectRefusal(await post({ parent: path.join(root, "nope"), scripts }), 404);
-    expectRefusal(await post({ parent: "rel", scripts }), 400);
+    refused(await post({ parent: studio.outside, scripts }), 403);
+    expect(await readdir(studio.outside)).toEqual([]);
+    refused(await post({ parent: path.join(studio.root, "nope"), scripts }), 404);
+    refused(await post({ parent: "rel", scripts }), 400);
     const parent = await show();
-    expect(expectRefusal(await post({ parent, series: { style: {} }, scripts }), 400)).toMatch(
-      /`series` block/,
-    );
-    expectRefusal(await post({ parent, scripts: [] }), 400);
-    expect(expectRefusal(await post({ parent }), 400)).toBe("scripts: required");
-    expectRefusal(await post({ parent, scripts: [{ name: "a.md" }] }), 400);
+    expect(refused(await post({ parent, series: { style: {} }, scripts }), 400)).toMatch(/`series` block/);
+    refused(await post({ parent, scripts: [] }), 400);
+    expect(refused(await post({ parent }), 400)).toBe("scripts: required");
+    refused(await post({ parent, scripts: [{ name: "a.md" }] }), 400);
     expect(await readdir(parent)).toEqual([]);
-    expect(env.events).toEqual([]);
+    expect(studio.env.events).toEqual([]);
   });
 });

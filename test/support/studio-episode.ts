@@ -29,10 +29,12 @@ export interface Studio {
   env: TestEnv;
   /** The configured root (links resolved), holding `show<n>/ep01` folders. */
   root: string;
-  /** A folder beside the root, outside every root. */
+  /** A folder beside the root, outside every root (made when the fixture is asked for it). */
   outside: string;
   /** Call the route `method route` (a path below /studio) on `input` through callFunction. */
   call(method: Method, route: string, input?: Record<string, unknown>): Promise<Answer>;
+  /** A new empty show folder `<root>/<name>`, by default `show<n>`. */
+  show(name?: string): Promise<string>;
   /** A new episode folder `<root>/show<n>/ep01` holding `files` (an `undefined` one is not written). */
   folder(files?: EpisodeFiles): Promise<string>;
   /** A new episode folder with series S and `script`, built unless `build` is false. */
@@ -80,12 +82,19 @@ export function routeFor(
   throw new Error(`no route ${method} /studio${route} in the route table`);
 }
 
+export interface StudioOptions {
+  /** Make the `outside` folder. */
+  outside?: boolean;
+}
+
 /** A fixture of its own (the caller cleans it up). */
-export async function makeStudio(): Promise<Studio> {
+export async function makeStudio(opts: StudioOptions = {}): Promise<Studio> {
   const env = await makeTestEnv();
   const base = await realpath(env.dir);
   const root = path.join(base, "shows");
+  const outside = path.join(base, "outside");
   await mkdir(root, { recursive: true });
+  if (opts.outside) await mkdir(outside, { recursive: true });
   env.services.env.STUDIO_ROOTS = root;
   let n = 0;
 
@@ -94,9 +103,15 @@ export async function makeStudio(): Promise<Studio> {
     return callFunction(fn, input, env.services, { params });
   };
 
+  const show: Studio["show"] = async (name = `show${++n}`) => {
+    const dir = path.join(root, name);
+    await mkdir(dir, { recursive: true });
+    return dir;
+  };
+
   const folder: Studio["folder"] = async (files = {}) => {
-    const ep = path.join(root, `show${++n}`, "ep01");
-    await mkdir(ep, { recursive: true });
+    const ep = path.join(await show(), "ep01");
+    await mkdir(ep);
     for (const [name, content] of Object.entries(files)) {
       if (content === undefined) continue;
       const file = path.join(ep, name);
@@ -110,8 +125,9 @@ export async function makeStudio(): Promise<Studio> {
   return {
     env,
     root,
-    outside: path.join(base, "outside"),
+    outside,
     call,
+    show,
     folder,
     async episode(script, opts = {}) {
       const ep = await folder({ "series.json": opts.series ?? seriesS(), "ep01.md": script });
@@ -161,14 +177,14 @@ export async function makeStudio(): Promise<Studio> {
  * The fixture shared by the tests of one file: made before them, removed after, its events cleared before each.
  * Its fields are there once the file's tests run.
  */
-export function useStudio(): Studio {
+export function useStudio(opts: StudioOptions = {}): Studio {
   const holder: { studio?: Studio } = {};
   const studio = (): Studio => {
     if (!holder.studio) throw new Error("the studio fixture is made before the tests run");
     return holder.studio;
   };
   beforeAll(async () => {
-    holder.studio = await makeStudio();
+    holder.studio = await makeStudio(opts);
   });
   afterAll(() => holder.studio?.cleanup());
   beforeEach(() => {
@@ -185,12 +201,21 @@ export function useStudio(): Studio {
       return studio().outside;
     },
     call: (...args) => studio().call(...args),
+    show: (...args) => studio().show(...args),
     folder: (...args) => studio().folder(...args),
     episode: (...args) => studio().episode(...args),
     take: (...args) => studio().take(...args),
     readJson: (...args) => studio().readJson(...args),
     cleanup: () => studio().cleanup(),
   };
+}
+
+/** A refusal with `status` and a flat `{error}` body holding a message; returns the message. */
+export function refused(answer: Answer, status: number): string {
+  expect(answer.status).toBe(status);
+  expect(Object.keys(answer.body)).toEqual(["error"]);
+  expect(typeof answer.body.error).toBe("string");
+  return answer.body.error;
 }
 
 /** Every refusal is a flat `{error}` body, plus the extra keys named. */
