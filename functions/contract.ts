@@ -118,6 +118,21 @@ export const CONTRACT_ROUTES: readonly string[] = [
   "POST /features/cancel",
 ];
 
+/**
+ * The file of a route module below functions/, without its extension, by the naming rule of functions/index.ts:
+ * `GET /models` is `models/get`, `PUT /refs/pick` is `refs/pick.put`, `POST /jobs/:action` is `jobs/action.post`,
+ * and a route mounted at the server's root sits under `root/`.
+ */
+export function routeFile(fn: Pick<StudioFunction, "method" | "path" | "root">): string {
+  const [first, ...rest] = fn.path
+    .split("/")
+    .filter(Boolean)
+    .map((s) => s.replace(/^:/, ""));
+  const method = fn.method.toLowerCase();
+  const name = rest.length ? `${rest.join("/")}.${method}` : method;
+  return `${fn.root ? "root/" : ""}${first}/${name}`;
+}
+
 const QUEUE_PREFIXES = ["/info", "/jobs", "/backends", "/settings", "/sdk/", "/features"];
 
 /** The contract's queue section (info, jobs, backends, settings, sdk, features): no /api/studio alias standalone. */

@@ -3,7 +3,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { CONTRACT_ROUTES, isQueueRoute } from "../functions/contract.ts";
+import { CONTRACT_ROUTES, isQueueRoute, routeFile } from "../functions/contract.ts";
 import { defineFunction, type StudioFunction } from "../functions/fn.ts";
 import { functions, routes } from "../functions/index.ts";
 import { createApp } from "../runtime/app.ts";
@@ -11,17 +11,8 @@ import { createFunctionHandler } from "../runtime/function.ts";
 import { buildOpenApi } from "../runtime/openapi.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
-// The naming rule written at the top of functions/index.ts: first path segment is the folder, the rest of the path
-// (parameters by their name) and the lower-case method make the file; root pass-throughs sit under root/.
-function fileFor(fn: Pick<StudioFunction, "method" | "path" | "root">): string {
-  const [first, ...rest] = fn.path
-    .split("/")
-    .filter(Boolean)
-    .map((s) => s.replace(/^:/, ""));
-  const method = fn.method.toLowerCase();
-  const name = rest.length ? `${rest.join("/")}.${method}.ts` : `${method}.ts`;
-  return `${fn.root ? "root/" : ""}${first}/${name}`;
-}
+// The naming rule written at the top of functions/index.ts, as a file name with its extension.
+const fileFor = (fn: Pick<StudioFunction, "method" | "path" | "root">): string => `${routeFile(fn)}.ts`;
 
 // Every route module: the .ts files in the folders below functions/ (index.ts, fn.ts and contract.ts sit on top).
 async function routeFiles(): Promise<string[]> {
