@@ -1,6 +1,6 @@
 // GET /studio/promote: the plan for moving overrides into the script and series config; nothing is written.
 import { z } from "zod";
-import { planPromote } from "../../lib/episode/promote.ts";
+import { planPromote } from "../../lib/episode/promote/plan.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, shotId } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";

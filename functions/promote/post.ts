@@ -1,6 +1,6 @@
 // POST /studio/promote: promote the chosen plan items (re-checked), write both files with history, rebuild.
 import { z } from "zod";
-import { applyPromote } from "../../lib/episode/promote.ts";
+import { applyPromote } from "../../lib/episode/promote/apply.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";

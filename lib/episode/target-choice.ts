@@ -39,7 +39,7 @@ export function scriptNamesTarget(
  * continuation partner the build switched to), the episode target, the series config, the machine default.
  */
 export function shotTarget(
-  built: BuiltShot,
+  built: Pick<BuiltShot, "id" | "target">,
   story: Story | null,
   inputs: TargetInputs,
   requested?: string | null,
