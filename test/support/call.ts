@@ -1,5 +1,6 @@
 // Calls a route's handler directly, the way the runtime calls it for a request from this machine, without the app.
 
+import { expect } from "vitest";
 import type { StudioFunction } from "../../functions/fn.ts";
 import type { Services } from "../../lib/context.ts";
 import { answerRequest } from "../../runtime/app.ts";
@@ -36,4 +37,25 @@ export async function callFunction(
   const text = await res.text();
   const json = res.headers.get("content-type")?.startsWith("application/json");
   return { status: res.status, body: json ? JSON.parse(text) : text };
+}
+
+/** A refusal with `status` and a flat `{error}` body holding a message; returns the message. */
+export function refused(answer: Answer, status: number): string {
+  expect(answer.status).toBe(status);
+  expect(Object.keys(answer.body)).toEqual(["error"]);
+  expect(typeof answer.body.error).toBe("string");
+  return answer.body.error;
+}
+
+/** Every refusal is a flat `{error}` body, plus the extra keys named. */
+export function refusal(
+  answer: Answer,
+  status: number,
+  message: RegExp | string,
+  extra: string[] = [],
+): void {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  expect(Object.keys(answer.body).sort()).toEqual(["error", ...extra].sort());
+  if (typeof message === "string") expect(answer.body.error).toBe(message);
+  else expect(answer.body.error).toMatch(message);
 }

@@ -2,14 +2,14 @@
 // written on disk as a render leaves them (sidecar plus small placeholder files), routes called through callFunction.
 import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, beforeEach, expect } from "vitest";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import type { Method, StudioFunction } from "../../functions/fn.ts";
 import { functions } from "../../functions/index.ts";
 import { type Answer, callFunction } from "./call.ts";
 import { makeTestEnv, type TestEnv } from "./ctx.ts";
 import { seriesS } from "./series-s.ts";
 
-export type { Answer } from "./call.ts";
+export { type Answer, refusal, refused } from "./call.ts";
 
 export interface TakeOptions {
   status?: "queued" | "ok" | "failed";
@@ -208,25 +208,4 @@ export function useStudio(opts: StudioOptions = {}): Studio {
     readJson: (...args) => studio().readJson(...args),
     cleanup: () => studio().cleanup(),
   };
-}
-
-/** A refusal with `status` and a flat `{error}` body holding a message; returns the message. */
-export function refused(answer: Answer, status: number): string {
-  expect(answer.status).toBe(status);
-  expect(Object.keys(answer.body)).toEqual(["error"]);
-  expect(typeof answer.body.error).toBe("string");
-  return answer.body.error;
-}
-
-/** Every refusal is a flat `{error}` body, plus the extra keys named. */
-export function refusal(
-  answer: Answer,
-  status: number,
-  message: RegExp | string,
-  extra: string[] = [],
-): void {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(Object.keys(answer.body).sort()).toEqual(["error", ...extra].sort());
-  if (typeof message === "string") expect(answer.body.error).toBe(message);
-  else expect(answer.body.error).toMatch(message);
 }
