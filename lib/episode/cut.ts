@@ -4,48 +4,26 @@ import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, readShowFile, writeShowFile } from "../paths/guarded.ts";
-import { errorCode, errorMessage, isObject, isWhole } from "../store/json-guards.ts";
-import { readBuild, readStory } from "./shotlists.ts";
+import { errorCode, errorMessage } from "../store/json-guards.ts";
+import {
+  type CutAudio,
+  type CutEntry,
+  type CutFile,
+  cutAudioRecord,
+  cutEntryRecord,
+  cutRecord,
+  isEntryField,
+} from "./cut-record.ts";
 import { saveHistory } from "./history.ts";
+import { readBuild, readStory } from "./shotlists.ts";
+
+export type { CutAudio, CutEntry, CutFile };
 
 export const PASSES: readonly Pass[] = ["final", "proxy"];
 export const CUT_FILE = "cut.json";
 
 /** The fields a cut entry may carry, in the order they are written. */
-export const ENTRY_FIELDS = [
-  "shot",
-  "take",
-  "pass",
-  "trim_in",
-  "trim_out",
-  "locked",
-  "out",
-  "flag",
-  "note",
-  "audio",
-] as const;
-
-export interface CutEntry {
-  shot: string;
-  take?: number;
-  pass?: Pass;
-  trim_in?: number;
-  trim_out?: number;
-  locked?: boolean;
-  out?: boolean;
-  flag?: boolean;
-  note?: string;
-  audio?: Record<string, unknown>;
-  /** Hand-edited keys are kept on read (and refused by PUT /cut). */
-  [other: string]: unknown;
-}
-
-export interface CutFile {
-  episode?: string;
-  final?: unknown[];
-  proxy?: unknown[];
-  [other: string]: unknown;
-}
+export const ENTRY_FIELDS = cutEntryRecord.order;
 
 export interface StoredCut {
   file: CutFile;
@@ -74,9 +52,9 @@ export async function readCutFile(ep: string): Promise<StoredCut> {
       `cut.json in ${ep} is not valid JSON (${errorMessage(err)}); fix or remove it`,
     );
   }
-  if (!isObject(value))
-    throw new StudioError(500, `cut.json in ${ep} is not a JSON object; fix or remove it`);
-  return { file: value as CutFile, bytes };
+  const file = cutRecord.parse(value);
+  if (file === null) throw new StudioError(500, `cut.json in ${ep} is not a JSON object; fix or remove it`);
+  return { file, bytes };
 }
 
 /**
@@ -85,34 +63,35 @@ export async function readCutFile(ep: string): Promise<StoredCut> {
  * item has no shot id.
  */
 export function compactEntry(raw: unknown, listPass: Pass): CutEntry | null {
-  if (!isObject(raw) || typeof raw.shot !== "string" || raw.shot === "") return null;
-  const e: CutEntry = { shot: raw.shot };
-  if (isWhole(raw.take) && raw.take >= 1) e.take = raw.take;
-  if ((raw.pass === "final" || raw.pass === "proxy") && raw.pass !== listPass) e.pass = raw.pass;
+  const r = cutEntryRecord.parse(raw);
+  if (!r?.shot) return null;
+  const e: CutEntry = { shot: r.shot };
+  if (r.take != null && r.take >= 1) e.take = r.take;
+  if (r.pass != null && r.pass !== listPass) e.pass = r.pass;
   for (const k of ["trim_in", "trim_out"] as const) {
-    const v = raw[k];
-    if (isWhole(v) && v > 0) e[k] = v;
+    const v = r[k];
+    if (v != null && v > 0) e[k] = v;
   }
-  for (const k of ["locked", "out", "flag"] as const) if (raw[k] === true) e[k] = true;
-  if (typeof raw.note === "string" && raw.note !== "") e.note = raw.note;
-  const audio = compactAudio(raw.audio, listPass);
+  for (const k of ["locked", "out", "flag"] as const) if (r[k] === true) e[k] = true;
+  if (r.note) e.note = r.note;
+  const audio = compactAudio(r.audio, listPass);
   if (audio) e.audio = audio;
-  const known = new Set<string>(ENTRY_FIELDS);
-  for (const [k, v] of Object.entries(raw)) if (!known.has(k)) e[k] = v;
+  for (const [k, v] of Object.entries(r)) if (!isEntryField(k)) e[k] = v;
   return e;
 }
 
 /** An audio source with its defaults dropped; a take source always names its pass. Null for the clip's own. */
-export function compactAudio(raw: unknown, listPass: Pass): Record<string, unknown> | null {
-  if (!isObject(raw)) return null;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
+export function compactAudio(raw: unknown, listPass: Pass): CutAudio | null {
+  const audio = cutAudioRecord.parse(raw);
+  if (!audio) return null;
+  const out: CutAudio = {};
+  for (const [k, v] of Object.entries(audio)) {
     if (v === null || v === undefined || v === "") continue;
     if ((k === "start" || k === "offset") && v === 0) continue;
     if (k === "gain" && v === 1) continue;
     out[k] = v;
   }
-  if (typeof out.source !== "string" || out.source === "" || out.source === "clip") return null;
+  if (!out.source || out.source === "clip") return null;
   if (out.source === "take" && out.pass === undefined) out.pass = listPass;
   return out;
 }

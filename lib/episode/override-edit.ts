@@ -9,7 +9,7 @@ import { storyHash } from "../script/canonical.ts";
 import { parseSeed } from "../script/seeds.ts";
 import type { Story } from "../script/types.ts";
 import { loadSeries, type Profile, parseLoras, parseSeriesJson, validateProfiles } from "../series/load.ts";
-import { errorMessage, isObject } from "../store/json-guards.ts";
+import { errorMessage, isObject, isWhole, oneOf } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
 import { episodeName, PASSES } from "./cut.ts";
@@ -112,7 +112,7 @@ const text = (field: string, v: unknown): string | null => {
 /** Check `fields` of PUT /override: unknown names, types and shapes, each refusal naming the field. */
 export function checkOverrideFields(fields: Record<string, unknown>): OverrideChange {
   const unknown = Object.keys(fields)
-    .filter((k) => !(OVERRIDE_FIELDS as readonly string[]).includes(k))
+    .filter((k) => !oneOf(OVERRIDE_FIELDS, k))
     .sort();
   if (unknown.length) {
     throw badRequest(`unknown override field(s) ${unknown.join(", ")}: one of ${OVERRIDE_FIELDS.join(", ")}`);
@@ -138,10 +138,10 @@ export function checkOverrideFields(fields: Record<string, unknown>): OverrideCh
   if (has("loras")) change.pass.loras = lorasValue(fields.loras);
   if (has("steps")) {
     const v = fields.steps;
-    if (v !== null && !(typeof v === "number" && Number.isInteger(v) && v >= 1)) {
+    if (v !== null && !(isWhole(v) && v >= 1)) {
       throw badRequest("steps must be a whole number of at least 1, or null");
     }
-    change.pass.steps = v as number | null;
+    change.pass.steps = v;
   }
   if (has("size")) change.pass.size = sizeValue(fields.size);
   return change;
@@ -272,15 +272,15 @@ function answer(
     const { base_hash: _hash, ...fields } = block?.[p] ?? {};
     view[p] = fields;
   }
-  if (block?.seed !== undefined) view.seed = String(block.seed);
-  if (block?.note !== undefined) view.note = block.note;
+  if (block?.seed != null) view.seed = String(block.seed);
+  if (block?.note != null) view.note = block.note;
   const retarget = file.shots?.[shot]?.target;
   if (typeof retarget === "string" && retarget) view.target = retarget;
   const stored = block?.[pass]?.base_hash;
-  const now = stored === undefined ? null : hashNow(sb, shot, pass, target);
+  const now = typeof stored === "string" ? hashNow(sb, shot, pass, target) : null;
   return {
     override: view,
-    stale: stored !== undefined && now !== null && stored !== now,
+    stale: typeof stored === "string" && now !== null && stored !== now,
     target,
     built_target: sb.primary.target,
   };
@@ -305,21 +305,20 @@ export function putOverride(
     const sb = await shotBuilds(services, ep, shot, pass);
     const file = await readOverrides(ep);
 
-    if (change.target !== undefined) {
-      if (change.target !== null) checkVideoTarget(sb.targeting.env, change.target, "fields.target");
+    const retarget = change.target;
+    if (retarget !== undefined) {
+      if (retarget !== null) checkVideoTarget(sb.targeting.env, retarget, "fields.target");
       // The built target clears the retarget, unless an episode target would then win: it pins the shot instead.
-      const keep =
-        change.target !== null && (change.target !== sb.primary.target || episodeTarget(file) !== null);
+      const keep = retarget !== null && (retarget !== sb.primary.target || episodeTarget(file) !== null);
       const current = shotBlockOf(file, shot);
-      if (keep) file.shots![shot] = { target: change.target as string, ...withoutTarget(current) };
+      if (keep) setShotBlock(file, shot, { target: retarget, ...withoutTarget(current) });
       else delete current.target;
     }
     const target = shotTarget(sb.primary, sb.story, inputsOf(sb.targeting, file)).target;
 
-    const passKeys = Object.keys(change.pass) as PassField[];
     const passes: readonly Pass[] = input.both ? PASSES : [pass];
     const hashes = new Map<Pass, string>();
-    if (passKeys.length) {
+    if (Object.keys(change.pass).length) {
       const missing = passes.filter((p) => !sb.builtIn(p));
       if (missing.length) {
         throw conflict(`${shot} has no ${missing.join("/")} build: build the episode first`);
@@ -328,7 +327,8 @@ export function putOverride(
     }
 
     const shotBlock = shotBlockOf(file, shot);
-    const block = (isObject(shotBlock[target]) ? shotBlock[target] : {}) as TargetOverride;
+    const stored = shotBlock[target];
+    const block: TargetOverride = typeof stored === "object" && stored !== null ? stored : {};
     if (change.seed !== undefined) setOrDelete(block, "seed", change.seed);
     if (change.note !== undefined) setOrDelete(block, "note", change.note);
     for (const [p, hash] of hashes) block[p] = passBlock(block[p], change.pass, hash);
@@ -369,16 +369,22 @@ export function deleteOverride(
 
 /** The shot's block of overrides.json, made (with `shots`) when missing. */
 function shotBlockOf(file: OverridesFile, shot: string): ShotOverrides {
-  if (!file.shots) file.shots = {};
-  if (!file.shots[shot]) file.shots[shot] = {};
-  return file.shots[shot];
+  const shots = file.shots ?? {};
+  file.shots = shots;
+  const block = shots[shot] ?? {};
+  shots[shot] = block;
+  return block;
+}
+
+function setShotBlock(file: OverridesFile, shot: string, block: ShotOverrides): void {
+  file.shots = { ...file.shots, [shot]: block };
 }
 
 const bigintText = (_key: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
 
-function withoutTarget(block: Record<string, unknown>): Record<string, TargetOverride> {
+function withoutTarget(block: ShotOverrides): ShotOverrides {
   const { target: _t, ...rest } = block;
-  return rest as Record<string, TargetOverride>;
+  return rest;
 }
 
 function setOrDelete<K extends "seed" | "note">(
@@ -395,15 +401,19 @@ function passBlock(
   change: OverrideChange["pass"],
   hash: string,
 ): PassOverride {
-  const merged: Record<string, unknown> = { ...(current ?? {}) };
+  const merged: PassOverride = { ...(current ?? {}) };
   for (const [k, v] of Object.entries(change)) {
     if (v === null || v === undefined) delete merged[k];
     else merged[k] = v;
   }
-  const out: Record<string, unknown> = { base_hash: hash };
-  for (const k of PASS_FIELDS) if (merged[k] !== undefined) out[k] = merged[k];
+  const out: PassOverride = { base_hash: hash };
+  for (const k of PASS_FIELDS) copyField(out, merged, k);
   for (const [k, v] of Object.entries(merged)) if (!(k in out)) out[k] = v;
-  return out as PassOverride;
+  return out;
+}
+
+function copyField<K extends PassField>(to: PassOverride, from: PassOverride, key: K): void {
+  if (from[key] !== undefined) to[key] = from[key];
 }
 
 // Shared fields first, then the passes, as the file format lists them.
@@ -439,9 +449,10 @@ export function setEpisodeTarget(
     }
     const file = await readOverrides(ep);
     const stored = file.episode;
-    const current: EpisodeTargets = isObject(stored)
-      ? { ...(stored as EpisodeTargets) }
-      : { id: typeof stored === "string" && stored ? stored : await episodeName(ep) };
+    const current: EpisodeTargets =
+      typeof stored === "object" && stored !== null
+        ? { ...stored }
+        : { id: typeof stored === "string" && stored ? stored : await episodeName(ep) };
     const { id, target: _old, ...rest } = current;
     const name = id || (await episodeName(ep));
     const next: EpisodeTargets = target === null ? { id: name, ...rest } : { id: name, target, ...rest };

@@ -4,47 +4,19 @@ import { StudioError } from "../errors.ts";
 import { episodeFence, readShowJson, writeShowFile } from "../paths/guarded.ts";
 import { pyJson } from "../script/canonical.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
+import {
+  type EpisodeTargets,
+  type OverridesFile,
+  type PassOverride,
+  parseOverrides,
+  type ShotOverrides,
+  type TargetOverride,
+} from "./overrides-record.ts";
 
 export const PASS_FIELDS = ["prompt", "model", "model_low", "loras", "steps", "negative", "size"] as const;
 export type PassField = (typeof PASS_FIELDS)[number];
 
-export interface PassOverride {
-  base_hash?: string;
-  prompt?: string;
-  model?: string;
-  model_low?: string;
-  loras?: { name: string; strength: number }[];
-  steps?: number;
-  negative?: string;
-  size?: string;
-}
-
-/** One target's block of a shot: shared `seed`/`note`, then per-pass fields. */
-export interface TargetOverride {
-  seed?: bigint;
-  note?: string;
-  final?: PassOverride;
-  proxy?: PassOverride;
-}
-
-/** `target` (the retarget) beside one block per target id. */
-export type ShotOverrides = { target?: string } & { [targetId: string]: TargetOverride | string | undefined };
-
-export interface EpisodeTargets {
-  id: string;
-  target?: string;
-  refs_target?: string;
-  keyframe_target?: string;
-  voice_target?: string;
-}
-
-export interface OverridesFile {
-  episode?: string | EpisodeTargets;
-  shots?: Record<string, ShotOverrides>;
-  upscale?: Record<string, Record<string, unknown>>;
-  post?: Record<string, Record<string, unknown>>;
-  [other: string]: unknown;
-}
+export type { EpisodeTargets, OverridesFile, PassOverride, ShotOverrides, TargetOverride };
 
 export const overridesPath = (ep: string) => path.join(ep, "overrides.json");
 
@@ -52,16 +24,17 @@ export const overridesPath = (ep: string) => path.join(ep, "overrides.json");
 export async function readOverrides(ep: string): Promise<OverridesFile> {
   const value = await readShowJson(episodeFence(ep), overridesPath(ep), "overrides.json");
   if (value === undefined) return {};
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  const file = parseOverrides(value);
+  if (file === null) {
     throw new StudioError(500, `overrides.json in ${ep} is not a JSON object; fix or remove it`);
   }
-  return structuredClone(value) as OverridesFile;
+  return structuredClone(file);
 }
 
 /** The shot's block for `target`, when there is one. */
 export function targetBlock(file: OverridesFile, shot: string, target: string): TargetOverride | undefined {
-  const block = file.shots?.[shot]?.[target];
-  return block && typeof block === "object" ? (block as TargetOverride) : undefined;
+  const block = target === "target" ? null : file.shots?.[shot]?.[target];
+  return typeof block === "object" && block !== null ? block : undefined;
 }
 
 /** The episode target stored by the editor, or null (a plain name string means none). */
@@ -71,22 +44,22 @@ export function episodeTarget(file: OverridesFile): string | null {
 
 /** Drop what the format says must not linger: base_hash-only pass blocks, empty blocks, empty maps. */
 export function tidyOverrides(file: OverridesFile): OverridesFile {
-  for (const [shot, shotBlock] of Object.entries(file.shots ?? {})) {
-    for (const [key, block] of Object.entries(shotBlock)) {
-      if (key === "target" || !block || typeof block !== "object") continue;
-      const t = block as TargetOverride;
+  const shots = file.shots;
+  for (const [shot, shotBlock] of Object.entries(shots ?? {})) {
+    for (const [key, block] of Object.entries(shotBlock ?? {})) {
+      if (key === "target" || typeof block !== "object" || block === null) continue;
       for (const pass of ["final", "proxy"] as const) {
-        const p = t[pass];
-        if (p && Object.keys(p).every((k) => k === "base_hash")) delete t[pass];
+        const p = block[pass];
+        if (p && Object.keys(p).every((k) => k === "base_hash")) delete block[pass];
       }
-      if (Object.keys(t).length === 0) delete shotBlock[key];
+      if (Object.keys(block).length === 0 && shotBlock) delete shotBlock[key];
     }
-    if (Object.keys(shotBlock).length === 0) delete file.shots![shot];
+    if (shots && Object.keys(shotBlock ?? {}).length === 0) delete shots[shot];
   }
-  if (file.shots && Object.keys(file.shots).length === 0) delete file.shots;
+  if (shots && Object.keys(shots).length === 0) delete file.shots;
   for (const key of ["upscale", "post"] as const) {
     const map = file[key];
-    if (map && typeof map === "object" && Object.keys(map).length === 0) delete file[key];
+    if (map && Object.keys(map).length === 0) delete file[key];
   }
   return file;
 }

@@ -13,8 +13,10 @@ import type { SeriesConfig } from "../series/types.ts";
 import { errorMessage, isObject } from "../store/json-guards.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { type CompileEnv, compileEnv } from "./compile-env.ts";
-import { type CutEntry, cutPath, normaliseList } from "./cut.ts";
+import { type CutEntry, type CutFile, cutPath, normaliseList } from "./cut.ts";
+import { cutEntryRecord, cutRecord } from "./cut-record.ts";
 import { type OverridesFile, overridesPath } from "./overrides-file.ts";
+import { parseOverrides } from "./overrides-record.ts";
 import { type Build, readBuild, readStory } from "./shotlists.ts";
 import type { TargetInputs } from "./target-choice.ts";
 
@@ -111,13 +113,14 @@ interface CutView {
 const cutCache = new WeakMap<object, { cut: unknown; view: CutView }>();
 
 /** The pass's cut list, normalised once per (build, cut.json) pair. */
-function cutView(raw: unknown, pass: Pass, build: Build): CutView {
-  const list = isObject(raw) ? raw[pass] : undefined;
+function cutView(file: CutFile, pass: Pass, build: Build): CutView {
+  const list = file[pass];
   const hit = cutCache.get(build);
   if (hit && hit.cut === list) return hit.view;
   const inFile = new Set<string>();
-  for (const item of Array.isArray(list) ? list : []) {
-    if (isObject(item) && typeof item.shot === "string") inFile.add(item.shot);
+  for (const item of list ?? []) {
+    const shot = cutEntryRecord.parse(item)?.shot;
+    if (typeof shot === "string") inFile.add(shot);
   }
   const view = { list: normaliseList(list, pass, build.order), inFile };
   cutCache.set(build, { cut: list, view });
@@ -145,10 +148,12 @@ export async function loadViewInputs(
     readShowJson(episodeFence(ep), cutPath(ep), "cut.json"),
     seriesHome(ep),
   ]);
-  if (overridesRaw !== undefined && !isObject(overridesRaw)) {
+  const overrides = overridesRaw === undefined ? {} : parseOverrides(overridesRaw);
+  if (overrides === null) {
     throw new StudioError(500, `overrides.json in ${ep} is not a JSON object; fix or remove it`);
   }
-  if (cutRaw !== undefined && !isObject(cutRaw)) {
+  const cutFile = cutRaw === undefined ? {} : cutRecord.parse(cutRaw);
+  if (cutFile === null) {
     throw new StudioError(500, `cut.json in ${ep} is not a JSON object; fix or remove it`);
   }
   let seriesRaw: Record<string, unknown> | null = null;
@@ -171,7 +176,6 @@ export async function loadViewInputs(
   }
   const config = seriesRaw ? loadConfig(seriesRaw) : { series: null, error: seriesError, profiles: {} };
   const env = await compileEnv(services, home.config ? path.dirname(home.config) : null);
-  const overrides = (overridesRaw ?? {}) as OverridesFile;
   const targetInputs: TargetInputs = {
     overrides,
     seriesTarget: configSeriesTarget(seriesRaw),
@@ -188,7 +192,7 @@ export async function loadViewInputs(
     intern(env.defaultTarget),
     registryKey(env.targets),
   ].join(".");
-  const cut = cutView(cutRaw, pass, build);
+  const cut = cutView(cutFile, pass, build);
   return {
     ep,
     pass,

@@ -22,22 +22,31 @@ export interface RecordKind<S extends z.ZodRawShape> {
  * object until the file changes, so a record is checked once per change, not once per request.
  */
 export function recordKind<S extends z.ZodRawShape>(shape: S): RecordKind<S> {
-  const seen = new WeakMap<JsonObject, Lenient<S>>();
   const known = new Map<string, z.core.$ZodType>(Object.entries(shape));
-  const parse = (raw: unknown): Lenient<S> | null => {
-    if (!isObject(raw)) return null;
-    const hit = seen.get(raw);
-    if (hit) return hit;
+  const parse = memoByIdentity((raw: JsonObject): Lenient<S> => {
     const out: JsonObject = {};
     for (const [key, value] of Object.entries(raw)) {
       const field = known.get(key);
       out[key] = field === undefined || value === null || z.safeParse(field, value).success ? value : null;
     }
-    const record = asLenient<S>(out);
-    seen.set(raw, record);
-    return record;
-  };
+    return asLenient<S>(out);
+  });
   return { shape, parse, order: Object.keys(shape) };
+}
+
+/**
+ * `read` applied to JSON objects only (null for anything else), once per object: cached JSON values are shared
+ * until their file changes, so the same object always reads the same. Records nesting records build on it.
+ */
+export function memoByIdentity<T>(read: (raw: JsonObject) => T): (raw: unknown) => T | null {
+  const seen = new WeakMap<JsonObject, T>();
+  return (raw) => {
+    if (!isObject(raw)) return null;
+    if (seen.has(raw)) return seen.get(raw) ?? null;
+    const value = read(raw);
+    seen.set(raw, value);
+    return value;
+  };
 }
 
 // Every known key of `out` now holds a value its schema accepts, or null: that is exactly Lenient<S>.
