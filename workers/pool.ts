@@ -326,9 +326,8 @@ export class WorkerPool {
   private progress(r: RunningJob, update: ProgressUpdate): void {
     if (r.ending) return;
     const { log, ...fields } = update;
-    for (const [key, value] of Object.entries(fields)) {
-      if (value !== undefined) (r.pending as Record<string, unknown>)[key] = value;
-    }
+    const given = Object.entries(fields).filter(([, value]) => value !== undefined);
+    r.pending = { ...r.pending, ...Object.fromEntries(given) };
     if (log !== undefined) r.pendingLog = [...r.pendingLog, log].slice(-20);
     if (r.timer) return;
     const wait = r.lastWrite + this.progressMs - Date.now();

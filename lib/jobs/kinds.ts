@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { Services } from "../context.ts";
 import type { Engine } from "../engines/types.ts";
 import { conflict } from "../errors.ts";
+import { errorMessage } from "../store/json-guards.ts";
 import type { Job, JobStore, NewJob, ProgressUpdate } from "./types.ts";
 import { hasEnded } from "./wait.ts";
 
@@ -67,7 +68,7 @@ export async function retryJob(services: Services, store: JobStore, job: Job): P
   try {
     typed = parsePayload(spec, job);
   } catch (err) {
-    throw conflict(`job ${job.id} cannot be retried: ${(err as Error).message}`);
+    throw conflict(`job ${job.id} cannot be retried: ${errorMessage(err)}`);
   }
   const next = await spec.retry(typed, services);
   return store.add({ ...next, after: next.after ?? null });

@@ -1,5 +1,6 @@
 // Our own migration runner (no drizzle-kit): ordered SQL migrations applied at open, each recorded in __migrations.
 import type { Client } from "@libsql/client";
+import { errorMessage } from "../store/json-guards.ts";
 
 export interface Migration {
   /** Strictly increasing; never renumber or edit one that has shipped, add a new one instead. */
@@ -92,7 +93,7 @@ export async function migrate(
           await tx.execute(statement);
         } catch (err) {
           throw new Error(
-            `job database migration ${m.id} (${m.name}) failed at statement ${i + 1}: ${(err as Error).message}`,
+            `job database migration ${m.id} (${m.name}) failed at statement ${i + 1}: ${errorMessage(err)}`,
           );
         }
       }

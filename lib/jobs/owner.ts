@@ -2,6 +2,7 @@
 // job's owner on this very host is dead, instead of waiting out its lease.
 import { randomUUID } from "node:crypto";
 import os from "node:os";
+import { errorCode } from "../store/json-guards.ts";
 
 export interface OwnerId {
   host: string;
@@ -39,7 +40,7 @@ export function pidAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== "ESRCH";
+    return errorCode(err) !== "ESRCH";
   }
 }
 

@@ -9,6 +9,7 @@ import { drizzle } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
+import { errorMessage, strings } from "../store/json-guards.ts";
 import { migrate } from "./migrate.ts";
 import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
 import type { Job, JobStore, LaneState, NewJob } from "./types.ts";
@@ -88,7 +89,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
   } catch (err) {
     client.close();
     // Without the query string: a libsql URL may carry `authToken` there.
-    throw new Error(`cannot open the job database ${url.replace(/\?.*$/, "")}: ${(err as Error).message}`);
+    throw new Error(`cannot open the job database ${url.replace(/\?.*$/, "")}: ${errorMessage(err)}`);
   }
   const db = drizzle(client);
   const write = <T>(fn: () => Promise<T>) => serialize(key, fn);
@@ -519,7 +520,7 @@ function toJob(row: JobRow): Job {
 }
 
 function appendLog(log: unknown, line: string): string[] {
-  const lines = Array.isArray(log) ? (log as string[]) : [];
+  const lines = strings(log);
   return [...lines, String(line).slice(0, LOG_LINE_CHARS)].slice(-LOG_LINES);
 }
 

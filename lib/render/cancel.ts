@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import { conflict, notFound, StudioError } from "../errors.ts";
 import type { Job, JobStore } from "../jobs/types.ts";
+import { hasEnded } from "../jobs/wait.ts";
 import {
   closeTake,
   readSidecarNow,
@@ -33,12 +34,11 @@ export interface CancelAnswer {
 export interface CancelOptions {
   /** How long to wait for a running job to stop. */
   waitMs?: number;
+  /** How often to look for an end written by a worker in another process. */
   pollMs?: number;
 }
 
 const two = (n: number) => String(n).padStart(2, "0");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const ENDED = new Set(["succeeded", "failed", "canceled"]);
 
 function answer(t: TakeRef, s: Sidecar): CancelAnswer {
   return {
@@ -76,7 +76,7 @@ export async function cancelTake(
 
   let job = await jobOf(store, t, s);
   let note = CANCELED_WAITING;
-  if (job && !ENDED.has(job.status)) {
+  if (job && !hasEnded(job)) {
     try {
       job = await store.cancel(job.id);
     } catch (err) {
@@ -88,11 +88,12 @@ export async function cancelTake(
   if (job?.status === "running") {
     note = CANCELED_RUNNING;
     services.jobSignals.cancelRequested(job.id);
-    const until = Date.now() + (opts.waitMs ?? 60_000);
-    while (job && job.status === "running" && Date.now() < until) {
-      await sleep(opts.pollMs ?? 200);
-      job = await store.get(job.id);
-    }
+    const id = job.id;
+    // Woken at once when this process's worker ends it; a worker elsewhere is seen at the next look.
+    const ended = await store
+      .waitFor(id, AbortSignal.timeout(opts.waitMs ?? 60_000), opts.pollMs ?? 200)
+      .catch(() => null);
+    job = ended ?? (await store.get(id));
     if (job?.status === "running")
       note = `${CANCELED_RUNNING} (the job did not stop within ${Math.round((opts.waitMs ?? 60_000) / 1000)} s)`;
   } else if (job && job.status !== "canceled") {

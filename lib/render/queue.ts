@@ -12,6 +12,7 @@ import { isPaidLane } from "../jobs/lanes.ts";
 import type { Job, JobStore, NewJob } from "../jobs/types.ts";
 import { episodeFence, fileInside, mkdirShow, showFence, writeShowFile } from "../paths/guarded.ts";
 import { FLOAT_KEYS, pyJson } from "../script/canonical.ts";
+import { errorMessage } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { cutLastFrame, frameOutdated, pickVideo, previousInCut } from "./continuity.ts";
 import type { RenderPayload } from "./payload.ts";
@@ -99,7 +100,7 @@ export async function insertTakeJob(store: JobStore, t: TakeRef, job: NewJob, no
   try {
     added = await store.add(job);
   } catch (err) {
-    const why = noteText(`not queued: ${(err as Error).message}`);
+    const why = noteText(`not queued: ${errorMessage(err)}`);
     await closeTake(t, { status: "failed", finished: localIso(now), save_notes: why, error: why }, true);
     throw err;
   }
@@ -250,7 +251,7 @@ async function chainOf(
     return {
       after: null,
       sidecar,
-      error: `couldn't cut ${p.shot}'s first frame from ${from}: ${(err as Error).message}`,
+      error: `couldn't cut ${p.shot}'s first frame from ${from}: ${errorMessage(err)}`,
     };
   }
   return {
@@ -307,7 +308,7 @@ export async function queueRender(
       } catch (err) {
         errors.push({
           shot: p.shot,
-          error: `couldn't follow ${p.shot}'s continuity: ${(err as Error).message}`,
+          error: `couldn't follow ${p.shot}'s continuity: ${errorMessage(err)}`,
         });
         continue;
       }
@@ -329,7 +330,7 @@ export async function queueRender(
           queueSidecar(p, req, n, queuedAt, chain.sidecar),
         );
       } catch (err) {
-        errors.push({ shot: p.shot, error: `couldn't reserve a take: ${(err as Error).message}` });
+        errors.push({ shot: p.shot, error: `couldn't reserve a take: ${errorMessage(err)}` });
         continue;
       }
       const t: TakeRef = { ep, pass: req.pass, shot: p.shot, take };
@@ -365,13 +366,13 @@ export async function queueRender(
           services.now(),
         );
       } catch (err) {
-        const why = noteText(`not queued: ${(err as Error).message}`);
+        const why = noteText(`not queued: ${errorMessage(err)}`);
         await closeTake(
           t,
           { status: "failed", finished: localIso(services.now()), save_notes: why, error: why },
           true,
         );
-        errors.push({ shot: p.shot, error: `couldn't queue t${two(take)}: ${(err as Error).message}`, take });
+        errors.push({ shot: p.shot, error: `couldn't queue t${two(take)}: ${errorMessage(err)}`, take });
         failedEvents.push({ kind: "studio.take", data: takeEvent(t, "failed", null) });
         continue;
       }

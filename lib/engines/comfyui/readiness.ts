@@ -1,5 +1,6 @@
 // Readiness look-ups for targets: the node catalogue (`/object_info`), model folders (`/models`), and the server's
 // version and jobs API — kept briefly per address by the look-ups of a process; a call that failed is never kept.
+import { isObject } from "../../store/json-guards.ts";
 import { type ComfyHttp, ComfyHttpError, createHttp, normalizeBase } from "./http.ts";
 
 /** How long an answer is reused (ms). */
@@ -86,9 +87,9 @@ export function createComfyLookups(): ComfyLookups {
       const a = await client(base, opts.headers).call("GET", route, undefined, {
         timeoutMs: opts.timeoutMs ?? 30_000,
       });
-      const body = typeof a.json === "object" && a.json !== null && !Array.isArray(a.json) ? a.json : {};
+      const body = isObject(a.json) ? a.json : {};
       if (node === undefined) return body as Record<string, NodeInfo>;
-      const info = (body as Record<string, unknown>)[node];
+      const info = body[node];
       return typeof info === "object" && info !== null ? (info as NodeInfo) : null;
     });
   }
@@ -142,7 +143,7 @@ export function comboOptions(spec: unknown): string[] | null {
   const [type, options] = spec;
   if (Array.isArray(type)) return type.map(String);
   if (type === "COMBO" && typeof options === "object" && options !== null) {
-    const list = (options as { options?: unknown }).options;
+    const list = isObject(options) ? options.options : undefined;
     return Array.isArray(list) ? list.map(String) : [];
   }
   return null;
@@ -165,7 +166,7 @@ export interface ServerInfo {
 /** The probe itself, on a given client (the engine uses its own). */
 export async function probeServer(http: ComfyHttp, timeoutMs = 10_000): Promise<ServerInfo> {
   const stats = await http.call("GET", "/api/system_stats", undefined, { timeoutMs });
-  const sys = (stats.json as { system?: { comfyui_version?: unknown } } | null)?.system;
+  const sys = isObject(stats.json) && isObject(stats.json.system) ? stats.json.system : null;
   const version = typeof sys?.comfyui_version === "string" ? sys.comfyui_version : null;
   const jobs = await http.call("GET", "/api/jobs?limit=1", undefined, { timeoutMs, accept: [400, 404, 405] });
   return { version, jobsApi: jobs.status === 200 };

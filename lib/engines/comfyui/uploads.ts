@@ -6,6 +6,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
+import { isObject } from "../../store/json-guards.ts";
 import type { ComfyHttp } from "./http.ts";
 import { query } from "./http.ts";
 
@@ -96,7 +97,7 @@ export async function stageInput(
     { subfolder: INPUT_SUBFOLDER, type: "input", overwrite: "true" },
     { signal },
   );
-  const body = typeof a.json === "object" && a.json !== null ? (a.json as Record<string, unknown>) : {};
+  const body = isObject(a.json) ? a.json : {};
   const name = typeof body.name === "string" && body.name !== "" ? body.name : filename;
   const sub = typeof body.subfolder === "string" ? body.subfolder : INPUT_SUBFOLDER;
   const stored = sub ? `${sub}/${name}` : name;
