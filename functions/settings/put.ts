@@ -1,6 +1,7 @@
 // PUT /studio/settings: change any settings (null clears one), checked field by field; answers as GET.
 import { settingsUpdateSchema } from "../../lib/config/settings-schema.ts";
 import { writeSettings } from "../../lib/config/settings-store.ts";
+import { checkSettingsTargets } from "../../lib/targets/settings-check.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -9,7 +10,8 @@ export default defineFunction({
   queue: true,
   summary: "Change settings (any subset; null clears a field, api_key null removes the key); answers as GET",
   input: settingsUpdateSchema,
-  handler(input, ctx) {
+  async handler(input, ctx) {
+    await checkSettingsTargets(input);
     return writeSettings(ctx, input);
   },
 });

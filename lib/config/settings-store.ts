@@ -4,8 +4,7 @@ import type { Services } from "../context.ts";
 import { badRequest, StudioError } from "../errors.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
-import { shippedTargets, TARGET_KINDS, type TargetKind } from "../targets/registry.ts";
-import { readSettings, readSettingsFile, settingsFile, type TargetChoice } from "./settings.ts";
+import { CHOICE_KINDS, readSettings, readSettingsFile, settingsFile, type TargetChoice } from "./settings.ts";
 import { envSettings } from "./settings-env.ts";
 import { type SettingsRecord, writeSettingsRecord } from "./settings-record.ts";
 import type { SettingsUpdate } from "./settings-schema.ts";
@@ -93,14 +92,15 @@ export async function settingsAnswer(services: SettingsServices): Promise<Settin
 }
 
 /**
- * Check `update` against the targets and the disk, then merge it into the file atomically (other keys in the
- * file are kept). Null (or a blank address) removes a field. Answers as GET.
+ * Check `update`'s folder on the disk, then merge it into the file atomically (other keys in the file are kept).
+ * Null (or a blank address) removes a field. Answers as GET. The target ids are the caller's to check against
+ * the target registry first (lib/targets/settings-check.ts): settings sit below the targets.
  */
 export async function writeSettings(
   services: SettingsServices,
   update: SettingsUpdate,
 ): Promise<SettingsAnswer> {
-  await checkUpdate(update);
+  if (update.path?.trim()) await checkFolder(update.path);
   const file = settingsFile(services);
   await withLock(file, async () => {
     const next: SettingsRecord = { ...(await readSettingsFile(services)) };
@@ -126,7 +126,7 @@ export async function writeSettings(
       const value = update[field];
       if (value === undefined) continue;
       const out: TargetChoice = {};
-      for (const kind of TARGET_KINDS) {
+      for (const kind of CHOICE_KINDS) {
         const id = value?.[kind];
         if (id) out[kind] = id;
       }
@@ -140,42 +140,6 @@ export async function writeSettings(
 function nonEmpty<T extends object>(value: T): T | null {
   return Object.keys(value).length ? value : null;
 }
-
-// What the schema cannot see: target ids that exist with the right kind, a folder that exists.
-async function checkUpdate(update: SettingsUpdate): Promise<void> {
-  const needsTargets = update.default_targets || update.detected_targets || update.deployments;
-  const targets = needsTargets ? await shippedTargets() : undefined;
-  if (targets) {
-    for (const field of ["default_targets", "detected_targets"] as const) {
-      for (const kind of TARGET_KINDS) {
-        const id = update[field]?.[kind];
-        if (id) checkTarget(`${field}.${kind}`, id, kind, targets);
-      }
-    }
-    for (const id of Object.keys(update.deployments ?? {}))
-      checkTarget(`deployments.${id}`, id, null, targets);
-  }
-  if (update.path?.trim()) await checkFolder(update.path);
-}
-
-function checkTarget(
-  field: string,
-  id: string,
-  kind: TargetKind | null,
-  targets: Awaited<ReturnType<typeof shippedTargets>>,
-): void {
-  const spec = targets.get(id);
-  const what = kind ? `${kind} target` : "target";
-  if (!spec) {
-    throw badRequest(
-      `${field}: "${id}" is not a known ${what} (known: ${targets.ids(kind ?? undefined).join(", ")})`,
-    );
-  }
-  if (kind && spec.kind !== kind)
-    throw badRequest(`${field}: "${id}" is ${an(spec.kind)} target, not ${an(kind)} target`);
-}
-
-const an = (kind: string) => (/^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`);
 
 async function checkFolder(value: string): Promise<void> {
   const folder = normalPath(value);

@@ -55,11 +55,14 @@ export function defaultVideoTarget(settings: Pick<Settings, "default_targets" | 
   return settings.default_targets?.video || settings.detected_targets?.video || "animatic";
 }
 
+/** The kinds a target choice names a target for. */
+export const CHOICE_KINDS = ["video", "image", "audio"] as const;
+
 // Only non-empty strings count; anything else in a hand-edited file is ignored rather than fatal.
 export function targetChoice(value: unknown): TargetChoice {
   if (!isObject(value)) return {};
   const out: TargetChoice = {};
-  for (const kind of ["video", "image", "audio"] as const) {
+  for (const kind of CHOICE_KINDS) {
     const id = trimmed(value[kind]);
     if (id) out[kind] = id;
   }
