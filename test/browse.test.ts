@@ -3,7 +3,7 @@ import { chmod, mkdir, realpath, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import browse from "../functions/browse/get.ts";
-import { StudioError } from "../lib/errors.ts";
+import { callFunction, refused } from "./support/call.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 // Running as root reads every folder, so an unreadable one is also simulated.
@@ -23,20 +23,6 @@ async function put(file: string, text = "x"): Promise<void> {
   await writeFile(file, text);
 }
 
-async function refused(p: Promise<unknown>, status: number): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(StudioError);
-    expect((err as StudioError).status).toBe(status);
-    const body = (err as StudioError).body();
-    expect(Object.keys(body)).toEqual(["error"]);
-    expect(typeof body.error).toBe("string");
-    return body.error as string;
-  }
-  throw new Error(`expected a ${status} refusal`);
-}
-
 interface Listing {
   path: string;
   parent: string | null;
@@ -51,8 +37,8 @@ let base: string;
 let show: string;
 let homeDir: string;
 
-const call = async (query: Record<string, string>) =>
-  (await browse.handler(browse.input!.parse(query), env.ctx())) as Listing;
+const ask = (query: Record<string, string>) => callFunction(browse, query, env.services);
+const call = async (query: Record<string, string>): Promise<Listing> => (await ask(query)).body;
 
 beforeAll(async () => {
   env = await makeTestEnv();
@@ -136,7 +122,7 @@ describe("GET /studio/browse", () => {
   });
 
   it("refuses an unknown file type with 400", async () => {
-    expect(await refused(call({ path: show, files: "pdf" }), 400)).toMatch(/^files: "pdf"/);
+    expect(refused(await ask({ path: show, files: "pdf" }), 400)).toMatch(/^files: "pdf"/);
   });
 
   it("gives an empty parent at the filesystem root", async () => {
@@ -147,13 +133,13 @@ describe("GET /studio/browse", () => {
   });
 
   it("refuses relative paths and NUL bytes with 400", async () => {
-    expect(await refused(call({ path: "show/ep01" }), 400)).toMatch(/absolute/);
-    await refused(call({ path: `${show}\0` }), 400);
+    expect(refused(await ask({ path: "show/ep01" }), 400)).toMatch(/absolute/);
+    refused(await ask({ path: `${show}\0` }), 400);
   });
 
   it("answers 404 for a missing folder or a file", async () => {
-    expect(await refused(call({ path: path.join(show, "nope") }), 404)).toContain(path.join(show, "nope"));
-    await refused(call({ path: path.join(show, "a.png") }), 404);
+    expect(refused(await ask({ path: path.join(show, "nope") }), 404)).toContain(path.join(show, "nope"));
+    refused(await ask({ path: path.join(show, "a.png") }), 404);
   });
 
   it("answers 403 for a folder it cannot read", async () => {
@@ -162,7 +148,7 @@ describe("GET /studio/browse", () => {
     await mkdir(locked);
     await chmod(locked, 0o000);
     try {
-      await refused(call({ path: locked }), 403);
+      refused(await ask({ path: locked }), 403);
     } finally {
       await chmod(locked, 0o755);
     }
@@ -171,7 +157,7 @@ describe("GET /studio/browse", () => {
   it("answers 403 when listing is refused", async () => {
     const denied = path.join(base, "denied-by-test");
     await mkdir(denied);
-    expect(await refused(call({ path: denied }), 403)).toMatch(/cannot be read/);
+    expect(refused(await ask({ path: denied }), 403)).toMatch(/cannot be read/);
   });
 
   it("caps the listing at 1000 entries and says it is truncated", async () => {
