@@ -178,12 +178,15 @@ export async function writeCut(
   now: Date,
 ): Promise<{ cut: CutFile; changed: boolean }> {
   const cut = await cutToWrite(ep, next);
-  const text = `${JSON.stringify(cut, null, 2)}\n`;
+  const text = cutText(cut);
   if (stored.bytes !== null && sameContent(stored.bytes, cut)) return { cut, changed: false };
   if (stored.bytes !== null) await saveHistory(ep, CUT_FILE, stored.bytes, now);
   await writeShowFile(episodeFence(ep), cutPath(ep), text);
   return { cut, changed: true };
 }
+
+/** The file's text as written: 2-space JSON, keys in the order cutToWrite gives them. */
+export const cutText = (cut: CutFile) => `${JSON.stringify(cut, null, 2)}\n`;
 
 // Content, not bytes: a hand-formatted file with the same data is not a change worth a history copy.
 function sameContent(bytes: Buffer, cut: CutFile): boolean {

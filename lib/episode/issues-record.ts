@@ -52,11 +52,13 @@ export const issuesPath = (ep: string) => path.join(ep, ISSUES_FILE);
 export async function writeIssuesFile(ep: string, file: IssuesFile, items: readonly Issue[]): Promise<void> {
   const where = issuesPath(ep);
   if (items.length === 0) await removeShow(episodeFence(ep), where);
-  else {
-    const next = { ...file, version: ISSUES_VERSION, items };
-    await writeShowFile(episodeFence(ep), where, `${pyJson(next, { indent: 2, floatKeys: NO_FLOATS })}\n`);
-  }
+  else await writeShowFile(episodeFence(ep), where, issuesText(file, items));
   forgetJsonFile(where);
+}
+
+/** The file's text: its fields in their order with this version and `items`, seeds as integer literals. */
+export function issuesText(file: IssuesFile, items: readonly Issue[]): string {
+  return `${pyJson({ ...file, version: ISSUES_VERSION, items }, { indent: 2, floatKeys: NO_FLOATS })}\n`;
 }
 
 const NO_FLOATS: ReadonlySet<string> = new Set();

@@ -66,12 +66,13 @@ export function tidyOverrides(file: OverridesFile): OverridesFile {
 
 /** Write the file (seeds as integer literals, 2-space indent), after tidying it. */
 export async function writeOverrides(ep: string, file: OverridesFile): Promise<void> {
-  await writeShowFile(
-    episodeFence(ep),
-    overridesPath(ep),
-    `${pyJson(tidyOverrides(file), { indent: 2, floatKeys: NO_FLOATS })}\n`,
-  );
+  await writeShowFile(episodeFence(ep), overridesPath(ep), overridesText(file));
   forgetJsonFile(overridesPath(ep));
+}
+
+/** The file's text after tidying it: 2-space JSON, seeds as integer literals, every key in its order. */
+export function overridesText(file: OverridesFile): string {
+  return `${pyJson(tidyOverrides(file), { indent: 2, floatKeys: NO_FLOATS })}\n`;
 }
 
 const NO_FLOATS: ReadonlySet<string> = new Set();
