@@ -7,7 +7,7 @@ import configPut from "../functions/config/put.ts";
 import { type Config, configFile, DEFAULT_ENGINE, readConfig } from "../lib/config/config.ts";
 import { studioHome } from "../lib/config/home.ts";
 import { defaultVideoTarget, readSettings } from "../lib/config/settings.ts";
-import { StudioError } from "../lib/errors.ts";
+import { callFunction, refused } from "./support/call.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 let env: TestEnv;
@@ -23,23 +23,10 @@ beforeEach(async () => {
 });
 afterEach(() => env.cleanup());
 
-const get = async () => (await configGet.handler(undefined as never, env.ctx())) as Config;
-const put = async (body: unknown) =>
-  (await configPut.handler(configPut.input!.parse(body), env.ctx())) as Config;
-
-async function refused(p: Promise<unknown> | unknown, status: number): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(StudioError);
-    expect((err as StudioError).status).toBe(status);
-    const body = (err as StudioError).body();
-    expect(Object.keys(body)).toEqual(["error"]);
-    expect(typeof body.error).toBe("string");
-    return body.error as string;
-  }
-  throw new Error(`expected a ${status} refusal`);
-}
+const askGet = () => callFunction(configGet, undefined, env.services);
+const askPut = (body: Record<string, unknown>) => callFunction(configPut, body, env.services);
+const get = async (): Promise<Config> => (await askGet()).body;
+const put = async (body: Record<string, unknown>): Promise<Config> => (await askPut(body)).body;
 
 describe("GET /studio/config", () => {
   it("has a method, path and no input", () => {
@@ -77,7 +64,7 @@ describe("GET /studio/config", () => {
   it("answers 500 for a config file that is not JSON", async () => {
     await mkdir(path.dirname(configFile(env.services)), { recursive: true });
     await writeFile(configFile(env.services), "{roots:");
-    expect(await refused(get(), 500)).toContain("config.json");
+    expect(refused(await askGet(), 500)).toContain("config.json");
   });
 
   it("sees a hand edit of the file", async () => {
@@ -110,30 +97,30 @@ describe("PUT /studio/config", () => {
 
   it("refuses a missing root with 400 naming it, and writes nothing", async () => {
     const missing = path.join(env.dir, "nope");
-    const msg = await refused(put({ roots: [a, missing] }), 400);
+    const msg = refused(await askPut({ roots: [a, missing] }), 400);
     expect(msg).toContain(missing);
     expect(msg).toMatch(/^roots\[1\]: .* does not exist/);
     await expect(readFile(configFile(env.services), "utf8")).rejects.toThrow();
   });
 
   it("refuses roots that would open more than a show folder: /, the settings folder, home and above", async () => {
-    const msgRoot = await refused(put({ roots: ["/"] }), 400);
+    const msgRoot = refused(await askPut({ roots: ["/"] }), 400);
     expect(msgRoot).toMatch(/^roots\[0\]: "\/" is the top of a drive/);
     // env.dir holds the settings folder (env.home); a link to it is judged by where it leads.
-    expect(await refused(put({ roots: [env.dir] }), 400)).toMatch(/holds the service's settings folder/);
+    expect(refused(await askPut({ roots: [env.dir] }), 400)).toMatch(/holds the service's settings folder/);
     await mkdir(env.home, { recursive: true });
-    expect(await refused(put({ roots: [env.home] }), 400)).toMatch(/settings folder/);
+    expect(refused(await askPut({ roots: [env.home] }), 400)).toMatch(/settings folder/);
     const link = path.join(a, "to-top");
     await symlink("/", link);
-    expect(await refused(put({ roots: [link] }), 400)).toMatch(/a link to "\/".*top of a drive/);
+    expect(refused(await askPut({ roots: [link] }), 400)).toMatch(/a link to "\/".*top of a drive/);
     const user = path.join(b, "user");
     await mkdir(path.join(user, "work"), { recursive: true });
     const withHome = await makeTestEnv({ HOME: user });
     try {
-      const putAs = (body: unknown) => configPut.handler(configPut.input!.parse(body), withHome.ctx());
-      expect(await refused(putAs({ roots: [user] }), 400)).toMatch(/holds your home folder/);
-      expect(await refused(putAs({ roots: [b] }), 400)).toMatch(/holds your home folder/);
-      expect((await putAs({ roots: [path.join(user, "work")] })) as Config).toMatchObject({
+      const putAs = (body: Record<string, unknown>) => callFunction(configPut, body, withHome.services);
+      expect(refused(await putAs({ roots: [user] }), 400)).toMatch(/holds your home folder/);
+      expect(refused(await putAs({ roots: [b] }), 400)).toMatch(/holds your home folder/);
+      expect((await putAs({ roots: [path.join(user, "work")] })).body as Config).toMatchObject({
         roots: [path.join(user, "work")],
       });
     } finally {
@@ -146,9 +133,9 @@ describe("PUT /studio/config", () => {
   it("refuses a file, a relative path and a NUL byte as roots", async () => {
     const file = path.join(env.dir, "f.txt");
     await writeFile(file, "x");
-    expect(await refused(put({ roots: [file] }), 400)).toMatch(/is not a folder/);
-    expect(await refused(put({ roots: ["shows-a"] }), 400)).toMatch(/absolute/);
-    expect(await refused(put({ roots: [`${a}\0`] }), 400)).toMatch(/NUL/);
+    expect(refused(await askPut({ roots: [file] }), 400)).toMatch(/is not a folder/);
+    expect(refused(await askPut({ roots: ["shows-a"] }), 400)).toMatch(/absolute/);
+    expect(refused(await askPut({ roots: [`${a}\0`] }), 400)).toMatch(/NUL/);
   });
 
   it("keeps review_copy when omitted", async () => {
