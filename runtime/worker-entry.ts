@@ -1,22 +1,22 @@
 // Entry for a per-function deployment (wrangler.toml.example): a fetch handler for the routes named in
-// STUDIO_FUNCTIONS ("GET /info,POST /source/check"), all of them when unset.
+// STUDIO_FUNCTIONS ("POST /studio/source/check,GET /studio/config"), each route's module imported alone; every
+// route when unset.
 
-import { functions } from "../functions/index.ts";
 import { silentLogger } from "../lib/context.ts";
-import { createFunctionHandler, type FetchHandler } from "./function.ts";
+import { createFunctionHandler, type FetchHandler, loadFunctions } from "./function.ts";
 import { createServices } from "./services.ts";
 
 let handler: Promise<FetchHandler> | undefined;
 
-function build(env: Record<string, string | undefined>): Promise<FetchHandler> {
+async function build(env: Record<string, string | undefined>): Promise<FetchHandler> {
   const names = (env.STUDIO_FUNCTIONS ?? "")
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
+  const fns = names.length ? await loadFunctions(names) : (await import("../functions/index.ts")).functions;
   // Events have no page sockets here; a deployment that needs them runs the full server.
-  return createServices({ env, log: silentLogger, events: { emit() {} } }).then((services) =>
-    createFunctionHandler(services, names.length ? names : functions),
-  );
+  const services = await createServices({ env, log: silentLogger, events: { emit() {} } });
+  return createFunctionHandler(services, fns);
 }
 
 export default {

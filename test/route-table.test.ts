@@ -7,7 +7,7 @@ import { CONTRACT_ROUTES, isQueueRoute, routeFile } from "../functions/contract.
 import { defineFunction, type StudioFunction } from "../functions/fn.ts";
 import { functions, routes } from "../functions/index.ts";
 import { createApp } from "../runtime/app.ts";
-import { createFunctionHandler } from "../runtime/function.ts";
+import { createFunctionHandler, loadFunctions } from "../runtime/function.ts";
 import { buildOpenApi } from "../runtime/openapi.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
@@ -220,13 +220,13 @@ describe("the contract's routes", () => {
 
 describe("runtime/function.ts", () => {
   it("serves only the routes it was given", async () => {
-    const handler = createFunctionHandler(env.services, ["GET /info"]);
+    const handler = createFunctionHandler(env.services, await loadFunctions(["GET /info"]));
     const info = await handler(new Request("http://127.0.0.1/studio/info"));
     expect(info.status).toBe(200);
     expect(await info.json()).toMatchObject({ service: "episode-studio", settings: env.home });
     const other = await handler(new Request("http://127.0.0.1/studio/config"));
     expect(other.status).toBe(404);
-    expect(() => createFunctionHandler(env.services, ["GET /nope"])).toThrow(/no route GET \/nope/);
+    await expect(loadFunctions(["GET /nope"])).rejects.toThrow(/no route GET \/nope/);
   });
 });
 
