@@ -69,18 +69,21 @@ function discriminatorOptions(issue: object): string | null {
 
 function typeWord(type: string, issue: RawIssue | Issue): string {
   // z.int() and z.number().int() both report `number` for a value that is no number at all.
-  if (type === "number" && "inst" in issue && wantsInteger(issue.inst as z.core.$ZodType | undefined))
-    return TYPES.int;
+  if (type === "number" && "inst" in issue && wantsInteger(issue.inst)) return TYPES.int;
   return TYPES[type] ?? type;
 }
 
-function wantsInteger(schema: z.core.$ZodType | undefined): boolean {
-  const def = schema?._zod.def as { format?: string; checks?: z.core.$ZodCheck[] } | undefined;
-  const formats = [
-    def?.format,
-    ...(def?.checks ?? []).map((c) => (c._zod.def as { format?: string }).format),
-  ];
-  return formats.some((f) => typeof f === "string" && f.includes("int"));
+// An integer schema says so by its format (z.int()) or by a format check (z.number().int()).
+function wantsInteger(schema: z.core.$ZodType | z.core.$ZodCheck | undefined): boolean {
+  const def: object = schema?._zod.def ?? {};
+  const checks = "checks" in def && Array.isArray(def.checks) ? def.checks : [];
+  return [def, ...checks.map((check) => check?._zod?.def)].some(isIntFormat);
+}
+
+function isIntFormat(def: unknown): boolean {
+  return (
+    def instanceof Object && "format" in def && typeof def.format === "string" && def.format.includes("int")
+  );
 }
 
 // Each branch of a union that failed on one issue contributes what it wanted; blank ("") is the "not set" of a
