@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import episodes from "../functions/episodes/get.ts";
 import { findScript, findSeriesConfig } from "../lib/episode/files.ts";
 import { type EpisodeSummary, findEpisodes, isSkippedFolder } from "../lib/episode/find.ts";
+import { callFunction } from "./support/call.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 async function put(file: string, text = "x"): Promise<void> {
@@ -20,7 +21,8 @@ let base: string;
 let root: string;
 let show: string;
 
-const list = async () => (await episodes.handler(undefined as never, env.ctx())) as EpisodeSummary[];
+const list = async (): Promise<EpisodeSummary[]> =>
+  (await callFunction(episodes, undefined, env.services)).body;
 
 beforeAll(async () => {
   env = await makeTestEnv();
@@ -140,7 +142,7 @@ describe("GET /studio/episodes", () => {
   it("answers an empty list without roots, and skips missing roots", async () => {
     const other = await makeTestEnv();
     try {
-      expect(await episodes.handler(undefined as never, other.ctx())).toEqual([]);
+      expect((await callFunction(episodes, undefined, other.services)).body).toEqual([]);
       expect(await findEpisodes([path.join(base, "gone")])).toEqual([]);
     } finally {
       await other.cleanup();
