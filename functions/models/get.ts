@@ -1,8 +1,7 @@
 // GET /studio/models: the local engine's files for one model param of a target, its family's files first.
 import { z } from "zod";
-import { badRequest } from "../../lib/errors.ts";
 import { resolveEpisode } from "../../lib/paths/index.ts";
-import { ep } from "../../lib/schema/fields.ts";
+import { ep, targetId } from "../../lib/schema/fields.ts";
 import { modelsPicker, showDirOf } from "../../lib/targets/listing.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -12,12 +11,11 @@ export default defineFunction({
   summary:
     "Installed model files for a target's model param, grouped: the target's family, then unverified files",
   input: z.object({
-    target: z.string().optional().describe("The target whose model files are listed (required)"),
+    target: targetId.describe("The target whose model files are listed"),
     param: z.string().optional().describe("The target's model param; left out: model"),
     ep: ep.optional().describe("An episode, so a show's own targets are found too"),
   }),
   async handler(input, ctx) {
-    if (!input.target) throw badRequest("target is required");
     const showDir = input.ep ? await showDirOf(await resolveEpisode(input.ep, ctx)) : null;
     return modelsPicker(ctx, { target: input.target, param: input.param || "model", showDir });
   },
