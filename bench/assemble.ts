@@ -6,10 +6,10 @@ import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { assembleEpisode } from "../lib/assemble/assemble.ts";
-import { mapLimit } from "../lib/episode/find.ts";
 import { buildFolder } from "../lib/episode/run-build.ts";
 import { concatList, videoCodecArgs } from "../lib/media/assemble-args.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { mapLimit } from "../lib/store/map-limit.ts";
 import { benchServices } from "./show.ts";
 import { line, type Timing, time } from "./stats.ts";
 

@@ -8,7 +8,6 @@ import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { episodeName, readCutList } from "../episode/cut.ts";
 import { folderTakes } from "../episode/cut-view.ts";
-import { mapLimit } from "../episode/find.ts";
 import { readBuild, readStory } from "../episode/shotlists.ts";
 import { passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
 import { badRequest } from "../errors.ts";
@@ -28,6 +27,7 @@ import { episodeFence, mkdirShow } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { errorCode } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
+import { mapLimit } from "../store/map-limit.ts";
 import { assembleWorkPath, tempPath } from "../store/temp-names.ts";
 import {
   type CutFormat,

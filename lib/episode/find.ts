@@ -2,9 +2,11 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { compareNames } from "../paths/folder-listing.ts";
 import { episodeFence, type Fence, folderFence, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { isInsideOrEqual } from "../paths/inside.ts";
 import { isObject } from "../store/json-guards.ts";
+import { mapLimit } from "../store/map-limit.ts";
 import { findScript, findSeriesConfig, isFile } from "./files.ts";
 
 export interface EpisodeSummary {
@@ -186,31 +188,6 @@ async function cached<T>(fence: Fence, file: string, parse: (text: string) => T)
   if (cache.size >= MAX_CACHE) cache.clear();
   cache.set(cacheKey, { key, value });
   return value;
-}
-
-/** `fn` over `items` with at most `limit` running at once, results in input order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-/** Case-insensitive order, ties broken by exact spelling so the order is stable. */
-export function compareNames(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
-  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
 }
 
 function stripBom(text: string): string {

@@ -4,12 +4,13 @@ import { readdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { resolveFolder } from "../paths/episode.ts";
+import { compareNames } from "../paths/folder-listing.ts";
 import { episodeFence, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { isInside } from "../paths/inside.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
 import { errorCode } from "../store/json-guards.ts";
 import { findScript, findSeriesConfig } from "./files.ts";
-import { compareNames, episodeSummary, isSkippedFolder } from "./find.ts";
+import { episodeSummary, isSkippedFolder } from "./find.ts";
 /** The real path of the folder new episodes go into, checked like an `ep` (400, then 403, then 404). */
 export function resolveParent(
   value: unknown,

@@ -3,10 +3,11 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
-import { findEpisodes, mapLimit } from "../episode/find.ts";
+import { findEpisodes } from "../episode/find.ts";
 import { passFolder, safeShot, shotFolder } from "../episode/takes.ts";
 import { insideRoots, realRoots } from "../paths/roots.ts";
 import { type LeftoverRules, type SweepTarget, sweepLeftovers } from "../store/leftovers.ts";
+import { mapLimit } from "../store/map-limit.ts";
 import { pidAlive, thisProcess } from "./owner.ts";
 import { jobDatabaseUrl } from "./store.ts";
 import type { Job, JobStore } from "./types.ts";
