@@ -46,9 +46,11 @@ export class FileReply {
 export class JsonText {
   readonly text: string;
   readonly cacheKey: string | undefined;
-  constructor(text: string, cacheKey?: string) {
+  readonly headers: Record<string, string>;
+  constructor(text: string, cacheKey?: string, headers: Record<string, string> = {}) {
     this.text = text;
     this.cacheKey = cacheKey;
+    this.headers = headers;
   }
 }
 

@@ -177,7 +177,8 @@ async function toResponse(result: unknown, req: Request): Promise<Response> {
   if (result instanceof FileReply) return fileResponse(result, req);
   const accept = req.headers.get("accept-encoding");
   if (result instanceof Reply) return jsonResponse(result.status, result.body, accept, result.headers);
-  if (result instanceof JsonText) return jsonTextResponse(200, result.text, accept, {}, result.cacheKey);
+  if (result instanceof JsonText)
+    return jsonTextResponse(200, result.text, accept, result.headers, result.cacheKey);
   return jsonResponse(200, result ?? { ok: true }, accept);
 }
 

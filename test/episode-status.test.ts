@@ -628,4 +628,29 @@ describe("cut, overrides and missing references", () => {
     expect(text).not.toMatch(/"seed":\d/);
     expect(JSON.parse(await readFile(path.join(ep, "shotlist", "shotlist_proxy.json"), "utf8"))).toBeTruthy();
   });
+
+  it("answers 304 to a page holding the current answer, and 200 with a new tag once a take changes", async () => {
+    const ep = await episode();
+    await writeTake(ep, "proxy", "sh010", 1, { sidecar: await currentSidecar(ep, "sh010") });
+    const app = createApp(studio.env.services, functions);
+    const url = `/studio/episode?ep=${encodeURIComponent(ep)}&pass=proxy`;
+    const first = await app.request(url);
+    expect(first.status).toBe(200);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^W\/".+"$/);
+    const body = await first.text();
+    const same = await app.request(url, { headers: { "if-none-match": etag! } });
+    expect(same.status).toBe(304);
+    expect(same.headers.get("etag")).toBe(etag);
+    expect(await same.text()).toBe("");
+    // The other pass is another answer with another tag.
+    expect(
+      (await app.request(url.replace("proxy", "final"), { headers: { "if-none-match": etag! } })).status,
+    ).toBe(200);
+    await writeTake(ep, "proxy", "sh010", 2, { sidecar: await currentSidecar(ep, "sh010") });
+    const changed = await app.request(url, { headers: { "if-none-match": etag! } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect(await changed.text()).not.toBe(body);
+  });
 });

@@ -1,6 +1,7 @@
 // GET /studio/episode's answer (contract "Episode status"): every shot of the pass in cut order with its takes,
 // cut pick, override, targets and missing references. The answer is JSON text assembled from per-shot pieces
 // kept while nothing they depend on moved, so a 300-shot listing re-reads and re-serialises only what changed.
+import { createHash } from "node:crypto";
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
@@ -282,6 +283,22 @@ export async function episodeStatusText(
   pass: Pass,
   now: Date,
 ): Promise<string | null> {
+  return (await episodeStatus(services, ep, pass, now))?.text ?? null;
+}
+
+/** The answer's text and its entity tag: a digest of the text, made once per different text. */
+export interface StatusAnswer {
+  text: string;
+  etag: string;
+}
+
+/** The episode status with its entity tag (see episodeStatusText), or null when the pass has no build. */
+export async function episodeStatus(
+  services: Pick<Services, "home">,
+  ep: string,
+  pass: Pass,
+  now: Date,
+): Promise<StatusAnswer | null> {
   const vi = await loadViewInputs(services, ep, pass);
   if (!vi) return null;
   const { build } = vi;
@@ -365,14 +382,17 @@ export async function episodeStatusText(
   // Nothing moved at all: hand back the very same text (no 1.5 MB join; the route can reuse its bytes too).
   const answerKey = `${ep}\0${pass}`;
   const last = answers.get(answerKey);
-  if (last && last.head === headText && sameDeps(last.rows, rows)) return last.text;
+  if (last && last.head === headText && sameDeps(last.rows, rows)) return last;
   const text = `${headText.slice(0, -1)},"shots":[${rows.join(",")}]}`;
+  // Weak: the same answer may go out gzipped or not.
+  const etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
   if (answers.size >= MAX_ANSWERS) answers.clear();
-  answers.set(answerKey, { head: headText, rows, text });
-  return text;
+  const answer = { head: headText, rows, text, etag };
+  answers.set(answerKey, answer);
+  return answer;
 }
 
-const answers = new Map<string, { head: string; rows: string[]; text: string }>();
+const answers = new Map<string, { head: string; rows: string[]; text: string; etag: string }>();
 
 /** The series config's recorded dialogue track (`audio.track`), or null when it names none. */
 async function trackInfo(
