@@ -18,7 +18,8 @@ import { episodesUnder, newestEpisode, resolveParent } from "../../lib/episode/s
 import { readSources } from "../../lib/episode/sources.ts";
 import { StudioError } from "../../lib/errors.ts";
 import { validateFolderName } from "../../lib/paths/folder-name.ts";
-import { isObject, parseSeriesJson } from "../../lib/series/load.ts";
+import { parseSeriesJson } from "../../lib/series/load.ts";
+import { isObject } from "../../lib/store/json-guards.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({

@@ -7,7 +7,7 @@ import type { CutEntry } from "../episode/cut.ts";
 import { cutPick } from "../episode/cut-view.ts";
 import { hasVideo, shotFolder, type TakeRecord, takeStatus } from "../episode/takes.ts";
 import type { ClipInfo } from "../media/clip-probe.ts";
-import { isObject } from "../store/json-guards.ts";
+import { isObject, num } from "../store/json-guards.ts";
 
 /** The picture every clip of the cut ends up with. */
 export interface CutFormat {
@@ -109,7 +109,6 @@ export interface Plan {
   missing: ReportRow[];
 }
 
-const num = (v: unknown, fallback: number) => (typeof v === "number" && Number.isFinite(v) ? v : fallback);
 const tNN = (take: number) => `t${String(take).padStart(2, "0")}`;
 
 /** Which take each entry plays, in cut order; `out` entries and orphans are left out with the reason. */
@@ -177,9 +176,9 @@ function soundWish(
   if (!isObject(a))
     return { candidates: own(take, folder), start: 0, offset: 0, gain: 1, label: "its own sound" };
   const timing = {
-    start: Math.max(0, num(a.start, 0)),
-    offset: num(a.offset, 0),
-    gain: Math.max(0, num(a.gain, 1)),
+    start: Math.max(0, num(a.start) ?? 0),
+    offset: num(a.offset) ?? 0,
+    gain: Math.max(0, num(a.gain) ?? 1),
   };
   if (a.source === "none") return { candidates: [], ...timing, label: "silence (the cut asks for none)" };
   if (a.source === "take") {

@@ -4,7 +4,7 @@ import type { Shot } from "../script/types.ts";
 import { SeriesError } from "../series/errors.ts";
 import { type Profile, validateProfiles } from "../series/load.ts";
 import type { Location, SeriesConfig, Subject } from "../series/types.ts";
-import { isObject } from "../store/json-guards.ts";
+import { isObject, trimmed } from "../store/json-guards.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { type BuildInput, type Pass, type ShotCtx, seriesError } from "./types.ts";
 
@@ -63,14 +63,13 @@ function readPace(raw: Record<string, unknown>): Pace {
 
 function readAudio(series: SeriesConfig, pass: Pass): AudioConfig {
   const block = isObject(series.raw.audio) ? series.raw.audio : {};
-  const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
-  let mode = str(block.mode) ?? "source_track";
-  if (pass === "proxy") mode = str(series.proxy?.audio_mode) ?? mode;
+  let mode = trimmed(block.mode) ?? "source_track";
+  if (pass === "proxy") mode = trimmed(series.proxy?.audio_mode) ?? mode;
   return {
     mode,
-    track: str(block.track) ?? "",
-    defaultPolicy: str(block.default_policy),
-    retention: str(block.retention),
+    track: trimmed(block.track) ?? "",
+    defaultPolicy: trimmed(block.default_policy),
+    retention: trimmed(block.retention),
   };
 }
 
@@ -135,8 +134,6 @@ export function speakers(shot: Shot): string[] {
   for (const d of shot.dialogue) if (!out.includes(d.speaker)) out.push(d.speaker);
   return out;
 }
-
-export const nonEmpty = (v: unknown): v is string => typeof v === "string" && v.trim() !== "";
 
 const REF_KEYS: Readonly<Record<string, "image" | "audio">> = {
   target: "image",

@@ -2,6 +2,7 @@
 import { speechSeconds } from "../script/pacing.ts";
 import { roundHalfEven, roundHalfEvenTo } from "../script/rounding.ts";
 import { continues } from "../script/story.ts";
+import { num } from "../store/json-guards.ts";
 import { DEFAULT_GRID, type FrameGrid, FramesOverMax, snapChecked, snapFrames } from "../targets/grid.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 import { type BuildCtx, shotPace } from "./context.ts";
@@ -44,7 +45,6 @@ function estimate(
 ): { seconds: number; predict?: { min_seconds: number; max_seconds: number }; warning?: string } {
   const preset = passPreset(spec, ctx.pass);
   const finalPreset = spec.presets.final ?? preset;
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
   const spoken = sc.shot.dialogue.length ? speechSeconds(sc.shot.dialogue, shotPace(ctx, sc.shot)) : 0;
   let est = spoken > 0 ? spoken : (num(preset.default_seconds) ?? num(finalPreset.default_seconds) ?? 5.0);
   if (spec.capabilities.duration === "predict") {

@@ -1,5 +1,5 @@
 // Checks of the delivery recipes in series.json (script-format.md §3.12, §3.13): problems are build warnings.
-import { isObject } from "../store/json-guards.ts";
+import { isNumber, isObject } from "../store/json-guards.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -44,12 +44,11 @@ const ENHANCE_KEYS = new Set([
   "grain",
 ]);
 
-const num = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
 const show = (v: unknown) => JSON.stringify(v);
 const comment = (k: string) => k.startsWith("_");
 
 function inRange(v: unknown, lo: number, hi: number, openLow = false): boolean {
-  return num(v) && (openLow ? v > lo : v >= lo) && v <= hi;
+  return isNumber(v) && (openLow ? v > lo : v >= lo) && v <= hi;
 }
 
 function checkSection(where: string, s: unknown, out: string[]): void {
@@ -75,7 +74,7 @@ function checkSection(where: string, s: unknown, out: string[]): void {
     out.push(`${where}.detail must be 0, 1 or 2`);
   if (
     s.start_step !== undefined &&
-    !(num(s.start_step) && Number.isInteger(s.start_step) && s.start_step >= 0)
+    !(isNumber(s.start_step) && Number.isInteger(s.start_step) && s.start_step >= 0)
   ) {
     out.push(`${where}.start_step must be a whole number`);
   }
@@ -172,12 +171,12 @@ function checkEnhance(where: string, v: unknown, out: string[]): void {
     out.push(`${where}.method must be pixel, seedvr2 or supir`);
   if (v.chunk !== undefined) {
     const c = v.chunk;
-    const ok = c === 0 || c === "fit" || (num(c) && Number.isInteger(c) && c >= 5 && (c - 1) % 4 === 0);
+    const ok = c === 0 || c === "fit" || (isNumber(c) && Number.isInteger(c) && c >= 5 && (c - 1) % 4 === 0);
     if (!ok) out.push(`${where}.chunk must be 0, "fit" or 4n+1 frames (5 or more)`);
   }
   if (
     v.overlap !== undefined &&
-    !(num(v.overlap) && Number.isInteger(v.overlap) && inRange(v.overlap, 0, 16))
+    !(isNumber(v.overlap) && Number.isInteger(v.overlap) && inRange(v.overlap, 0, 16))
   ) {
     out.push(`${where}.overlap must be a whole number from 0 to 16`);
   }

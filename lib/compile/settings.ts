@@ -1,8 +1,9 @@
 // Render settings (script-format.md §4.5, §4.7): the pass size and preset layering, then each shot's layers.
 import { type Lora, parseLoras } from "../series/load.ts";
+import { hasText, textOf } from "../store/json-guards.ts";
 import { checkStrictSize, fitSize, targetFps } from "../targets/grid.ts";
 import type { LoraItem, Preset, TargetSpec } from "../targets/registry.ts";
-import { type BuildCtx, nonEmpty } from "./context.ts";
+import type { BuildCtx } from "./context.ts";
 import { type ShotCtx, sequenceError, seriesError, shotError } from "./types.ts";
 
 export interface PassSettings {
@@ -96,11 +97,10 @@ export function passSettings(ctx: BuildCtx, spec: TargetSpec, seriesTarget: stri
       loras = undefined;
     }
   }
-  const str = (v: unknown): string | undefined => (nonEmpty(v) ? v : undefined);
   if (pass === "final") {
-    model = (isSeriesTarget ? str(series.model) : undefined) ?? preset.model ?? null;
+    model = (isSeriesTarget ? textOf(series.model) : undefined) ?? preset.model ?? null;
   } else {
-    const fromSeries = isSeriesTarget ? (str(ctx.series.proxy?.model) ?? str(series.model)) : undefined;
+    const fromSeries = isSeriesTarget ? (textOf(ctx.series.proxy?.model) ?? textOf(series.model)) : undefined;
     model = fromSeries ?? preset.model ?? finalPreset.model ?? null;
   }
   return {
@@ -175,7 +175,7 @@ export function shotSettings(ctx: BuildCtx, sc: ShotCtx, ps: PassSettings): Shot
   const out: ShotSettings = { steps: ps.steps, stepsSet: false, warnings: [] };
   const id = shot.id;
   for (const l of layers) {
-    if (nonEmpty(l.model)) {
+    if (hasText(l.model)) {
       out.model = l.model.trim();
       break;
     }
@@ -188,7 +188,7 @@ export function shotSettings(ctx: BuildCtx, sc: ShotCtx, ps: PassSettings): Shot
     }
   }
   for (const l of layers) {
-    if (nonEmpty(l.lora)) {
+    if (hasText(l.lora)) {
       out.lora = l.lora.trim();
       break;
     }

@@ -4,7 +4,7 @@
 import { sheetPath } from "../compile/slots.ts";
 import type { Entry, ShotlistDoc } from "../compile/types.ts";
 import type { SeriesConfig, Subject } from "../series/types.ts";
-import { isObject } from "../store/json-guards.ts";
+import { isObject, textOf } from "../store/json-guards.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 
 export type RefRole = "subject" | "plate" | "first" | "last" | "voice" | "recording";
@@ -36,7 +36,6 @@ export interface SlotSources {
   plateKey: string | null;
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 const DUB = new Set(["dub", "dub_keep_foley"]);
 
 function subjectSheet(id: string, s: SlotSources): string {
@@ -52,7 +51,7 @@ function voiceId(id: string, series: SeriesConfig | null): string {
 }
 
 function recording(s: SlotSources): string | null {
-  return str(s.doc?.defaults?.master_track);
+  return textOf(s.doc?.defaults?.master_track);
 }
 
 function panelSlots(s: SlotSources, name: string, optional: boolean): RefSlot[] {
@@ -61,7 +60,7 @@ function panelSlots(s: SlotSources, name: string, optional: boolean): RefSlot[] 
   if (panels) {
     panels.forEach((p, i) => {
       if (!isObject(p)) return;
-      const file = str(p.path);
+      const file = textOf(p.path);
       if (!file) return;
       const slot = `${name} ${i + 1}`;
       if (typeof p.subject === "string") {
@@ -127,7 +126,7 @@ export function refSlots(s: SlotSources): RefSlot[] {
         optional: false,
       });
     });
-    const plate = str(entry.background);
+    const plate = textOf(entry.background);
     if (recipe.plate_slot && plate) {
       out.push({
         slot: recipe.plate_slot,
@@ -143,7 +142,7 @@ export function refSlots(s: SlotSources): RefSlot[] {
     if (policy === "clone" && Array.isArray(entry.voice_refs)) {
       entry.voice_refs.forEach((v, i) => {
         if (!isObject(v) || typeof v.subject !== "string") return;
-        const sample = str(v.sample);
+        const sample = textOf(v.sample);
         if (!sample) return;
         out.push({
           slot: voices[i] ?? `Audio ${i + 1}`,
@@ -174,7 +173,7 @@ export function refSlots(s: SlotSources): RefSlot[] {
     out.push(...panelSlots(s, "sheet panel", !recipe.reference_sheet.required));
   const keyframes = isObject(entry.keyframes) ? entry.keyframes : {};
   for (const end of ["first", "last"] as const) {
-    const file = str(keyframes[end]);
+    const file = textOf(keyframes[end]);
     if (!file) continue;
     const why = recipe.keyframe_required?.[end];
     out.push({
@@ -187,7 +186,7 @@ export function refSlots(s: SlotSources): RefSlot[] {
       ...(why !== undefined ? { anyway: false, why } : {}),
     });
   }
-  const anchor = isObject(recipe.audio_anchor) ? str(recipe.audio_anchor.slot) : null;
+  const anchor = isObject(recipe.audio_anchor) ? textOf(recipe.audio_anchor.slot) : null;
   const track = recording(s);
   if (anchor && DUB.has(policy) && track) {
     out.push({ slot: anchor, kind: "audio", path: track, role: "recording", id: null, optional: false });

@@ -3,12 +3,9 @@
 
 import { parsePyFloat } from "../script/rounding.ts";
 import type { SeriesInfo } from "../script/types.ts";
-import { isObject } from "../store/json-guards.ts";
+import { hasText, isObject } from "../store/json-guards.ts";
 import { JsonSyntaxError, SeriesError } from "./errors.ts";
 import type { Location, SeriesConfig, Subject, SubjectKind } from "./types.ts";
-
-// Kept for the modules that import it from here; the guard itself lives with the other JSON guards.
-export { isObject } from "../store/json-guards.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -28,7 +25,6 @@ const KINDS: readonly SubjectKind[] = ["character", "prop", "vehicle"];
 const PROFILE_KEYS = ["target", "model", "loras", "steps"];
 const NO_LORA = new Set(["none", "off", "-"]);
 
-const nonEmpty = (v: unknown): v is string => typeof v === "string" && v.trim() !== "";
 const isComment = (key: string): boolean => key.startsWith("_");
 
 /** Parse series.json text (a leading BOM is ignored) and load it; an already-parsed value is loaded as is. */
@@ -237,7 +233,7 @@ function resolveVariants(declared: Record<string, Obj>): {
         key,
       );
     }
-    if (!nonEmpty(s.design)) throw new SeriesError(`subject ${id}: a variant needs its own \`design\``, key);
+    if (!hasText(s.design)) throw new SeriesError(`subject ${id}: a variant needs its own \`design\``, key);
     const kind = kindOf(baseEntry);
     if (s.kind !== undefined && s.kind !== kind) {
       throw new SeriesError(
@@ -247,7 +243,7 @@ function resolveVariants(declared: Record<string, Obj>): {
     }
     const { sheet: baseSheet, ...inherited } = baseEntry;
     const resolved: Obj = { ...inherited, ...s, kind, of: base };
-    resolved.sheet = nonEmpty(s.sheet) ? s.sheet : derivedSheet(id, base, baseSheet);
+    resolved.sheet = hasText(s.sheet) ? s.sheet : derivedSheet(id, base, baseSheet);
     subjects[id] = resolved as Subject;
     variants[id] = base;
   }
@@ -281,7 +277,7 @@ function checkRequired(
   if (!isObject(raw.series))
     throw new SeriesError("series.json needs a `series` object (id, title, …)", "series");
   const style = raw.style;
-  if (!isObject(style) || !nonEmpty(style.look)) {
+  if (!isObject(style) || !hasText(style.look)) {
     throw new SeriesError(
       "series.json needs `style.look`: the sentence that opens every prompt",
       "style.look",
@@ -289,8 +285,8 @@ function checkRequired(
   }
   for (const [id, s] of Object.entries(subjects)) {
     const key = `subjects.${id}`;
-    if (!nonEmpty(s.name)) throw new SeriesError(`subject ${id} needs a non-empty \`name\``, key);
-    if (!nonEmpty(s.design) && !nonEmpty(s.voice)) {
+    if (!hasText(s.name)) throw new SeriesError(`subject ${id} needs a non-empty \`name\``, key);
+    if (!hasText(s.design) && !hasText(s.voice)) {
       throw new SeriesError(
         `subject ${id} needs a \`design\` (or a \`voice\`, for a character who is only heard)`,
         key,
@@ -298,7 +294,7 @@ function checkRequired(
     }
   }
   for (const [id, loc] of Object.entries(locations)) {
-    if (!nonEmpty(loc.description)) {
+    if (!hasText(loc.description)) {
       throw new SeriesError(`location ${id} needs a non-empty \`description\``, `locations.${id}`);
     }
   }
@@ -407,7 +403,7 @@ function loraItem(item: unknown): Lora | null {
     return { name, strength: strength ?? 1 };
   }
   if (isObject(item)) {
-    if (!nonEmpty(item.name)) throw new SeriesError("a LoRA object needs a non-empty `name`");
+    if (!hasText(item.name)) throw new SeriesError("a LoRA object needs a non-empty `name`");
     const s = item.strength;
     const strength =
       s === undefined ? 1 : typeof s === "number" ? s : typeof s === "string" ? parsePyFloat(s) : null;
@@ -432,7 +428,7 @@ export function parseLoras(value: unknown): Lora[] {
 }
 
 function profileString(name: string, field: string, v: unknown): string {
-  if (!nonEmpty(v)) {
+  if (!hasText(v)) {
     throw new SeriesError(`profile '${name}': \`${field}\` must be a non-empty string`, `profiles.${name}`);
   }
   return v.trim();

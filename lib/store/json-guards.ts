@@ -13,9 +13,14 @@ export const objectOr = (v: unknown): JsonObject => (isObject(v) ? v : {});
 /** A non-empty string, else null. */
 export const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
+/** A string with text once trimmed (not empty, not only spaces). */
+export const hasText = (v: unknown): v is string => typeof v === "string" && v.trim() !== "";
+
+/** A string with text once trimmed, as it is; else null. */
+export const textOf = (v: unknown): string | null => (hasText(v) ? v : null);
+
 /** A string with text once trimmed, trimmed; else null. */
-export const trimmed = (v: unknown): string | null =>
-  typeof v === "string" && v.trim() !== "" ? v.trim() : null;
+export const trimmed = (v: unknown): string | null => (hasText(v) ? v.trim() : null);
 
 /** A string as it is, a number as its digits (ids engines send either way); else null. */
 export const idText = (v: unknown): string | null =>
@@ -25,8 +30,11 @@ export const idText = (v: unknown): string | null =>
 export const trimmedId = (v: unknown): string | null =>
   typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null;
 
+/** A finite number. */
+export const isNumber = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
+
 /** A finite number, else null. */
-export const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+export const num = (v: unknown): number | null => (isNumber(v) ? v : null);
 
 /** A finite number above zero, else null. */
 export const positive = (v: unknown): number | null =>
