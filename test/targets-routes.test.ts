@@ -2,12 +2,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { functions } from "../functions/index.ts";
 import { settingsFile } from "../lib/config/settings.ts";
 import { clearTargetReadiness } from "../lib/targets/readiness-cache.ts";
-import { createApp } from "../runtime/app.ts";
+import { callFunction } from "./support/call.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { routeFor } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read loosely in assertions
 type Json = any;
@@ -27,8 +27,8 @@ async function double(models?: Record<string, string[]>): Promise<ComfyDouble> {
   return d;
 }
 
-/** An app whose settings point `local_url` at `url`; STUDIO_ROOTS is the env's `root` folder. */
-async function app(url: string, settings: Record<string, unknown> = {}) {
+/** Services whose settings point `local_url` at `url`; STUDIO_ROOTS is the env's `root` folder. */
+async function withEngine(url: string, settings: Record<string, unknown> = {}) {
   const env = await makeTestEnv();
   envs.push(env);
   const root = path.join(env.dir, "root");
@@ -37,10 +37,10 @@ async function app(url: string, settings: Record<string, unknown> = {}) {
   const file = settingsFile(env.services);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, JSON.stringify({ local_url: url, ...settings }));
-  const a = createApp(env.services, functions);
-  const get = async (route: string) => {
-    const res = await a.request(route);
-    return { status: res.status, body: (await res.json()) as Json };
+  const get = (route: string) => {
+    const url = new URL(route, "http://127.0.0.1");
+    const { fn, params } = routeFor("GET", url.pathname.replace(/^\/studio/, ""));
+    return callFunction(fn, Object.fromEntries(url.searchParams), env.services, { params });
   };
   return { env, root, get };
 }
@@ -51,7 +51,7 @@ const without = (list: string[], name: string) => list.filter((f) => f !== name)
 describe("GET /studio/targets", () => {
   it("lists targets by kind with the built-in defaults and no readiness unless asked", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     const all = await get("/studio/targets");
     expect(all.status).toBe(200);
     expect(all.body.default).toEqual({ video: "animatic", image: "card", audio: "silence" });
@@ -89,7 +89,7 @@ describe("GET /studio/targets", () => {
 
   it("takes the defaults from settings, else the detected ones", async () => {
     const d = await double();
-    const { get } = await app(d.url, {
+    const { get } = await withEngine(d.url, {
       default_targets: { video: "ltx2" },
       detected_targets: { video: "wan22_i2v", image: "flux2_klein" },
     });
@@ -102,7 +102,7 @@ describe("GET /studio/targets", () => {
 
   it("refuses a bad kind or ready with 400 and takes 1/0/true/false/empty", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     for (const q of ["kind=sound", "kind=VIDEO", "ready=yes", "ready=2", "ready=on"]) {
       const res = await get(`/studio/targets?${q}`);
       expect(res.status, q).toBe(400);
@@ -120,7 +120,7 @@ describe("GET /studio/targets", () => {
 
   it("adds the show's own targets with `ep`, flagged custom and draft", async () => {
     const d = await double();
-    const { get, root } = await app(d.url);
+    const { get, root } = await withEngine(d.url);
     const show = path.join(root, "show");
     const ep = path.join(show, "ep1");
     await mkdir(path.join(show, "targets", "mine"), { recursive: true });
@@ -164,7 +164,7 @@ describe("GET /studio/targets", () => {
 describe("readiness (GET /studio/targets?ready=1)", () => {
   it("is ready when every file and node is there; built-in targets are always ready", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     const res = await get("/studio/targets?ready=1");
     expect(res.status).toBe(200);
     for (const id of ["ltx2", "flux2_klein", "ltx2_voice"]) {
@@ -187,7 +187,7 @@ describe("readiness (GET /studio/targets?ready=1)", () => {
       diffusion_models: without(DEFAULT_MODELS.diffusion_models, "flux-2-klein-9b-kv.safetensors"),
       model_patches: [],
     });
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     const res = await get("/studio/targets?ready=1");
     const ltx = byId(res.body, "ltx2").readiness;
     expect(ltx.status).toBe("degraded");
@@ -222,7 +222,7 @@ describe("readiness (GET /studio/targets?ready=1)", () => {
       ),
       model_patches: [],
     });
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     const res = await get("/studio/targets?ready=1&kind=video");
     const ltx = byId(res.body, "ltx2").readiness;
     expect(ltx.status).toBe("not_ready");
@@ -241,7 +241,7 @@ describe("readiness (GET /studio/targets?ready=1)", () => {
 
   it("is unknown with an error when the engine does not answer, and that answer is not kept", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     await d.setRefusing(true);
     const down = await get("/studio/targets?ready=1&kind=image");
     expect(down.status).toBe(200);
@@ -257,7 +257,7 @@ describe("readiness (GET /studio/targets?ready=1)", () => {
 
   it("is unknown when the engine is gone", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     await d.close();
     doubles.splice(doubles.indexOf(d), 1);
     const res = await get("/studio/targets?ready=1&kind=audio");
@@ -270,7 +270,7 @@ describe("readiness (GET /studio/targets?ready=1)", () => {
 
   it("keeps an answer briefly: a second call does not ask the engine again", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     const first = await get("/studio/targets?ready=1");
     const asked = d.requests.length;
     expect(asked).toBeGreaterThan(0);
@@ -294,7 +294,7 @@ describe("GET /studio/models", () => {
         "ltx-2.5-22b-dev-transformer-comfy-int8-convrot.safetensors",
       ],
     });
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     const res = await get("/studio/models?target=ltx2");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -318,7 +318,7 @@ describe("GET /studio/models", () => {
 
   it("takes another model param and its own folder", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     const res = await get("/studio/models?target=ltx2&param=duration_head");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ param: "duration_head", folder: "model_patches" });
@@ -329,7 +329,7 @@ describe("GET /studio/models", () => {
 
   it("answers 400 without a target, for an unknown target or param, and 503 when the engine is silent", async () => {
     const d = await double();
-    const { get } = await app(d.url);
+    const { get } = await withEngine(d.url);
     expect((await get("/studio/models")).status).toBe(400);
     expect((await get("/studio/models?target=nope")).status).toBe(400);
     expect((await get("/studio/models?target=ltx2&param=model_low")).status).toBe(400);
