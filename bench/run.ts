@@ -4,6 +4,7 @@ import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
 import { run as queueBench } from "./queue.ts";
 import { run as startupBench } from "./startup.ts";
+import { run as throughputBench } from "./throughput.ts";
 
 const benches: [string, () => Promise<void>][] = [
   ["build", buildBench],
@@ -11,6 +12,7 @@ const benches: [string, () => Promise<void>][] = [
   ["assemble", assembleBench],
   ["queue", queueBench],
   ["startup", startupBench],
+  ["throughput", throughputBench],
 ];
 const only = process.argv[2];
 console.log(`node ${process.version}, ${(await import("node:os")).cpus().length} cores`);
