@@ -1,53 +1,18 @@
 // Audio policy, retention and reference slots (script-format.md §4.9, §4.10; tests 6.12, 6.32–6.36).
 import { beforeAll, describe, expect, it } from "vitest";
-import { BuildError, type BuildResult, buildEpisode } from "../lib/compile/build.ts";
-import { parseScript } from "../lib/script/index.ts";
-import { loadSeries } from "../lib/series/index.ts";
+import type { BuildResult } from "../lib/compile/build.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
-import { seriesS } from "./support/series-s.ts";
+import { buildError, type CompileOptions, compileText, entryOf, type Raw } from "./support/compile.ts";
 
 let targets: TargetRegistryView;
 beforeAll(async () => {
   targets = await shippedTargets();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: series configs and entries are test data read loosely
-type Raw = Record<string, any>;
-
-function build(
-  body: string,
-  opts: { patch?: (raw: Raw) => void; pass?: "final" | "proxy" } = {},
-): BuildResult {
-  const raw = seriesS();
-  opts.patch?.(raw);
-  const series = loadSeries(raw);
-  const { story } = parseScript(`= e01  T\n# sq01 kitchen\n${body}`, series);
-  return buildEpisode({
-    story,
-    series,
-    pass: opts.pass ?? "final",
-    defaultTarget: "minimax_h3_ref2va",
-    targets,
-  });
-}
-
-function entry(r: BuildResult, id = "sh010"): Raw {
-  for (const doc of Object.values(r.docs)) {
-    const e = doc.shots.find((s) => s.id === id);
-    if (e) return e as Raw;
-  }
-  throw new Error(`no entry ${id}`);
-}
-
-function buildError(fn: () => unknown): BuildError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof BuildError) return err;
-    throw err;
-  }
-  throw new Error("the build did not fail");
-}
+/** `body` (shots) under a one-sequence header, built on H3 Ref2VA. */
+const build = (body: string, opts: Omit<CompileOptions, "target"> = {}): BuildResult =>
+  compileText(targets, `= e01  T\n# sq01 kitchen\n${body}`, opts);
+const entry = (r: BuildResult, id = "sh010") => entryOf(r, id);
 
 const noAudio = (raw: Raw) => {
   delete raw.audio;

@@ -1,9 +1,10 @@
 // Shot lengths (script-format.md §4.6, §4.12, §4.13; tests 6.15–6.22, 6.24) through the whole build.
 import { beforeAll, describe, expect, it } from "vitest";
-import { BuildError, type BuildResult, buildEpisode, paceReport } from "../lib/compile/build.ts";
+import { BuildError, paceReport } from "../lib/compile/build.ts";
 import { parseScript } from "../lib/script/index.ts";
 import { loadSeries } from "../lib/series/index.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
+import { buildError, type CompileOptions, compileText, entryOf } from "./support/compile.ts";
 import { seriesS } from "./support/series-s.ts";
 
 let targets: TargetRegistryView;
@@ -11,48 +12,13 @@ beforeAll(async () => {
   targets = await shippedTargets();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: series configs and entries are test data read loosely
-type Raw = Record<string, any>;
-
-function build(
-  text: string,
-  opts: { patch?: (raw: Raw) => void; pass?: "final" | "proxy"; target?: string } = {},
-) {
-  const raw = seriesS();
-  opts.patch?.(raw);
-  const series = loadSeries(raw);
-  const { story } = parseScript(text, series);
-  return buildEpisode({
-    story,
-    series,
-    pass: opts.pass ?? "final",
-    defaultTarget: opts.target ?? "minimax_h3_ref2va",
-    targets,
-  });
-}
-
-function entry(r: BuildResult, id: string): Raw {
-  for (const doc of Object.values(r.docs)) {
-    const e = doc.shots.find((s) => s.id === id);
-    if (e) return e as Raw;
-  }
-  throw new Error(`no entry ${id}`);
-}
+const build = (text: string, opts: CompileOptions = {}) => compileText(targets, text, opts);
+const entry = entryOf;
 
 /** One shot per duration, all on one target. */
 function durScript(target: string, durs: readonly number[]): string {
   const shots = durs.map((d, i) => `## s${i}\ntarget: ${target}\ndur: ${d}\nAda waits.`).join("\n");
   return `= e01  T\n# sq01 kitchen\n${shots}\n`;
-}
-
-function buildError(fn: () => unknown): BuildError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof BuildError) return err;
-    throw err;
-  }
-  throw new Error("the build did not fail");
 }
 
 describe("6.15 grid snapping at 24 fps", () => {

@@ -14,59 +14,23 @@ import {
 } from "../lib/compile/build.ts";
 import { pyJson } from "../lib/script/canonical.ts";
 import { parseScript, shotSeed, storyHash, storyToJson } from "../lib/script/index.ts";
-import { loadSeries } from "../lib/series/index.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
-import { seriesS } from "./support/series-s.ts";
+import {
+  buildError,
+  type CompileOptions,
+  compileText,
+  entryOf,
+  prepare,
+  type Raw,
+} from "./support/compile.ts";
 
 let targets: TargetRegistryView;
 beforeAll(async () => {
   targets = await shippedTargets();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: series configs and entries are test data read loosely
-type Raw = Record<string, any>;
-interface Opts {
-  patch?: (raw: Raw) => void;
-  pass?: "final" | "proxy";
-  target?: string;
-}
-
-function prepare(text: string, opts: Opts = {}) {
-  const raw = seriesS();
-  opts.patch?.(raw);
-  const series = loadSeries(raw);
-  const { story } = parseScript(text, series);
-  return { series, story };
-}
-
-function build(text: string, opts: Opts = {}): BuildResult {
-  const { series, story } = prepare(text, opts);
-  return buildEpisode({
-    story,
-    series,
-    pass: opts.pass ?? "final",
-    defaultTarget: opts.target ?? "minimax_h3_ref2va",
-    targets,
-  });
-}
-
-function entry(r: BuildResult, id: string): Raw {
-  for (const doc of Object.values(r.docs)) {
-    const e = doc.shots.find((s) => s.id === id);
-    if (e) return e as Raw;
-  }
-  throw new Error(`no entry ${id}`);
-}
-
-function buildError(fn: () => unknown): BuildError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof BuildError) return err;
-    throw err;
-  }
-  throw new Error("the build did not fail");
-}
+const build = (text: string, opts: CompileOptions = {}): BuildResult => compileText(targets, text, opts);
+const entry = entryOf;
 
 const S627 = `= e01  T
 # sq01 kitchen

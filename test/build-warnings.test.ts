@@ -1,26 +1,16 @@
 // Story warnings (script-format.md §4.16; tests 6.37, 6.38) and the series-config recipe checks (§3.12, §3.13).
 import { beforeAll, describe, expect, it } from "vitest";
-import { type BuildResult, buildEpisode } from "../lib/compile/build.ts";
-import { parseScript } from "../lib/script/index.ts";
-import { loadSeries } from "../lib/series/index.ts";
+import type { BuildResult } from "../lib/compile/build.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
-import { seriesS } from "./support/series-s.ts";
+import { compileText, type Raw } from "./support/compile.ts";
 
 let targets: TargetRegistryView;
 beforeAll(async () => {
   targets = await shippedTargets();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: series configs and entries are test data read loosely
-type Raw = Record<string, any>;
-
-function build(text: string, patch?: (raw: Raw) => void): BuildResult {
-  const raw = seriesS();
-  patch?.(raw);
-  const series = loadSeries(raw);
-  const { story } = parseScript(text, series);
-  return buildEpisode({ story, series, pass: "final", defaultTarget: "minimax_h3_ref2va", targets });
-}
+const build = (text: string, patch?: (raw: Raw) => void): BuildResult =>
+  compileText(targets, text, { patch });
 
 const S637 = `= e01  T
 # sq01 kitchen
