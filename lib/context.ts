@@ -1,6 +1,7 @@
 // The services of the process, built once at start and handed to handlers and jobs (a handler's request rides
 // on top of them in the function contract's Ctx).
 import type { Engines } from "./engines/registry.ts";
+import type { CompilePool } from "./episode/compile-pool.ts";
 import type { JobKinds } from "./jobs/kinds.ts";
 import type { JobStore } from "./jobs/types.ts";
 import type { JobSignals } from "./jobs/wake.ts";
@@ -44,7 +45,8 @@ export interface Services {
   jobKinds: JobKinds;
   /** The engine of each backend, made once (per backend and address) for the life of the process. */
   engines: Engines;
+  /** The compile thread (build, check, preview), started on first use. */
+  compile: CompilePool;
 }
-
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
