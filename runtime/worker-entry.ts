@@ -1,6 +1,6 @@
 // Entry for a per-function deployment (wrangler.toml.example): a fetch handler for the routes named in
 // STUDIO_FUNCTIONS ("POST /studio/source/check,GET /studio/config"), each route's module imported alone; every
-// route when unset.
+// route when it is unset, none when it is empty.
 
 import { silentLogger } from "../lib/context.ts";
 import { createFunctionHandler, type FetchHandler, loadFunctions } from "./function.ts";
@@ -13,7 +13,11 @@ async function build(env: Record<string, string | undefined>): Promise<FetchHand
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean);
-  const fns = names.length ? await loadFunctions(names) : (await import("../functions/index.ts")).functions;
+  // Unset: every route (a Node host); set, even to nothing: exactly the routes it names.
+  const fns =
+    env.STUDIO_FUNCTIONS === undefined
+      ? (await import("../functions/index.ts")).functions
+      : await loadFunctions(names);
   // Events have no page sockets here; a deployment that needs them runs the full server.
   const services = await createServices({ env, log: silentLogger, events: { emit() {} } });
   return createFunctionHandler(services, fns);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { settingsFile } from "../lib/config/settings.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
+import { isObject } from "../lib/store/json-guards.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
@@ -111,6 +112,16 @@ async function waitFor<T>(
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** Until the double has sent a progress step of `prompt` to the engine: the render is under way, not just queued. */
+const untilProgress = (prompt: string) =>
+  waitFor(
+    `a progress step of ${prompt}`,
+    async () =>
+      double.events.some((e) => e.type === "progress" && isObject(e.data) && e.data.prompt_id === prompt),
+    10_000,
+    20,
+  );
 
 const row = (status: Any, shot: string): Any => status.shots.find((r: Any) => r.shot === shot);
 const takeOf = (status: Any, shot: string, take: number): Any =>
@@ -381,8 +392,9 @@ describe("ComfyUI renders through a real server process", () => {
       let prompts = double.prompts.length;
       const [dropped] = await render(["sh040"]);
       await newPrompts(prompts, 1);
-      await waitFor("the prompt to run on the double", async () => double.state().running, 10_000, 20);
-      await new Promise((r) => setTimeout(r, 200));
+      await untilProgress(
+        await waitFor("the prompt to run on the double", async () => double.state().running, 10_000, 20),
+      );
       const runningAtDrop = double.state().running;
       expect(runningAtDrop, "the prompt was still running when the sockets dropped").toBeTruthy();
       const clientsAtDrop = double.state().clients.length;
@@ -402,8 +414,9 @@ describe("ComfyUI renders through a real server process", () => {
       prompts = double.prompts.length;
       const [lost] = await render(["sh010"]);
       await newPrompts(prompts, 1);
-      await waitFor("the prompt to run on the double", async () => double.state().running, 10_000, 20);
-      await new Promise((r) => setTimeout(r, 200));
+      await untilProgress(
+        await waitFor("the prompt to run on the double", async () => double.state().running, 10_000, 20),
+      );
       await double.restart();
       status = await untilClosed([lost]);
       const failed = takeOf(status, lost.shot, lost.take);
