@@ -41,8 +41,8 @@ export interface Services {
   jobs(): Promise<JobStore>;
   /** In-process wake-ups between the routes and a worker pool of this process. */
   jobSignals: JobSignals;
-  /** Every job kind this process knows: its payload's schema, how it runs, how it is retried. */
-  jobKinds: JobKinds;
+  /** Every job kind this process knows: its payload's schema, how it runs, how it is retried (loaded on first call). */
+  jobKinds(): Promise<JobKinds>;
   /** The engine of each backend, made once (per backend and address) for the life of the process. */
   engines: Engines;
   /** The compile thread (build, check, preview), started on first use. */

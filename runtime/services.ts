@@ -6,10 +6,9 @@ import type { EventSink, Logger, Services } from "../lib/context.ts";
 import { createEngines, type Engines } from "../lib/engines/registry.ts";
 import { type CompilePool, createCompilePool } from "../lib/episode/compile-pool.ts";
 import type { JobKinds } from "../lib/jobs/kinds.ts";
-import { jobStoreOpener } from "../lib/jobs/store.ts";
+import type { JobStoreOpener } from "../lib/jobs/store.ts";
 import type { JobStore, NewJob } from "../lib/jobs/types.ts";
 import { createJobSignals } from "../lib/jobs/wake.ts";
-import { jobKinds, loadJobKinds } from "../workers/jobs/index.ts";
 
 export const DEFAULT_ROLES = ["api", "worker"];
 
@@ -42,6 +41,8 @@ export interface ServiceParts {
   jobs?: () => Promise<JobStore>;
   engines?: Engines;
   jobKinds?: JobKinds;
+  /** Where the kinds of STUDIO_WORKER_EXTRA_HANDLERS are read from (a process that runs jobs); none by default. */
+  extraKindsEnv?: Record<string, string | undefined>;
   compile?: CompilePool;
 }
 
@@ -54,6 +55,16 @@ export type BuiltServices = "jobs" | "jobSignals" | "jobKinds" | "engines" | "co
  */
 export function withServices(base: Omit<Services, BuiltServices>, parts: ServiceParts = {}): OwnedServices {
   const logged = new WeakMap<JobStore, JobStore>();
+  // The store's database client and the job kinds' modules load on first use: a process serving one route that
+  // needs neither starts without them.
+  let opener: Promise<JobStoreOpener> | null = null;
+  const openerOf = () => {
+    // Reads the services when it opens (a test may move the clock first).
+    opener ??= import("../lib/jobs/store.ts").then((m) => m.jobStoreOpener(services));
+    return opener;
+  };
+  const open = parts.jobs ?? (async () => (await openerOf()).open());
+  let kinds: Promise<JobKinds> | null = null;
   const services: OwnedServices = {
     ...base,
     // Every process logs the jobs it queues and the waiting ones it cancels; the pool logs the rest.
@@ -67,7 +78,16 @@ export function withServices(base: Omit<Services, BuiltServices>, parts: Service
       return out;
     },
     jobSignals: createJobSignals(),
-    jobKinds: parts.jobKinds ?? jobKinds,
+    jobKinds: () => {
+      const given = parts.jobKinds;
+      kinds ??= given
+        ? Promise.resolve(given)
+        : import("../workers/jobs/index.ts").then((m) => m.loadJobKinds(parts.extraKindsEnv ?? {}));
+      kinds.catch(() => {
+        kinds = null;
+      });
+      return kinds;
+    },
     engines:
       parts.engines ??
       createEngines({
@@ -80,14 +100,11 @@ export function withServices(base: Omit<Services, BuiltServices>, parts: Service
       }),
     compile: parts.compile ?? createCompilePool(),
     async close() {
-      if (!parts.jobs) await opener.close();
+      if (opener) await (await opener).close();
       await services.engines.close();
       if (!parts.compile) await services.compile.close();
     },
   };
-  // Reads the services when it opens (a test may move the clock first); making it opens nothing.
-  const opener = jobStoreOpener(services);
-  const open = parts.jobs ?? opener.open;
   return services;
 }
 
@@ -116,7 +133,7 @@ export async function createServices(opts: {
   events: EventSink;
 }): Promise<OwnedServices> {
   const roles = parseRoles(opts.env.STUDIO_ROLES);
-  return withServices(
+  const services = withServices(
     {
       home: studioHome(opts.env),
       env: opts.env,
@@ -127,6 +144,9 @@ export async function createServices(opts: {
       now: () => new Date(),
     },
     // Extension kinds are loaded where jobs run; every process knows the shipped kinds (a retry may be asked anywhere).
-    { jobKinds: roles.includes("worker") ? await loadJobKinds(opts.env) : jobKinds },
+    { extraKindsEnv: roles.includes("worker") ? opts.env : undefined },
   );
+  // A process that runs jobs loads its kinds at start, so a bad STUDIO_WORKER_EXTRA_HANDLERS stops it at once.
+  if (roles.includes("worker")) await services.jobKinds();
+  return services;
 }

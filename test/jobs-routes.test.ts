@@ -224,7 +224,7 @@ describe("POST /studio/jobs/retry", () => {
         return { ...job("sh030 take 2", { kind: "tour" }), info: { ...old.info, take: 2 } };
       },
     };
-    env.services.jobKinds = { ...kinds, tour };
+    env.services.jobKinds = async () => ({ ...(await kinds()), tour });
     const remove = () => {
       env.services.jobKinds = kinds;
     };

@@ -36,7 +36,7 @@ export async function main(env: Record<string, string | undefined>): Promise<Wor
   });
   pool.start();
   void startLeftoverSweep(services, store);
-  const kinds = Object.keys(services.jobKinds).join(", ") || "none";
+  const kinds = Object.keys(await services.jobKinds()).join(", ") || "none";
   process.stdout.write(
     `Episode Studio worker ${owner} running (database: ${jobDatabaseUrl(services)}; kinds: ${kinds})\n`,
   );

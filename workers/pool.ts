@@ -90,7 +90,7 @@ export class WorkerPool {
   readonly owner: string;
   private readonly services: Services;
   private readonly store: JobStore;
-  private readonly kinds: JobKinds;
+  private readonly kinds: JobKinds | undefined;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly concurrency: number;
@@ -116,7 +116,7 @@ export class WorkerPool {
   constructor(opts: WorkerPoolOptions) {
     this.services = opts.services;
     this.store = opts.store;
-    this.kinds = opts.kinds ?? opts.services.jobKinds;
+    this.kinds = opts.kinds;
     this.owner = opts.owner ?? defaultOwner();
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.pollMs = opts.pollMs ?? 250;
@@ -253,7 +253,7 @@ export class WorkerPool {
     this.emitJob(job);
     const log = this.services.log;
     log.info(`job ${job.id} started: ${job.kind} "${job.title}" on ${job.lane}`);
-    const spec = this.kinds[job.kind];
+    const spec = (this.kinds ?? (await this.services.jobKinds()))[job.kind];
     let status: "succeeded" | "failed" | "canceled" | null;
     let error: string | null = null;
     if (!spec) {

@@ -60,7 +60,7 @@ export function parsePayload<P>(spec: JobKindSpec<P>, job: Job): Job<P> {
 
 /** A new job for an ended one: through the kind's retry when it has one, else a plain copy (store.retry). */
 export async function retryJob(services: Services, store: JobStore, job: Job): Promise<Job> {
-  const spec = services.jobKinds[job.kind];
+  const spec = (await services.jobKinds())[job.kind];
   if (!spec?.retry) return store.retry(job.id);
   // Checked before the retry runs, since it may write files (reserve a take) for nothing.
   if (!hasEnded(job)) throw conflict(`job ${job.id} is ${job.status}: only an ended job can be retried`);
