@@ -128,6 +128,17 @@ export async function run(): Promise<void> {
 
   const text = await get(ep);
   const warm = await time(() => get(ep), 30, 3);
+  // The page re-reading an unchanged episode: it sends the tag it holds and gets 304 without a body.
+  const url = `/studio/episode?ep=${encodeURIComponent(ep)}&pass=proxy`;
+  const etag = (await app.request(url)).headers.get("etag") ?? "";
+  const notModified = await time(
+    async () => {
+      const res = await app.request(url, { headers: { "if-none-match": etag } });
+      if (res.status !== 304) throw new Error(`GET /studio/episode with its own ETag answered ${res.status}`);
+    },
+    30,
+    3,
+  );
 
   // One sidecar rewritten (atomically, as the saver does) before each request, a different shot each time.
   const changeSamples: number[] = [];
@@ -149,7 +160,8 @@ export async function run(): Promise<void> {
     `episode status (${shots} shots x ${TAKES} takes, sidecars only; answer ${(bytes.length / 1024).toFixed(0)} KB JSON, ${(zipped.length / 1024).toFixed(0)} KB gzipped)`,
   );
   console.log(line("  GET /studio/episode cold (fresh episode copy)", cold));
-  console.log(line("  GET /studio/episode warm (JSON, no gzip)", warm, 30));
+  console.log(line("  GET /studio/episode warm (JSON, no gzip)", warm, 10));
+  console.log(line("  GET /studio/episode unchanged (If-None-Match: 304)", notModified, 3));
   console.log(line("  GET /studio/episode after one sidecar changed", change, 40));
   console.log(line("  gzip of the answer (separately)", gz));
 }

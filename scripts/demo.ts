@@ -7,7 +7,10 @@ import { fileURLToPath } from "node:url";
 import { main } from "../runtime/serve.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const starter = path.join(here, "..", "lib", "episode", "starter");
+// Built, this module runs from dist/scripts/: the demo folder still belongs beside the repository's own files.
+const repo =
+  path.basename(path.dirname(here)) === "dist" ? path.join(here, "..", "..") : path.join(here, "..");
+const starter = path.join(repo, "lib", "episode", "starter");
 /** How long the demo waits for its renders (the animatic makes each shot in about a second). */
 const RENDER_WAIT_MS = 10 * 60_000;
 
@@ -39,7 +42,7 @@ const out = (text: string) => process.stdout.write(`${text}\n`);
 export async function demo(argv: string[], env: Record<string, string | undefined>): Promise<void> {
   const once = argv.includes("--once");
   const rest = argv.filter((a) => a !== "--once");
-  const dir = path.resolve(env.STUDIO_DEMO_DIR ?? path.join(here, "..", ".studio-demo"));
+  const dir = path.resolve(env.STUDIO_DEMO_DIR ?? path.join(repo, ".studio-demo"));
   const shows = path.join(dir, "shows");
   const ep = path.join(shows, "gold_path", "ep01");
   await mkdir(ep, { recursive: true });
