@@ -30,10 +30,7 @@ function sketch(value: unknown, depth: number): string {
   const keys = Object.keys(value);
   const parts = keys
     .slice(0, 8)
-    .map(
-      (k) =>
-        `${JSON.stringify(k.slice(0, SHOWN_CHARS))}:${sketch((value as Record<string, unknown>)[k], depth + 1)}`,
-    );
+    .map((k) => `${JSON.stringify(k.slice(0, SHOWN_CHARS))}:${sketch(Reflect.get(value, k), depth + 1)}`);
   return `{${parts.join(",")}${keys.length > 8 ? ",…" : ""}}`;
 }
 

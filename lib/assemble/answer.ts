@@ -44,7 +44,7 @@ export async function takeAnswer(ep: string, pass: Pass, jobId: string): Promise
 /** Remove answers older than a day that no route took. */
 export async function pruneAnswers(ep: string, pass: Pass, now: number): Promise<void> {
   const dir = path.join(ep, passFolder(pass));
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const names = await readdir(dir).catch((): string[] => []);
   await Promise.all(
     names
       .filter((n) => n.startsWith(PREFIX) && n.endsWith(".json"))

@@ -1,5 +1,6 @@
 // Audio policy and retention (script-format.md §4.10): what the script asks, and what the target renders.
 import type { Shot } from "../script/types.ts";
+import { oneOf } from "../store/json-guards.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 import type { BuildCtx } from "./context.ts";
 import { seriesError, shotError } from "./types.ts";
@@ -20,7 +21,7 @@ const isDub = (p: string) => p === "dub" || p === "dub_keep_foley";
 export function audioIntent(ctx: BuildCtx, shot: Shot): string {
   if (shot.audio !== null && shot.audio !== undefined) {
     const p = shot.audio.trim().toLowerCase();
-    if (!(POLICIES as readonly string[]).includes(p)) {
+    if (!oneOf(POLICIES, p)) {
       throw shotError(shot.id, `policy '${shot.audio}' is not one of ${POLICIES.join(", ")}`, "policy");
     }
     return p;
@@ -29,7 +30,7 @@ export function audioIntent(ctx: BuildCtx, shot: Shot): string {
   const forced = ctx.audio.defaultPolicy;
   if (forced !== null) {
     const p = forced.toLowerCase();
-    if (!(POLICIES as readonly string[]).includes(p)) {
+    if (!oneOf(POLICIES, p)) {
       throw seriesError(
         `series.json audio.default_policy '${forced}' is not one of ${POLICIES.join(", ")}`,
         "audio.default_policy",
@@ -75,9 +76,9 @@ export function renderAudio(
   const warnings: string[] = [];
   if (spec.capabilities.audio === "none") return { policy: "silent", warnings };
   const policies = spec.recipe.policies ?? ["generate"];
-  if (!(policies as string[]).includes(intent)) {
+  if (!oneOf(policies, intent)) {
     const fb = spec.recipe.policy_fallback;
-    if (!fb || !(policies as string[]).includes(fb.to)) {
+    if (!fb || !oneOf(policies, fb.to)) {
       throw shotError(
         id,
         `${spec.short} (${spec.id}) cannot render audio policy '${intent}' and has no fallback`,
@@ -105,7 +106,7 @@ export function renderAudio(
     }
     let retention = own;
     if (retention === null && ctx.audio.retention !== null) {
-      if (!(RETENTIONS as readonly string[]).includes(ctx.audio.retention)) {
+      if (!oneOf(RETENTIONS, ctx.audio.retention)) {
         throw seriesError(
           `series.json audio.retention '${ctx.audio.retention}' is not one of ${RETENTIONS.join(", ")}`,
           "audio.retention",

@@ -29,12 +29,17 @@ const sorted = (xs: Iterable<string>) => [...xs].sort().join(", ");
 /** The target reads subject pictures through fixed slots (H3 Ref2VA). */
 export const slotted = (spec: TargetSpec) => spec.recipe.subject_slots !== undefined;
 
-export function isGroup(s: Subject | undefined): boolean {
+/** What the file rules read of a subject: a built shot list's subject entry will do too. */
+type SubjectFiles =
+  | Pick<Subject, "sheet" | "kind" | "members">
+  | { sheet?: unknown; kind?: unknown; members?: unknown };
+
+export function isGroup(s: SubjectFiles | undefined): boolean {
   return typeof s?.members === "number";
 }
 
 /** A subject's reference picture: its `sheet`, else a conventional path the work order proposes. */
-export function sheetPath(id: string, s: Subject | undefined): string {
+export function sheetPath(id: string, s: SubjectFiles | undefined): string {
   if (typeof s?.sheet === "string" && s.sheet.trim() !== "") return s.sheet;
   if (s?.kind === "prop" || s?.kind === "vehicle") return `refs/props/${id}.png`;
   if (isGroup(s)) return `refs/${id}/${id}_group.png`;

@@ -85,22 +85,21 @@ function defaultsFor(
   }
 }
 
+/** The shot as the build compiled it, on its built target: always there. */
+export function builtEntry(src: CompileSources, built: BuiltShot): Current {
+  const d = src.build.docs[built.target]?.defaults ?? null;
+  return {
+    entry: built.entry,
+    defaults: d,
+    fps: fpsOf(src, built.target),
+    width: num(d?.width),
+    height: num(d?.height),
+  };
+}
+
 /** The entry `built` would render with on `target`, or why it cannot be compiled. */
 export function currentEntry(src: CompileSources, built: BuiltShot, target: string): CurrentResult {
-  const doc = src.build.docs[target];
-  if (target === built.target) {
-    const d = doc?.defaults ?? null;
-    return {
-      ok: true,
-      value: {
-        entry: built.entry,
-        defaults: d,
-        fps: fpsOf(src, target),
-        width: num(d?.width),
-        height: num(d?.height),
-      },
-    };
-  }
+  if (target === built.target) return { ok: true, value: builtEntry(src, built) };
   const key = cacheKey(src, built.id, target);
   const hit = cache.get(key);
   if (hit) return hit;
@@ -115,7 +114,7 @@ export function currentEntry(src: CompileSources, built: BuiltShot, target: stri
         ok: true,
         value: {
           entry: one.entry,
-          defaults: doc?.defaults ?? defaultsFor(src, src.story, src.series, target),
+          defaults: src.build.docs[target]?.defaults ?? defaultsFor(src, src.story, src.series, target),
           fps: one.fps,
           width: one.width,
           height: one.height,

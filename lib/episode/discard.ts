@@ -13,7 +13,7 @@ import {
   renameShow,
   statShowOrNull,
 } from "../paths/guarded.ts";
-import { errorCode } from "../store/json-guards.ts";
+import { errorCode, isObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { PASSES, readCutFile, writeCut } from "./cut.ts";
 import { historyStamp } from "./history.ts";
@@ -72,14 +72,7 @@ export function discardTake(
 async function takeFiles(fence: Fence, ep: string, dir: string, t: TakeRecord): Promise<string[]> {
   const files = new Set(t.files);
   const named: unknown[] = NAMED_FILES.map((k) => t.sidecar?.[k]);
-  const refs = t.sidecar?.refs;
-  if (Array.isArray(refs)) {
-    for (const r of refs) {
-      if (r && typeof r === "object" && OWN_REF_ROLES.has(String((r as Record<string, unknown>).role))) {
-        named.push((r as Record<string, unknown>).path);
-      }
-    }
-  }
+  for (const r of t.sidecar?.refs ?? []) if (OWN_REF_ROLES.has(String(r.role))) named.push(r.path);
   for (const n of named) {
     if (typeof n !== "string" || n === "") continue;
     // A bare name sits beside the sidecar; a path is relative to the episode. Only the shot folder's own files move.
@@ -87,7 +80,7 @@ async function takeFiles(fence: Fence, ep: string, dir: string, t: TakeRecord): 
     if (path.dirname(full) !== dir) continue;
     if ((await statShowOrNull(fence, full).catch(() => null))?.isFile()) files.add(path.basename(full));
   }
-  const frames = await readShowDir(fence, path.join(dir, "frames")).catch(() => [] as string[]);
+  const frames = await readShowDir(fence, path.join(dir, "frames")).catch((): string[] => []);
   for (const name of frames) if (name.startsWith(`${t.stem}_`)) files.add(`frames/${name}`);
   return [...files].sort();
 }
@@ -120,10 +113,8 @@ async function dropPicks(ep: string, pass: Pass, shot: string, take: number, now
   let changed = false;
   for (const listPass of PASSES) {
     const list = file[listPass];
-    if (!Array.isArray(list)) continue;
-    for (const e of list) {
-      if (!e || typeof e !== "object") continue;
-      const entry = e as Record<string, unknown>;
+    for (const entry of list ?? []) {
+      if (!isObject(entry)) continue;
       if (entry.shot === shot && entry.take === take && (entry.pass ?? listPass) === pass) {
         delete entry.take;
         changed = true;

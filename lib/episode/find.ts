@@ -84,11 +84,11 @@ export async function episodeSummary(dir: string): Promise<EpisodeSummary | null
   }
   const shotlist = path.join(dir, "shotlist");
   const [series, text, final, proxy, built] = await Promise.all([
-    cached(folderFence(configHome, "its folder"), config.path, readSeriesInfo),
-    cached(fence, script, readScriptInfo),
+    seriesInfoOf(folderFence(configHome, "its folder"), config.path),
+    scriptInfoOf(fence, script),
     isFile(path.join(shotlist, "shotlist.json")),
     isFile(path.join(shotlist, "shotlist_proxy.json")),
-    cached(fence, path.join(shotlist, "shots.json"), readShotCount),
+    shotCountOf(fence, path.join(shotlist, "shots.json")),
   ]);
   return {
     ep: dir,
@@ -172,23 +172,31 @@ function readShotCount(text: string): number | null {
 }
 
 const MAX_CACHE = 4000;
-const cache = new Map<string, { key: string; value: unknown }>();
 
-/** `parse(text)` of a file, remembered by mtime + size; undefined when the file is missing or unreadable. */
-async function cached<T>(fence: Fence, file: string, parse: (text: string) => T): Promise<T | undefined> {
-  const st = await statShowOrNull(fence, file).catch(() => null);
-  if (!st?.isFile()) return undefined;
-  const key = `${parse.name}:${st.mtimeMs}:${st.size}`;
-  const cacheKey = `${parse.name}\0${file}`;
-  const hit = cache.get(cacheKey);
-  if (hit?.key === key) return hit.value as T;
-  const text = await readShowText(fence, file).catch(() => null);
-  if (text === null) return undefined;
-  const value = parse(text);
-  if (cache.size >= MAX_CACHE) cache.clear();
-  cache.set(cacheKey, { key, value });
-  return value;
+/**
+ * `parse(text)` of a file, remembered by mtime + size (one cache per kind of summary); undefined when the file
+ * is missing or unreadable.
+ */
+function fileCache<T>(parse: (text: string) => T): (fence: Fence, file: string) => Promise<T | undefined> {
+  const cache = new Map<string, { key: string; value: T }>();
+  return async (fence, file) => {
+    const st = await statShowOrNull(fence, file).catch(() => null);
+    if (!st?.isFile()) return undefined;
+    const key = `${st.mtimeMs}:${st.size}`;
+    const hit = cache.get(file);
+    if (hit?.key === key) return hit.value;
+    const text = await readShowText(fence, file).catch(() => null);
+    if (text === null) return undefined;
+    const value = parse(text);
+    if (cache.size >= MAX_CACHE) cache.clear();
+    cache.set(file, { key, value });
+    return value;
+  };
 }
+
+const seriesInfoOf = fileCache(readSeriesInfo);
+const scriptInfoOf = fileCache(readScriptInfo);
+const shotCountOf = fileCache(readShotCount);
 
 function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -55,7 +55,9 @@ export function configText(obj: Obj): string {
 
 /** Sets `series.id` and `series.title` where given; true when anything changed. */
 export function nameSeries(obj: Obj, id: string | undefined, title: string | undefined): boolean {
-  const block = obj.series as Obj;
+  const block = obj.series;
+  // The config was checked to have a series block when it was read.
+  if (!isObject(block)) return false;
   let changed = false;
   if (id !== undefined && block.id !== id) {
     block.id = id;

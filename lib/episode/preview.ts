@@ -15,6 +15,7 @@ import {
 } from "../script/pacing.ts";
 import { allShots } from "../script/story.ts";
 import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
+import { isObject } from "../store/json-guards.ts";
 import { snapFrames } from "../targets/grid.ts";
 import { type CompileEnv, prepare } from "./compile-env.ts";
 import { describeLoadError } from "./load-error.ts";
@@ -95,7 +96,7 @@ export function previewShot(
   }
   const spec = env.targets.get(one.target);
   const entry = one.entry;
-  const frames = entry.length as number;
+  const frames = Number(entry.length);
   const seconds = Math.round((frames / one.fps) * 1000) / 1000;
   const dialogue = found.shot.dialogue;
   const paceText = (found.shot.pace ?? speechPace(series.raw) ?? "normal").toLowerCase();
@@ -137,6 +138,6 @@ export function previewShot(
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 function speechPace(raw: Record<string, unknown>): string | null {
-  const speech = raw.speech as { pace?: unknown } | undefined;
-  return typeof speech?.pace === "string" ? speech.pace : null;
+  const speech = raw.speech;
+  return isObject(speech) && typeof speech.pace === "string" ? speech.pace : null;
 }

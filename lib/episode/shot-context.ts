@@ -3,7 +3,7 @@
 import path from "node:path";
 import type { Shot } from "../script/types.ts";
 import { isObject } from "../store/json-guards.ts";
-import { type Current, type CurrentResult, currentEntry } from "./current-entry.ts";
+import { builtEntry, type Current, type CurrentResult, currentEntry } from "./current-entry.ts";
 import { targetBlock } from "./overrides-file.ts";
 import { type RefSlot, refSlots } from "./shot-refs.ts";
 import type { BuiltShot } from "./shotlists.ts";
@@ -77,13 +77,12 @@ export function shotContext(vi: ViewInputs, built: BuiltShot, requested?: string
     return r;
   };
   const next = resultFor(target);
-  const builtCurrent = resultFor(built.target);
   return {
     built,
     target,
     source,
     next,
-    reads: next.ok ? next.value : (builtCurrent as { ok: true; value: Current }).value,
+    reads: next.ok ? next.value : builtEntry(vi, built),
     story: findShot(vi, built.id),
     current: (t) => {
       const r = resultFor(t);

@@ -290,7 +290,7 @@ export async function shotDetail(
   ]);
 
   const block = targetBlock(vi.overrides, built.id, sc.target);
-  const passBlock = isObject(block?.[vi.pass]) ? (block?.[vi.pass] as PassOverride) : undefined;
+  const passBlock = block?.[vi.pass];
   const retarget = vi.overrides.shots?.[built.id]?.target;
   const ownRetarget = typeof retarget === "string" && retarget !== "";
   const seriesNegative = text(vi.seriesRaw?.negative);

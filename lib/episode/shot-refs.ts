@@ -3,7 +3,7 @@
 
 import { sheetPath } from "../compile/slots.ts";
 import type { Entry, ShotlistDoc } from "../compile/types.ts";
-import type { SeriesConfig, Subject } from "../series/types.ts";
+import type { SeriesConfig } from "../series/types.ts";
 import { isObject, textOf } from "../store/json-guards.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 
@@ -41,7 +41,7 @@ const DUB = new Set(["dub", "dub_keep_foley"]);
 function subjectSheet(id: string, s: SlotSources): string {
   const built = s.doc?.subjects?.[id]?.sheet;
   if (typeof built === "string" && built.trim() !== "") return built;
-  const subject = s.series?.subjects[id] ?? ({ kind: s.doc?.subjects?.[id]?.kind } as Subject);
+  const subject = s.series?.subjects[id] ?? { kind: s.doc?.subjects?.[id]?.kind };
   return sheetPath(id, subject);
 }
 

@@ -10,7 +10,6 @@ import { builtinModel } from "../engines/builtin/index.ts";
 import { laneUnready, localAddress } from "../engines/registry.ts";
 import type { Current } from "../episode/current-entry.ts";
 import { folderTakes } from "../episode/cut-view.ts";
-import type { PassOverride } from "../episode/overrides-file.ts";
 import { targetBlock } from "../episode/overrides-file.ts";
 import { overrideSummary, relTo, type ShotContext, shotContext, shotSlots } from "../episode/shot-context.ts";
 import { type Effective, effectiveSettings, episodeNegative } from "../episode/shot-detail.ts";
@@ -29,11 +28,10 @@ import { badRequest, notFound } from "../errors.ts";
 import { showFence } from "../paths/guarded.ts";
 import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
-import { errorMessage, isObject, num } from "../store/json-guards.ts";
+import { errorMessage, isObject, type JsonObject, num } from "../store/json-guards.ts";
 import type { ApiGraph, JobShape } from "../targets/graph.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
 import {
-  type Listing,
   type MissingFile,
   type ModelsResolution,
   modelFolder,
@@ -467,7 +465,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     if (f === "seed") return seed.source === "override";
     if (f === "prompt") return req.prompt === null && !isRetargeted(vi, sc);
     if (f === "model" || f === "loras" || f === "steps" || f === "negative") {
-      return (req as unknown as Record<string, unknown>)[f] === null;
+      return req[f] === null;
     }
     if (f === "size") return req.size === null;
     if (f === "note") return req.note === null;
@@ -513,7 +511,8 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
   const length = num(current.entry.length) ?? num(eff.length) ?? 1;
   const defaults = current.defaults;
   const docBase = vi.build.docs[target] ?? vi.build.docs[built.target];
-  const { shots: _shots, ...doc } = (docBase ?? {}) as unknown as Record<string, unknown>;
+  const { shots: _shots, ...docFields } = docBase ?? { shots: [] };
+  const doc: JsonObject = { ...docFields };
   doc.target = target;
   if (defaults) doc.defaults = defaults;
   // A built-in target is labelled as what it is (the animatic's takes record model "animatic").
@@ -660,7 +659,7 @@ async function checkModels(
     for (const [k, v] of Object.entries(families))
       if (Array.isArray(v)) familyGlobs[k] = v.filter((x): x is string => typeof x === "string");
   }
-  return resolveModels(spec, c.req.pass, listing as Listing, {
+  return resolveModels(spec, c.req.pass, listing, {
     familyGlobs,
     job: { model: eff.model, loras: eff.loras.map((l) => ({ ...l, name: l.name, strength: l.strength })) },
   });
@@ -690,7 +689,7 @@ function applyBaseSteps(c: PlanCtx, sc: ShotContext, eff: Effective, values: Rec
   const steps = num(values.steps);
   if (steps === null || c.req.steps !== null) return;
   const block = targetBlock(c.vi.overrides, sc.built.id, sc.target);
-  const passBlock = isObject(block?.[c.vi.pass]) ? (block?.[c.vi.pass] as PassOverride) : undefined;
+  const passBlock = block?.[c.vi.pass];
   if (num(passBlock?.steps) !== null) return;
   const entrySteps = num(sc.reads.entry.steps);
   const presetSteps = num(sc.reads.defaults?.steps);
@@ -702,7 +701,7 @@ function applyBaseSteps(c: PlanCtx, sc: ShotContext, eff: Effective, values: Rec
 function settingsFor(c: PlanCtx, sc: ShotContext, spec: TargetSpec, notes: string[]): Effective {
   const { vi, req } = c;
   const block = targetBlock(vi.overrides, sc.built.id, sc.target);
-  const passBlock = isObject(block?.[vi.pass]) ? (block?.[vi.pass] as PassOverride) : undefined;
+  const passBlock = block?.[vi.pass];
   const eff = effectiveSettings({
     target: sc.target,
     spec,

@@ -97,7 +97,7 @@ async function lastChange(full: string, folder: boolean): Promise<number | null>
   if (!own) return null;
   let newest = own.mtimeMs;
   if (folder) {
-    const names = await readdir(full).catch(() => [] as string[]);
+    const names = await readdir(full).catch((): string[] => []);
     for (const name of names) {
       const st = await lstat(path.join(full, name)).catch(() => null);
       if (st && st.mtimeMs > newest) newest = st.mtimeMs;

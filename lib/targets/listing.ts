@@ -8,7 +8,7 @@ import { badRequest, StudioError } from "../errors.ts";
 import { readShowText } from "../paths/guarded.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
 import { seriesHome } from "../paths/series-home.ts";
-import { errorMessage, isObject } from "../store/json-guards.ts";
+import { errorMessage, isObject, oneOf } from "../store/json-guards.ts";
 import {
   type Confidence,
   globMatch,
@@ -44,7 +44,7 @@ export const isBuiltinTarget = (spec: TargetSpec) => spec.backend === "builtin";
 /** `?kind=`: absent or empty means every kind; anything else but video/image/audio is a 400. */
 export function parseKind(value: string | undefined): TargetKind | undefined {
   if (value === undefined || value === "") return undefined;
-  if ((TARGET_KINDS as readonly string[]).includes(value)) return value as TargetKind;
+  if (oneOf(TARGET_KINDS, value)) return value;
   throw badRequest(`kind must be video, image or audio (got ${JSON.stringify(value)})`);
 }
 

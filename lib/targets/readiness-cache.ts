@@ -1,7 +1,7 @@
 // Target readiness on one ComfyUI address, kept briefly (READINESS_TTL_MS); an unanswered (`unknown`) check is not kept.
 import type { ComfyLookups } from "../engines/comfyui/readiness.ts";
 import { errorMessage } from "../store/json-guards.ts";
-import type { ComfyAnswer, Listing, Readiness } from "./models.ts";
+import type { ComfyAnswer, Readiness } from "./models.ts";
 
 /** How long a readiness answer is reused (ms). */
 export const READINESS_TTL_MS = 10_000;
@@ -63,5 +63,5 @@ export async function fetchComfyAnswer(
       }
     }),
   );
-  return { objectInfo: info, models: listing as Listing };
+  return { objectInfo: info, models: listing };
 }
