@@ -1,5 +1,5 @@
 // Checks of the delivery recipes in series.json (script-format.md §3.12, §3.13): problems are build warnings.
-import { isNumber, isObject } from "../store/json-guards.ts";
+import { isNumber, isObject, oneOf } from "../store/json-guards.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -59,7 +59,7 @@ function checkSection(where: string, s: unknown, out: string[]): void {
   for (const k of Object.keys(s))
     if (!comment(k) && !SECTION_KEYS.has(k)) out.push(`${where} has an unknown key '${k}'`);
   const method = s.method ?? "latent";
-  if (!["latent", "pixel", "seedvr2"].includes(method as string)) {
+  if (!oneOf(["latent", "pixel", "seedvr2"], method)) {
     out.push(`${where}.method ${show(s.method)} is not latent, pixel or seedvr2`);
   }
   if (s.scale !== undefined) {
@@ -70,7 +70,7 @@ function checkSection(where: string, s: unknown, out: string[]): void {
     } else if (!inRange(s.scale, 1, 4, true))
       out.push(`${where}.scale ${show(s.scale)} must be in (1, 4] or "auto"`);
   }
-  if (s.detail !== undefined && ![0, 1, 2].includes(s.detail as number))
+  if (s.detail !== undefined && s.detail !== 0 && s.detail !== 1 && s.detail !== 2)
     out.push(`${where}.detail must be 0, 1 or 2`);
   if (
     s.start_step !== undefined &&
@@ -115,7 +115,7 @@ export function checkUpscale(raw: Obj): string[] {
   const up = raw.upscale;
   if (up === undefined || up === null) return out;
   if (!isObject(up)) return ["series.json upscale must be an object"];
-  if (up.save_latents !== undefined && !SAVE_LATENTS.includes(up.save_latents as string)) {
+  if (up.save_latents !== undefined && !oneOf(SAVE_LATENTS, up.save_latents)) {
     out.push(
       `series.json upscale.save_latents ${show(up.save_latents)} is not final, always or never: treated as final`,
     );
@@ -134,7 +134,7 @@ export function checkUpscale(raw: Obj): string[] {
   if (master.quality !== undefined && master.quality !== "review" && master.quality !== "master") {
     out.push(`${where}.quality must be review or master`);
   }
-  if (master.encoder !== undefined && !["auto", "nvenc", "x264"].includes(master.encoder as string)) {
+  if (master.encoder !== undefined && !oneOf(["auto", "nvenc", "x264"], master.encoder)) {
     out.push(`${where}.encoder must be auto, nvenc or x264`);
   }
   if (master.finish !== undefined) checkSection(`${where}.finish`, master.finish, out);
@@ -165,9 +165,9 @@ function checkEnhance(where: string, v: unknown, out: string[]): void {
   for (const k of Object.keys(v))
     if (!comment(k) && !ENHANCE_KEYS.has(k)) out.push(`${where} has an unknown key '${k}'`);
   if (v.tier === undefined && v.method === undefined) out.push(`${where} needs a tier or a method`);
-  if (v.tier !== undefined && !TIERS.has(v.tier as string))
+  if (v.tier !== undefined && !(typeof v.tier === "string" && TIERS.has(v.tier)))
     out.push(`${where}.tier must be draft, production or cinematic`);
-  if (v.method !== undefined && !ENHANCE_METHODS.has(v.method as string))
+  if (v.method !== undefined && !(typeof v.method === "string" && ENHANCE_METHODS.has(v.method)))
     out.push(`${where}.method must be pixel, seedvr2 or supir`);
   if (v.chunk !== undefined) {
     const c = v.chunk;

@@ -127,7 +127,9 @@ export function depthOf(value: unknown, stopAt = Number.POSITIVE_INFINITY): numb
   let deepest = 0;
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
-    const [v, d] = stack.pop() as [unknown, number];
+    const top = stack.pop();
+    if (!top) break;
+    const [v, d] = top;
     if (v === null || typeof v !== "object") continue;
     if (d + 1 > deepest) deepest = d + 1;
     if (deepest > stopAt) return deepest;

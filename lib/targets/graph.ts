@@ -1,6 +1,7 @@
 // Patching a target's API-format ComfyUI graph for one job (targets.md §3.12): widgets, LoRAs, saver, keyframes,
 // reference chains, pruning; plus a JSON writer that keeps 64-bit seeds exact.
 
+import { z } from "zod";
 import { isObject } from "../store/json-guards.ts";
 import type { LoraItem, TargetSpec } from "./registry.ts";
 
@@ -70,37 +71,50 @@ export interface PatchResult {
   notes: string[];
 }
 
-interface WidgetSpec {
-  class_type: string;
-  field: string;
-  title?: string;
-  feeds?: [string, string];
-  all?: boolean;
-  scale?: number;
-}
+// The binding's specs as target.json writes them; a spec that does not fit its shape is refused by name.
+const txt = z.string();
+const inputNames = z.record(z.string(), txt);
 
-interface LoraSpec {
-  class_type: string;
-  name: string;
-  strength: string;
-  strength_clip?: string;
-  input?: string;
-  chain?: boolean;
-  title?: string;
-  stage?: string;
-  insert_after?: { class_type: string; title?: string; output: number };
-}
+const widgetSpec = z.looseObject({
+  class_type: txt,
+  field: txt,
+  title: txt.optional(),
+  feeds: z.tuple([txt, txt]).optional(),
+  all: z.boolean().optional(),
+  scale: z.number().optional(),
+});
+type WidgetSpec = z.output<typeof widgetSpec>;
 
-interface SaverSpec {
-  class_type: string;
-  inputs?: Record<string, string>;
-  replace?: { class_type: string; inputs: Record<string, string> };
-  replaces?: string;
-  drop?: string[];
-  set?: Record<string, unknown>;
-  core?: { class_type: string; inputs?: Record<string, string>; set?: Record<string, unknown> };
-  latent?: { class_type: string; output: number; upstream_of?: string };
-}
+const loraSpec = z.looseObject({
+  class_type: txt,
+  name: txt,
+  strength: txt,
+  strength_clip: txt.optional(),
+  input: txt.optional(),
+  chain: z.boolean().optional(),
+  title: txt.optional(),
+  stage: txt.optional(),
+  insert_after: z.looseObject({ class_type: txt, title: txt.optional(), output: z.number() }).optional(),
+});
+type LoraSpec = z.output<typeof loraSpec>;
+
+const saverSpecSchema = z.looseObject({
+  class_type: txt,
+  inputs: inputNames.optional(),
+  replace: z.looseObject({ class_type: txt, inputs: inputNames }).optional(),
+  replaces: txt.optional(),
+  drop: z.array(txt).optional(),
+  set: z.record(z.string(), z.unknown()).optional(),
+  core: z
+    .looseObject({
+      class_type: txt,
+      inputs: inputNames.optional(),
+      set: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
+  latent: z.looseObject({ class_type: txt, output: z.number(), upstream_of: txt.optional() }).optional(),
+});
+type SaverSpec = z.output<typeof saverSpecSchema>;
 
 /** A graph or binding problem, worded for the person who owns the workflow. */
 export class GraphError extends Error {
@@ -240,9 +254,6 @@ function asSpecs(raw: unknown): Record<string, unknown>[] {
   return isObject(raw) ? [raw] : [];
 }
 
-const isWidgetSpec = (s: Record<string, unknown>): boolean =>
-  typeof s.class_type === "string" && typeof s.field === "string";
-
 // ─── the patch ───────────────────────────────────────────────────────────────────────────────────────────────
 
 interface Ctx {
@@ -256,8 +267,9 @@ interface Ctx {
 function setParam(ctx: Ctx, param: string, value: unknown): void {
   for (const s of asSpecs(params(ctx.spec)[param])) {
     if (s.via === "loader") continue;
-    if (!isWidgetSpec(s)) continue;
-    const ws = s as unknown as WidgetSpec;
+    const parsed = widgetSpec.safeParse(s);
+    if (!parsed.success) continue;
+    const ws = parsed.data;
     if (ctx.skipClasses.has(ws.class_type)) continue;
     for (const id of selectNodes(ctx.g, ws, ctx.spec.id, param)) {
       ctx.g[id].inputs[ws.field] = scaled(value, ws.scale);
@@ -271,7 +283,17 @@ function params(spec: TargetSpec): Record<string, unknown> {
 
 function saverSpec(spec: TargetSpec): SaverSpec | null {
   const s = spec.binding.saver;
-  return isObject(s) && typeof s.class_type === "string" ? (s as unknown as SaverSpec) : null;
+  if (!isObject(s) || typeof s.class_type !== "string") return null;
+  return specOf(saverSpecSchema, s, spec.id, "binding.saver");
+}
+
+/** A binding spec in its shape, else a GraphError naming the field that does not fit. */
+function specOf<T>(schema: z.ZodType<T>, raw: unknown, target: string, where: string): T {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = [where, ...(issue?.path ?? []).map(String)].join(".");
+  throw new GraphError(target, `${field}: ${issue?.message ?? "does not fit its shape"}`);
 }
 
 /** §3.12.1 step 2, pack form: the saver takes the replaced node's inputs; returns the saver id. */
@@ -531,7 +553,10 @@ function ltxLastFrame(ctx: Ctx, last: string): void {
   const stages = ltxStages(ctx);
   const vaeSrc = (() => {
     for (const cls of ["VAEDecodeTiled", "VAEDecode", "LTXVLatentUpsampler", "LTXVImgToVideoInplace"]) {
-      for (const id of nodesOf(g, cls)) if (isLink(g[id].inputs.vae)) return g[id].inputs.vae as Link;
+      for (const id of nodesOf(g, cls)) {
+        const vae = g[id].inputs.vae;
+        if (isLink(vae)) return vae;
+      }
     }
     throw new GraphError(spec.id, "last frame: no video VAE found (VAEDecodeTiled.vae)");
   })();
@@ -589,7 +614,7 @@ function ltxLastFrame(ctx: Ctx, last: string): void {
 function referenceChains(ctx: Ctx, names: string[]): void {
   const { g, spec } = ctx;
   const refs = isObject(spec.binding.references) ? spec.binding.references : {};
-  const links = (isObject(refs.links) ? refs.links : {}) as Record<string, string>;
+  const links = specOf(inputNames, refs.links ?? {}, spec.id, "binding.references.links");
   const max = typeof spec.capabilities.max_refs === "number" ? spec.capabilities.max_refs : Infinity;
   if (names.length > max) {
     throw new GraphError(spec.id, `${names.length} reference images, but ${spec.short} reads at most ${max}`);
@@ -712,7 +737,12 @@ export function patchGraph(
   if (values.model) setParam(ctx, "model", values.model);
   if (values.loras !== undefined && values.loras !== null) {
     for (const s of asSpecs(p.loras))
-      applyLoras(ctx, s as unknown as LoraSpec, values.loras, values.base === true);
+      applyLoras(
+        ctx,
+        specOf(loraSpec, s, spec.id, "binding.params.loras"),
+        values.loras,
+        values.base === true,
+      );
   }
   if (values.steps !== undefined) {
     if ("steps" in p) setParam(ctx, "steps", values.steps);

@@ -1,7 +1,8 @@
 // Model files at queue time (targets.md §4): which files a pass wants, which installed file stands in for each,
 // the accelerator fallback to the `base` preset, and a target's readiness on one ComfyUI.
 
-import { isObject } from "../store/json-guards.ts";
+import { z } from "zod";
+import { isObject, str } from "../store/json-guards.ts";
 import { LOADER_FOLDERS } from "./folders.ts";
 import { type ApiGraph, GraphError, jobClasses, type PatchOptions, targetClasses } from "./graph.ts";
 import { globMatch, hasSignature, identify, relation, type SafetensorsHeader } from "./modelid.ts";
@@ -10,18 +11,27 @@ import type { LoraItem, Preset, TargetSpec } from "./registry.ts";
 export type Tier = "required" | "accelerator" | "optional";
 export type Pass = "final" | "proxy";
 
-export interface ModelSpec {
-  family: string;
-  patterns?: string[];
-  tier?: Tier;
-  feature?: string;
-  default?: string;
-  keep?: string[];
-  exclude?: string[];
-  folder?: string;
-  class_type?: string;
-  field?: string;
-}
+const names = z.array(z.string());
+
+/** One model parameter of a target's `models` block. */
+const modelSpec = z.looseObject({
+  family: z.string(),
+  patterns: names.optional(),
+  tier: z.enum(["required", "accelerator", "optional"]).optional(),
+  feature: z.string().optional(),
+  default: z.string().optional(),
+  keep: names.optional(),
+  exclude: names.optional(),
+  folder: z.string().optional(),
+  class_type: z.string().optional(),
+  field: z.string().optional(),
+});
+export type ModelSpec = z.output<typeof modelSpec>;
+
+/** A preset's own LoRAs (`base.loras`). */
+const loraItems = z.array(
+  z.looseObject({ name: z.string(), strength: z.number(), stage: z.string().optional() }),
+);
 
 /** Installed files per models folder (what `GET /models/<folder>` answers); `null`/absent: the folder can't be listed. */
 export type Listing = Readonly<Record<string, readonly string[] | null | undefined>>;
@@ -99,7 +109,8 @@ export function precisionOf(file: string): string | null {
 export function modelSpecs(spec: TargetSpec): Record<string, ModelSpec> {
   const out: Record<string, ModelSpec> = {};
   for (const [k, v] of Object.entries(spec.models ?? {})) {
-    if (isObject(v) && typeof v.family === "string") out[k] = v as unknown as ModelSpec;
+    const parsed = modelSpec.safeParse(v);
+    if (parsed.success) out[k] = parsed.data;
   }
   return out;
 }
@@ -148,7 +159,7 @@ export function wantedFiles(spec: TargetSpec, pass: Pass): WantedFiles {
   const files: Record<string, string | null> = {};
   for (const [param, m] of Object.entries(modelSpecs(spec))) {
     if (param === "loras") continue;
-    const pick = (p: Preset) => (typeof p[param] === "string" && p[param] ? (p[param] as string) : null);
+    const pick = (p: Preset) => str(p[param]);
     files[param] = pick(preset) ?? pick(final) ?? m.default ?? null;
   }
   let loras: LoraItem[] = [];
@@ -390,7 +401,7 @@ export async function resolveModels(
       const kept = loras.filter(
         (l) => !slot.has(l.name.toLowerCase()) && !accelerator.has(l.name.toLowerCase()),
       );
-      const own = Array.isArray(base.loras) ? (base.loras as LoraItem[]) : [];
+      const own = loraItems.safeParse(base.loras).data ?? [];
       loras = [...kept, ...own];
       out.loras = loras;
     }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { StudioError } from "../errors.ts";
 import { folderFence, readShowDirents, readShowText } from "../paths/guarded.ts";
-import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
+import { errorCode, errorMessage, isObject, type JsonObject } from "../store/json-guards.ts";
 import type { FrameGrid } from "./grid.ts";
 
 export type TargetKind = "video" | "image" | "audio";
@@ -148,7 +148,12 @@ const SHIPPED_ROOT = path.dirname(fileURLToPath(import.meta.url));
 export function stripComments(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(stripComments);
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
+  return stripObjectComments(value);
+}
+
+/** An object without its `_` comment keys, at every level. */
+function stripObjectComments(value: object): JsonObject {
+  const out: JsonObject = {};
   for (const [k, v] of Object.entries(value)) if (!k.startsWith("_")) out[k] = stripComments(v);
   return out;
 }
@@ -160,7 +165,7 @@ export function stripComments(value: unknown): unknown {
 export function parseTarget(raw: unknown, folderId: string, kind?: TargetKind, custom = false): TargetSpec {
   const where = `target ${folderId}`;
   if (!isObject(raw)) throw new TargetError(`${where}: target.json must be a JSON object`, folderId);
-  const obj = stripComments(raw) as Record<string, unknown>;
+  const obj = stripObjectComments(raw);
   if (typeof obj.id !== "string" || obj.id === "")
     throw new TargetError(`${where}: target.json needs an "id"`, folderId);
   if (obj.id !== folderId) {

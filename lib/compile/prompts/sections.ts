@@ -45,7 +45,7 @@ export function sections(p: PromptInput): string[] {
     const design = designOf(ctx, id);
     if (s?.kind === "character") {
       if (isGroup(s)) {
-        people += s?.members as number;
+        people += Number(s?.members);
         defs.push(
           `${tag} is ${name}, defined by ${pic}: one picture of ${s?.members} different people, each appearing once. ` +
             `Preserve the exact styling from the design: ${sentence(design)}`,
