@@ -5,6 +5,7 @@ import { run as episodeStatusBench } from "./episode-status.ts";
 import { run as queueBench } from "./queue.ts";
 import { run as startupBench } from "./startup.ts";
 import { run as throughputBench } from "./throughput.ts";
+import { run as underLoadBench } from "./under-load.ts";
 
 const benches: [string, () => Promise<void>][] = [
   ["build", buildBench],
@@ -13,6 +14,7 @@ const benches: [string, () => Promise<void>][] = [
   ["queue", queueBench],
   ["startup", startupBench],
   ["throughput", throughputBench],
+  ["under-load", underLoadBench],
 ];
 const only = process.argv[2];
 console.log(`node ${process.version}, ${(await import("node:os")).cpus().length} cores`);
