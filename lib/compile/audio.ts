@@ -1,4 +1,4 @@
-// Audio policy and retention (script-format.md §4.10): what the script asks, and what the target renders.
+// Audio policy and retention: what the script asks, and what the target renders (script format 4.10).
 import type { Shot } from "../script/types.ts";
 import { oneOf } from "../store/json-guards.ts";
 import type { TargetSpec } from "../targets/registry.ts";
@@ -17,7 +17,7 @@ const GENERATE_MODES = new Set(["generate", "generated", "generated_audio"]);
 
 const isDub = (p: string) => p === "dub" || p === "dub_keep_foley";
 
-/** The intent for a shot and pass (§4.10 steps 1–4). */
+/** The intent for a shot and pass (script format 4.10 steps 1–4). */
 export function audioIntent(ctx: BuildCtx, shot: Shot): string {
   if (shot.audio !== null && shot.audio !== undefined) {
     const p = shot.audio.trim().toLowerCase();
@@ -63,7 +63,7 @@ function shotRetention(shot: Shot): string | null {
   return shot.preserve ? (FROM_PRESERVE[shot.preserve] ?? null) : null;
 }
 
-/** What the target renders for the intent (§4.10 "Rendering the intent"). */
+/** What the target renders for the intent (script format 4.10, "Rendering the intent"). */
 export function renderAudio(
   ctx: BuildCtx,
   spec: TargetSpec,

@@ -1,4 +1,4 @@
-// The build's public API (script-format.md §4.1, §5.3): every target's shot list and report for one pass.
+// The build's public API: every target's shot list and report for one pass (script format 4.1, 5.3).
 import type { Story } from "../script/types.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
@@ -104,7 +104,8 @@ const mentions = (text: string, id: string) => {
 
 /**
  * Compile one shot exactly as the full build would (same sequence context, seed and continuation), for the
- * target the script chooses or for `opts.target`; nothing else is compiled (§5.3, open point 19).
+ * target the script chooses or for `opts.target`; nothing else is compiled (script format 5.3, open
+ * point 19).
  */
 export function compileOneShot(
   story: Story,

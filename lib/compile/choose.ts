@@ -1,4 +1,4 @@
-// Which video target each shot is built for (script-format.md §4.3), with the machine default in place of step 6.
+// Which video target each shot is built for; the machine default stands in last (script format 4.3).
 import { continues } from "../script/story.ts";
 import type { Continuous, Sequence, Shot } from "../script/types.ts";
 import type { TargetSpec } from "../targets/registry.ts";
@@ -92,7 +92,10 @@ export function checkShot(ctx: BuildCtx, shot: Shot): void {
   }
 }
 
-/** Steps 1–6 of §4.3 (step 6 = the machine default, through the series target). */
+/**
+ * First match wins: shot line, shot profile, sequence line, sequence profile, series target, machine default
+ * (script format 4.3).
+ */
 export function scriptTarget(ctx: BuildCtx, sc: ShotCtx, seriesTarget: string): string {
   const { shot, sequence } = sc;
   return (

@@ -1,4 +1,4 @@
-// One target's compile for a pass (script-format.md §4.14): the shot-list document and its report.
+// One target's compile for a pass: the shot-list document and its report (script format 4.14).
 import {
   CEILING,
   dialogueSyllables,
@@ -99,7 +99,7 @@ function paceWarning(
   if (syl === 0) return null;
   const pace = shotPace(ctx, shot);
   const held = length / fps;
-  // The verdict of §4.13 (pacing.ts `verdict`), on the cached counts.
+  // The pacing verdict (pacing.ts `verdict`), on the cached counts.
   const rate = syl / Math.max(MIN_SPEAKING_WINDOW, held - air);
   const crammed = rate > CEILING;
   if (!crammed && rate <= PACE_RATES[pace] + TIGHT_MARGIN) return null;

@@ -142,11 +142,12 @@ const REF_KEYS: Readonly<Record<string, "image" | "audio">> = {
 };
 
 /**
- * `series.refs` (§3.9): which image/audio targets make references, keyframes and voices. Checked when a compile
- * needs pictures from the image target; ids are checked against the registry once it holds targets of that kind.
+ * `series.refs`: which image/audio targets make references, keyframes and voices (script format 3.9).
+ * Checked when a compile needs pictures from the image target; ids are checked against the registry once it
+ * holds targets of that kind.
  */
 /**
- * Image and audio targets of the reference implementation (targets.md §2.1) that a series config may already name
+ * Image and audio targets of the reference implementation (targets 2.1) that a series config may already name
  * while this service does not ship them yet: accepted so existing shows still build, and typos are still caught.
  */
 const REFERENCE_TARGETS: Record<string, readonly string[]> = {

@@ -1,4 +1,4 @@
-// Shot length (script-format.md §4.6, §4.12): seconds from the timing, frames on the target's grid, latent holds.
+// Shot length: seconds from the timing, frames on the target's grid, latent holds (script format 4.6, 4.12).
 import { speechSeconds } from "../script/pacing.ts";
 import { roundHalfEven, roundHalfEvenTo } from "../script/rounding.ts";
 import { continues } from "../script/story.ts";
@@ -35,7 +35,7 @@ export function gridOf(spec: TargetSpec): FrameGrid {
 
 const secs = (frames: number, fps: number) => (frames / fps).toFixed(2);
 
-/** The `dur: model` estimate (§4.6), clamped; `predict` targets also get the range the predictor may use. */
+/** The `dur: model` estimate, clamped; `predict` targets also get the range the predictor may use. */
 function estimate(
   ctx: BuildCtx,
   sc: ShotCtx,
@@ -154,7 +154,7 @@ export function shotLength(ctx: BuildCtx, sc: ShotCtx, spec: TargetSpec, fps: nu
   return { requested, length, hold: held?.hold, seconds, fields, explicit, window, warnings };
 }
 
-/** The padding warning of H3 Ref2VA (§4.6): only for `dur: <n>`, when over 15 % of the render is grid pad. */
+/** The padding warning of H3 Ref2VA: only for `dur: <n>`, when over 15 % of the render is grid pad. */
 export function paddingWarning(id: string, len: ShotLength, fps: number, short: string): string | null {
   if (!len.explicit) return null;
   const pad = len.length - len.requested;

@@ -1,4 +1,4 @@
-// The pacing table (script-format.md §4.13, "pace" mode): steps 1–3 of the build, then one row per dialogue shot.
+// The pacing table ("pace" mode): load, parse, choose targets, one row per dialogue shot (script format 4.13).
 import {
   CEILING,
   dialogueSyllables,

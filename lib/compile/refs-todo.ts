@@ -1,4 +1,4 @@
-// The reference work order (script-format.md §4.18): every needed file over all targets, and its Markdown form.
+// The reference work order: every needed file over all targets, and its Markdown form (script format 4.18).
 import type { RefsTodoItem, Report } from "./types.ts";
 
 /** Merge the reports' needs, the series target's first; later targets only add paths and blocked shots. */

@@ -1,4 +1,4 @@
-// What each needed reference file is and how to make it (script-format.md §4.18, targets.md §3.5.7, §3.5.9).
+// What each needed reference file is and how to make it (script format 4.18; targets 3.5.7, 3.5.9).
 import { speechSeconds } from "../script/pacing.ts";
 import { roundHalfEven } from "../script/rounding.ts";
 import type { Story } from "../script/types.ts";

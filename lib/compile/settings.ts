@@ -1,4 +1,4 @@
-// Render settings (script-format.md §4.5, §4.7): the pass size and preset layering, then each shot's layers.
+// Render settings: the pass size and preset layering, then each shot's layers (script format 4.5, 4.7).
 import { type Lora, parseLoras } from "../series/load.ts";
 import { hasText, textOf } from "../store/json-guards.ts";
 import { checkStrictSize, fitSize, targetFps } from "../targets/grid.ts";
@@ -22,7 +22,7 @@ export interface PassSettings {
   warnings: string[];
 }
 
-/** Keys of a preset that are not "extras" (§1.8) and the `dur: model` keys that never reach a shot list. */
+/** Keys of a preset that are not "extras" (targets 1.8), and `dur: model` keys that never reach a shot list. */
 const KNOWN_PRESET_KEYS = new Set(["model", "lora", "loras", "steps", "width", "height", "base"]);
 const DURATION_KEYS = new Set(["default_seconds", "min_seconds", "max_seconds"]);
 
@@ -149,7 +149,7 @@ export function passStepWarning(ps: PassSettings, pass: "final" | "proxy"): stri
   return why ? `${ps.spec.short} ${pass} pass: ${why}` : null;
 }
 
-/** Layers 3–6 of §4.5: sequence profile, sequence lines, shot profile, shot lines (strongest last). */
+/** The script's layers, weakest first: sequence profile and lines, shot profile and lines (script format 4.5). */
 export function shotSettings(ctx: BuildCtx, sc: ShotCtx, ps: PassSettings): ShotSettings {
   const { shot, sequence } = sc;
   if (shot.unparsed?.steps !== undefined) {

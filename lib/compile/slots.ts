@@ -1,4 +1,4 @@
-// Subjects, reference slots and panels (script-format.md §4.9) and the location checks of §4.15.
+// Subjects, reference slots and panels, and the location checks (script format 4.9, 4.15).
 import { canonicalSize } from "../script/sizes.ts";
 import type { Shot } from "../script/types.ts";
 import type { Subject } from "../series/types.ts";
@@ -109,7 +109,7 @@ export function checkLocations(ctx: BuildCtx, sc: ShotCtx, spec: TargetSpec): vo
   }
 }
 
-/** Every subject on screen must be drawable (§4.1 step 4). */
+/** Every subject on screen must have a design to be drawn from (script format 4.1 step 4). */
 export function checkDesigns(ctx: BuildCtx, shot: Shot): void {
   for (const id of shotSubjects(shot)) {
     const s = subjectOf(ctx, id);

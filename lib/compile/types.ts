@@ -95,8 +95,9 @@ export interface BuildResult {
 export type ErrorFile = "script" | "series";
 
 /**
- * A fatal build problem (§4.15). The message starts with `shot <id>: `, `sequence <id>: ` or talks about
- * series.json; the structured fields let the editor find the line without reading the message (open point 21).
+ * A fatal build problem (script format 4.15). The message starts with `shot <id>: `, `sequence <id>: ` or
+ * talks about series.json; the structured fields let the editor find the line without reading the message
+ * (open point 21).
  */
 export class BuildError extends Error {
   readonly file: ErrorFile;

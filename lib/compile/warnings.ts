@@ -1,4 +1,4 @@
-// Story warnings (script-format.md §4.16): target-independent, reported once on the series target's report.
+// Story warnings: target-independent, reported once on the series target's report (script format 4.16).
 import { sizeInfo, sizeStepsApart } from "../script/sizes.ts";
 import { keyframeMethod } from "../script/story.ts";
 import type { Sequence } from "../script/types.ts";

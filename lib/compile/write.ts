@@ -1,4 +1,4 @@
-// The build's I/O edge (script-format.md §4.1 step 6): shot lists, shots.json and the reference work order.
+// The build's I/O edge: shot lists, shots.json and the reference work order (script format 4.1 step 6).
 import { access } from "node:fs/promises";
 import path from "node:path";
 import { episodeFence, readShowDir, removeShow, writeShowFile } from "../paths/guarded.ts";

@@ -1,6 +1,6 @@
-// Python-compatible JSON text: the canonical form the story/preset hashes are taken of (§4.17, open point 2),
-// and the indented form of shots.json. JavaScript cannot tell 3.0 from 3, so the writer is told which keys
-// hold Python floats and prints those with Python's float repr (`3.0`, `1e-05`, `1e+16`).
+// Python-compatible JSON text: the canonical form the story/preset hashes are taken of (script format 4.17,
+// open point 2), and the indented form of shots.json. JavaScript cannot tell 3.0 from 3, so the writer is
+// told which keys hold Python floats and prints those with Python's float repr (`3.0`, `1e-05`, `1e+16`).
 import { createHash } from "node:crypto";
 
 /**

@@ -1,4 +1,4 @@
-// ScriptError: the first fatal problem in a script, with the line it is attributed to (§2.8).
+// ScriptError: the first fatal problem in a script, with its line; parsing stops there (script format 2.8).
 
 export class ScriptError extends Error {
   /** 1-based script line; null only for errors that belong to no line. */

@@ -2,7 +2,7 @@
 
 const NEWLINES = /\r\n|\r|\n/;
 
-/** The episode id of a script's header (script-format §2.3: the last `= <id>  <title>` line wins), or null. */
+/** The episode id of a script's header (the last `= <id>  <title>` line wins), or null (script format 2.3). */
 export function headerId(text: string): string | null {
   let id: string | null = null;
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -1,4 +1,4 @@
-// The dialogue pacing model (script-format.md §4.13): syllable counts, pauses, speech time and verdicts.
+// The dialogue pacing model: syllable counts, pauses, speech time and verdicts (script format 4.13).
 import { roundHalfEven } from "./rounding.ts";
 
 export type Pace = "slow" | "normal" | "fast";

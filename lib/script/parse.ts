@@ -1,4 +1,4 @@
-// The script parser (script-format.md §2): episode text → story IR, stopping at the first error.
+// The script parser: episode text → story IR, stopping at the first error (script format 2).
 // Also collects warnings for the reference's silent surprises (open points 5, 6, 11, 14).
 import { seriesInfo } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
@@ -58,7 +58,7 @@ const RETENTION: Record<string, "strict" | "loose" | "style"> = {
   reference: "style",
 };
 
-/** The values a shot and a sequence both carry (the inheritable ones, §2.9). */
+/** The values a shot and a sequence both carry: a shot inherits its sequence's (script format 2.9). */
 interface Block {
   model: string | null;
   lora: string | null;
@@ -130,7 +130,7 @@ const newBlock = (): Block => ({
 
 const sortedList = (ids: Iterable<string>): string => [...ids].sort().join(", ") || "(none)";
 
-/** `(V.O., into phone)` → mode vo, delivery "into phone" (§2.5); vo wins over os in any order. */
+/** `(V.O., into phone)` → mode vo, delivery "into phone"; vo wins over os in any order (script format 2.5). */
 export function splitParenthetical(text: string): { mode: DialogueMode; delivery: string } {
   let mode: DialogueMode = "on";
   const rest: string[] = [];
@@ -353,7 +353,7 @@ class Parser {
     this.blockKey(seq.block, key, value, `# ${seq.id}`, false);
   }
 
-  /** The keys a shot and a sequence share (§2.9). */
+  /** The keys a shot and a sequence share; a shot's own line beats its sequence's (script format 2.9). */
   blockKey(block: Block, key: string, value: string, owner: string, isShot: boolean): void {
     switch (key) {
       case "model":
@@ -389,7 +389,7 @@ class Parser {
     }
   }
 
-  /** `who:`/`with:`: the line's names first, then the bucket's, first occurrence kept (slot order, §2.6). */
+  /** `who:`/`with:`: the line's names, then the bucket's, first occurrence kept (slot order; script format 2.6). */
   mergeSubjects(value: string, bucket: string[], shot: ShotDraft): string[] {
     const names = value
       .split(",")
@@ -547,7 +547,7 @@ class Parser {
     seq.shots.push(this.buildShot(d, action, seq));
   }
 
-  /** §2.8 step 3: a variant in the shot takes over its base (cast entry from a line, and the base's lines). */
+  /** A variant in the shot takes over its base: its cast entry and its lines (script format 2.8 step 3). */
   bindVariants(d: ShotDraft): void {
     const found = new Map<string, string[]>();
     for (const id of [...d.cast, ...d.props]) {
@@ -604,7 +604,7 @@ class Parser {
       pace: d.pace,
       audio: d.policy,
       preserve: d.preserve,
-      // Filled in at the end: the episode header may come after the shot (§2.3).
+      // Filled in at the end: the episode header may come after the shot (script format 2.3).
       seed_key: "",
       overrides: { model: b.model, lora: b.lora, steps: b.steps },
       source: { line: d.line, end_line: d.endLine },

@@ -1,4 +1,4 @@
-// Shot seeds (script-format.md §4.8): 63-bit, derived from ids only, so an untouched shot re-renders identically.
+// Shot seeds: 63-bit, derived from ids only, so an untouched shot re-renders identically (script format 4.8).
 import { createHash, randomBytes } from "node:crypto";
 
 export const MAX_SEED = (1n << 63n) - 1n;

@@ -1,4 +1,4 @@
-// The shot-size vocabulary (script-format.md §2.10): normalised aliases, prompt words, family and tightness order.
+// The shot-size vocabulary: aliases, prompt words, family and tightness order (script format 2.10).
 
 export type Canonical = "ecu" | "cu" | "mcu" | "ms" | "cowboy" | "mws" | "fs" | "ws" | "ews";
 export type SizeFamily = "close" | "medium" | "wide";

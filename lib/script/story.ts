@@ -1,4 +1,4 @@
-// Reading the story IR: derived continuation/keyframe rules (§4.2) and the shots.json text form.
+// Reading the story IR: derived continuation/keyframe rules (script format 4.2) and the shots.json text form.
 import { isObject } from "../store/json-guards.ts";
 import { pyJson, STORY_FLOAT_KEYS } from "./canonical.ts";
 import type { Continuous, Sequence, Shot, Story } from "./types.ts";
@@ -41,7 +41,7 @@ export function allShots(story: Story): ShotRef[] {
   return out;
 }
 
-/** The shot spans the editor shows (§5.1), in script order. */
+/** The shot spans the editor shows: `##` line to the last key, dialogue or action line (script format 5.1). */
 export function shotSpans(story: Story): { id: string; line: number; end_line: number }[] {
   return allShots(story).map(({ shot }) => ({
     id: shot.id,

@@ -1,4 +1,4 @@
-// The story IR (script-format.md §4.2): what the parser makes of a script, model-free and pass-free.
+// The story IR: what the parser makes of a script, model-free and pass-free (script format 4.2).
 // Key order of these objects is the order written to shotlist/shots.json; keep it when building them.
 
 export type Continuous = "first" | "latent";

@@ -1,4 +1,4 @@
-// The H3 FL2VA writer (targets.md §3.5.5): three labelled fields; subjects are named and described in words.
+// The H3 FL2VA writer: three labelled fields; subjects are named and described in words (targets 3.5.5).
 import { subjectOf } from "../context.ts";
 import {
   cameraSentence,

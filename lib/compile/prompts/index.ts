@@ -1,4 +1,4 @@
-// Picks the prompt writer a target declares (targets.md §3.5); the prompt text is target-specific.
+// Picks the prompt writer a target declares; the prompt text is target-specific (targets 3.5).
 import { promptWriter } from "../../targets/registry.ts";
 import { fields } from "./fields.ts";
 import { prose, proseSilent, sheetProse } from "./prose.ts";

@@ -1,4 +1,4 @@
-// The prose writers (targets.md §3.5.1–3.5.3): one paragraph for LTX-2 and custom targets, its silent form for
+// The prose writers (targets 3.5.1–3.5.3): one paragraph for LTX-2 and custom targets, its silent form for
 // Wan, and the two-part "reference sheet + prose" form for the ingredients sheet.
 import type { DialogueLine } from "../../script/types.ts";
 import { subjectOf } from "../context.ts";

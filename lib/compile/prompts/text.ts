@@ -1,4 +1,4 @@
-// Sentence helpers shared by the prompt writers (targets.md §3.5): capitalised sentences, lists, articles, framing.
+// Sentence helpers shared by the prompt writers: capitalised sentences, lists, articles, framing.
 import { type SizeInfo, sizeInfo } from "../../script/sizes.ts";
 import type { Continuous, Shot } from "../../script/types.ts";
 import type { Subject } from "../../series/types.ts";
