@@ -205,7 +205,7 @@ export async function readinessOf(
 // The cache keeps Readiness objects; the graph rides along on a hidden key so one entry holds both.
 const GRAPH = Symbol("graph");
 type Kept = Readiness & { [GRAPH]?: GraphView | null };
-const wrap = (c: Checked): Readiness => Object.assign({ ...c.readiness }, { [GRAPH]: c.graph }) as Kept;
+const wrap = (c: Checked): Kept => Object.assign({ ...c.readiness }, { [GRAPH]: c.graph });
 function unwrap(r: Readiness): Checked {
   return { readiness: r, graph: (r as Kept)[GRAPH] ?? null };
 }
@@ -220,7 +220,7 @@ async function checkOne(
   if (answer.objectInfo === null) return { readiness: await readiness(spec, answer), graph: null };
   const wf = await resolveWorkflow(spec, {
     env: services.env,
-    objectInfo: Array.isArray(answer.objectInfo) ? undefined : (answer.objectInfo as never),
+    objectInfo: isObject(answer.objectInfo) ? answer.objectInfo : undefined,
     ...(spec.custom && showDir ? { targetDir: path.join(showDir, "targets", spec.id) } : {}),
     fetch: async (route) => {
       const res = await fetch(address.replace(/\/+$/, "") + route, { signal: AbortSignal.timeout(10_000) });

@@ -1,6 +1,7 @@
 // What model family a .safetensors file holds, from its header alone (targets.md §4.4): the tensor names and
 // shapes, and the `__metadata__` strings, compared against known family signatures.
 import { open } from "node:fs/promises";
+import { isObject } from "../store/json-guards.ts";
 
 export interface TensorInfo {
   dtype: string;
@@ -35,23 +36,20 @@ export class HeaderError extends Error {
 }
 
 function splitHeader(json: unknown): SafetensorsHeader {
-  if (json === null || typeof json !== "object" || Array.isArray(json)) {
-    throw new HeaderError("the safetensors header is not a JSON object");
-  }
+  if (!isObject(json)) throw new HeaderError("the safetensors header is not a JSON object");
   const metadata: Record<string, string> = {};
   const tensors: Record<string, TensorInfo> = {};
-  for (const [k, v] of Object.entries(json as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(json)) {
     if (k === "__metadata__") {
       if (v && typeof v === "object") {
         for (const [mk, mv] of Object.entries(v)) if (typeof mv === "string") metadata[mk] = mv;
       }
       continue;
     }
-    if (v && typeof v === "object") {
-      const t = v as { dtype?: unknown; shape?: unknown };
+    if (isObject(v)) {
       tensors[k] = {
-        dtype: String(t.dtype ?? ""),
-        shape: Array.isArray(t.shape) ? t.shape.map(Number) : [],
+        dtype: String(v.dtype ?? ""),
+        shape: Array.isArray(v.shape) ? v.shape.map(Number) : [],
       };
     }
   }

@@ -3,21 +3,29 @@
 import { readFile as fsReadFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { folderFence, readShowText } from "../paths/guarded.ts";
-import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
+import { errorCode, errorMessage, isObject, objectOr, strings } from "../store/json-guards.ts";
 import type { ApiGraph, ApiNode } from "./graph.ts";
 import type { TargetSpec } from "./registry.ts";
 
+/** An API-format graph: node id → {class_type, inputs, _meta?}. */
+const API_GRAPH = z.record(
+  z.string(),
+  z.looseObject({
+    class_type: z.string(),
+    inputs: z.record(z.string(), z.unknown()),
+    _meta: z.looseObject({ title: z.string().optional() }).optional(),
+  }),
+);
+
 export type WorkflowSource = "explicit" | "env" | "comfy" | "saved" | "repo";
 
-/** The subset of a `GET /object_info` answer the converter reads (widget order for old canvas files). */
-export type ObjectInfo = Record<
-  string,
-  {
-    input?: Record<string, Record<string, unknown> | undefined>;
-    input_order?: Record<string, string[] | undefined>;
-  }
->;
+/**
+ * A `GET /object_info` answer: node class → its description. The converter reads only the widget order of old
+ * canvas files from it, checking each part where it reads it (the answer is large and mostly not needed).
+ */
+export type ObjectInfo = Record<string, unknown>;
 
 /** What a GET against the running ComfyUI answered (a `fetch` Response fits). */
 export interface FetchAnswer {
@@ -225,10 +233,8 @@ export function graphFrom(
     return { graph: canvasToApi(data, objectInfo), format: "canvas" };
   }
   if (isObject(data) && Object.keys(data).length > 0) {
-    const ok = Object.values(data).every(
-      (n) => isObject(n) && typeof n.class_type === "string" && isObject(n.inputs),
-    );
-    if (ok) return { graph: data as ApiGraph, format: "api" };
+    const parsed = API_GRAPH.safeParse(data);
+    if (parsed.success) return { graph: parsed.data, format: "api" };
   }
   throw new WorkflowError(
     "neither an API graph ({id: {class_type, inputs}}) nor a canvas workflow (nodes and links)",
@@ -455,11 +461,12 @@ function widgetNames(node: FlatNode, objectInfo?: ObjectInfo): string[] | null {
   const listed = node.inputs.filter((i) => i.widget).map((i) => i.name);
   if (listed.length) return listed;
   const info = objectInfo?.[node.type];
-  if (!info) return null;
+  if (!isObject(info)) return null;
   const names: string[] = [];
   for (const section of ["required", "optional"]) {
-    const specs = info.input?.[section] ?? {};
-    const order = info.input_order?.[section] ?? Object.keys(specs);
+    const specs = objectOr(objectOr(info.input)[section]);
+    const listedOrder = objectOr(info.input_order)[section];
+    const order = Array.isArray(listedOrder) ? strings(listedOrder) : Object.keys(specs);
     for (const name of order) {
       const spec = specs[name];
       const t = Array.isArray(spec) ? spec[0] : undefined;
@@ -480,11 +487,11 @@ function widgetNames(node: FlatNode, objectInfo?: ObjectInfo): string[] | null {
 export function canvasToApi(doc: Record<string, unknown>, objectInfo?: ObjectInfo): ApiGraph {
   const nodes = new Map<string, FlatNode>();
   const links = new Map<string, FlatLink>();
-  for (const raw of doc.nodes as unknown[]) {
+  for (const raw of Array.isArray(doc.nodes) ? doc.nodes : []) {
     const n = flatNode(raw);
     nodes.set(n.id, n);
   }
-  for (const raw of doc.links as unknown[]) {
+  for (const raw of Array.isArray(doc.links) ? doc.links : []) {
     const l = flatLink(raw);
     if (l) links.set(l.id, l);
   }
