@@ -1,4 +1,4 @@
-// Assembling a pass's cut into one mp4 [§5.3]: the plan (plan.ts), then only the clips that
+// Assembling a pass's cut into one mp4: the plan (plan.ts), then only the clips that
 // need it re-encoded into a temp folder, then one join that copies every picture stream and lays one sound
 // track, written under a temp name and renamed into `renders[_proxy]/<ep>[_proxy].mp4` with its `_shots.txt`.
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";

@@ -167,7 +167,7 @@ function soundWish(
   audioTakes: readonly TakeRecord[] | null,
 ): SoundWish {
   const a = entry.audio;
-  // The take's wav first when it has one (§5.8: its sound as a wav): reading it needs no look at the picture
+  // The take's wav first when it has one (`<stem>_h3.wav`): reading it needs no look at the picture
   // and has no AAC padding to cut; the mp4's own sound otherwise.
   const own = (t: TakeRecord, dir: string) => [
     ...(t.files.includes(`${t.stem}_h3.wav`) ? [path.join(dir, `${t.stem}_h3.wav`)] : []),

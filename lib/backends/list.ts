@@ -32,7 +32,7 @@ export interface BackendsAnswer {
 }
 
 export const DEFAULT_CLOUD = "https://cloud.comfy.org";
-/** Where `comfy-api-proxy` listens unless told otherwise (engines.md B.8). */
+/** Where `comfy-api-proxy`, the self-hosted Comfy API v2, listens unless told otherwise (engines B.8). */
 export const DEFAULT_PROXY = "http://127.0.0.1:8189";
 export const BUILTIN_WHERE = "this process (ffmpeg and sharp)";
 export const ROUTER_DOWN = "no hosted-model provider is configured";

@@ -1,4 +1,4 @@
-// The editor's check (script-format.md §5.2): load, parse and build the final pass in memory; write nothing.
+// The editor's check: load, parse and build the final pass in memory; write nothing (script format 5.2).
 import { buildEpisode } from "../compile/build.ts";
 import { BuildError } from "../compile/types.ts";
 import { ScriptError } from "../script/errors.ts";

@@ -35,7 +35,7 @@ export function createCompilePool(): CompilePool {
   };
 }
 
-/** The §5.2 check of `text` as the episode's `file`, the other file read from disk, on the compile thread. */
+/** The editor's check of `text` as the episode's `file`, the other file read from disk, on the compile thread. */
 export async function runCheck(
   services: Pick<Services, "home" | "compile">,
   ep: string,

@@ -1,4 +1,4 @@
-// The cut's edits (api-extras §1.10, §6 rules 5 and 6): replace a pass's list, pick a take, reset, copy.
+// The cut's edits: replace a pass's list, pick a take, reset, copy (api extras 1.10; 6, rules 5 and 6).
 // Each runs under the episode lock and answers the whole cut.json as stored.
 import type { Pass } from "../compile/types.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
@@ -21,14 +21,17 @@ import { latestUsable, listTakes, type TakeRecord, takeStatus, takeUsable } from
 export const CUT_WHAT = ["order", "trims", "audio", "all"] as const;
 export type CutWhat = (typeof CUT_WHAT)[number];
 
-// Ranges of the original's audio source fields (api-extras §1.22).
+// Ranges of the original's audio source fields.
 const AUDIO_RANGES: Record<string, [number, number]> = {
   gain: [0, 4],
   start: [0, 86400],
   offset: [-86400, 86400],
 };
 
-/** PUT /cut's per-entry checks (rule 5), then each entry made compact. Throws 400 naming the shot and field. */
+/**
+ * PUT /cut's per-entry checks (no duplicates, no unknown fields, whole-frame trims), then each entry made
+ * compact. Throws 400 naming the shot and field.
+ */
 export function checkCutEntries(entries: readonly unknown[], pass: Pass): CutEntry[] {
   const known = new Set<string>(ENTRY_FIELDS);
   const seen = new Set<string>();
@@ -89,7 +92,7 @@ function checkAudio(shot: string, audio: unknown): void {
 
 /**
  * The pass's frame rate: the series config's `series.fps`, else the pass's shot list `defaults.fps`, else 24
- * (api-extras §1.10). Trims count frames at this rate.
+ * (api extras 1.10). Trims count frames at this rate.
  */
 export async function passFps(ep: string, pass: Pass): Promise<number> {
   try {
@@ -164,7 +167,7 @@ export interface PickInput {
   force: boolean;
 }
 
-/** PUT /pick (rule 6): lock and usability are separate refusals; `force` lifts both. Writes the full order. */
+/** PUT /pick: lock and usability are separate refusals; `force` lifts both. Writes the full order. */
 export function pickTake(ep: string, input: PickInput, now: Date): Promise<CutFile> {
   const { pass, shot, take, force } = input;
   const from = input.fromPass ?? pass;
@@ -200,7 +203,7 @@ export function pickTake(ep: string, input: PickInput, now: Date): Promise<CutFi
 const wants = (what: CutWhat, part: "order" | "trims" | "audio") => what === "all" || what === part;
 
 /**
- * POST /cut/reset (§1.10): `order` puts the pass's script order back (orphans after, in their current order;
+ * POST /cut/reset: `order` puts the pass's script order back (orphans after, in their current order;
  * picks, locks, notes, `out` and `flag` kept); `trims` / `audio` clear those except on locked entries.
  */
 export function resetCut(ep: string, pass: Pass, what: CutWhat, now: Date): Promise<CutFile> {
@@ -226,7 +229,7 @@ export function resetCut(ep: string, pass: Pass, what: CutWhat, now: Date): Prom
 }
 
 /**
- * POST /cut/copy (§1.10): one pass's order, trims and/or audio onto the other. Picks, placeholder passes,
+ * POST /cut/copy: one pass's order, trims and/or audio onto the other. Picks, placeholder passes,
  * locks, notes and flags are never copied; locked target entries keep their trims, audio and `out`.
  */
 export function copyCut(ep: string, from: Pass, to: Pass, what: CutWhat, now: Date): Promise<CutFile> {

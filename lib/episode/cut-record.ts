@@ -1,4 +1,4 @@
-// The `cut.json` record [§5.6]: the file, each entry and an entry's audio source have one lenient schema
+// The `cut.json` record: the file, each entry and an entry's audio source have one lenient schema
 // (unknown fields kept in their order, a wrong-typed field read as null); cut.ts reads and writes the file.
 import { z } from "zod";
 import { type Lenient, recordKind } from "../store/record.ts";

@@ -1,4 +1,4 @@
-// Discarding a video take (api-extras §5.8, §6 rule 7): its files move to `renders[_proxy]/_trash/<shot>/`
+// Discarding a video take: its files move to `renders[_proxy]/_trash/<shot>/`
 // and every cut entry playing it, in either pass, loses its pick. Numbers are never given out again.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";

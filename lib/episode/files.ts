@@ -1,4 +1,4 @@
-// Which files of an episode folder are its script and its series config (script-format.md §1).
+// Which files of an episode folder are its script and its series config (script format 1).
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { findSeriesConfig, isFile } from "../paths/series-config.ts";

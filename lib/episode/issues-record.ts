@@ -1,4 +1,4 @@
-// The `_issues.json` record [§5.7]: the file and each stored note have one lenient schema (unknown fields kept
+// The `_issues.json` record: the file and each stored note have one lenient schema (unknown fields kept
 // in their order, a wrong-typed field read as null), and the file has one writer.
 import path from "node:path";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// Maps build errors and warnings to the line they are about (script-format.md §5.2 step 6, open point 21).
+// Maps build errors and warnings to the line they are about (script format 5.2 step 6, open point 21).
 import { BuildError } from "../compile/types.ts";
 import type { Story } from "../script/types.ts";
 import { jsonKeyLines, lineOfKey } from "./json-lines.ts";
@@ -99,7 +99,7 @@ export function locateBuildError(
   return { file: "script", line: null };
 }
 
-/** A warning (plain text) to its line by the §5.2 rules. */
+/** A warning (plain text) to its line: a shot's key line named by its words, a sequence's `#`, a config key. */
 export function locateMessage(
   message: string,
   index: ScriptIndex | null,

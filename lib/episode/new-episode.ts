@@ -75,7 +75,7 @@ interface PathField {
   set(v: string): void;
 }
 
-// The places a config names files (script-format §3): sheets, voice samples, plates and the audio track.
+// The places a config names files: sheets, voice samples, plates and the audio track (script format 3).
 function pathFields(obj: Obj): PathField[] {
   const out: PathField[] = [];
   const each = (block: unknown, keys: string[]) => {
@@ -135,7 +135,7 @@ function header(name: string, title: string | undefined): string {
   return title ? `= ${name}  ${title}` : `= ${name}`;
 }
 
-/** script-format §5.6: a header, one sequence on the config's first location, one 3-second shot of its first character. */
+/** A header, one sequence on the config's first location, one 3-second shot of its first character. */
 export function skeletonScript(name: string, title: string | undefined, config: Obj | null): string {
   let location = "";
   let character: { id: string; name: string } | null = null;

@@ -1,4 +1,4 @@
-// The `overrides.json` record [§5.5]: the file, a shot's block, a target's block and a pass's block each have
+// The `overrides.json` record: the file, a shot's block, a target's block and a pass's block each have
 // one lenient schema (unknown fields kept in their order, a wrong-typed field read as null); overrides-file.ts
 // reads and writes the file.
 import { z } from "zod";

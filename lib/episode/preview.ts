@@ -1,4 +1,4 @@
-// One shot compiled in memory from edited text (script-format.md §5.3): its target, size, length, prompt and pacing.
+// One shot compiled in memory from edited text: its target, size, length, prompt and pacing (script format 5.3).
 import { compileOneShot } from "../compile/build.ts";
 import { gridOf } from "../compile/length.ts";
 import { BuildError, type Pass } from "../compile/types.ts";

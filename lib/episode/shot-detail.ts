@@ -62,7 +62,7 @@ export interface EffectiveInput {
   /** The shot's override block for `target` (shared seed and note, and the pass block). */
   block: TargetOverride | undefined;
   pass: PassOverride | undefined;
-  /** The shot carries its own retarget: per-pass prompt overrides are ignored (rule 13). */
+  /** The shot carries its own retarget: per-pass prompt overrides are ignored. */
   retargeted: boolean;
   /** `<ep>/negative.txt`, trimmed; null when absent or empty. */
   negativeTxt: string | null;
@@ -89,7 +89,7 @@ function parseSize(v: unknown): { width: number; height: number } | null {
   return m ? { width: Number(m[1]), height: Number(m[2]) } : null;
 }
 
-/** The settings a render of the shot would use now, strongest layer winning (rules 10–12). */
+/** The settings, target and negative a render of the shot would use now, strongest layer winning. */
 export function effectiveSettings(i: EffectiveInput): Effective {
   const entry: Entry = i.current.entry;
   const d = i.current.defaults ?? {};

@@ -1,5 +1,5 @@
-// The reference files a shot's render reads (targets.md §3.8–3.9, script-format.md §4.9, §4.11): its slots,
-// which of them are missing, and the inspector's `refs_used` rows.
+// The reference files a shot's render reads (slot pictures, keyframes, voices): its slots, which of them are
+// missing, and the inspector's `refs_used` rows (targets 3.8–3.9; script format 4.9, 4.11).
 
 import { sheetPath } from "../compile/slots.ts";
 import type { Entry, ShotlistDoc } from "../compile/types.ts";

@@ -1,4 +1,4 @@
-// One authored file (script or series config) as the editor sees it (script-format.md §5.1) and its save (§5.4).
+// One authored file (script or series config) as the editor sees it, and its save (script format 5.1, 5.4).
 import { createHash } from "node:crypto";
 import path from "node:path";
 import type { Services } from "../context.ts";
@@ -47,7 +47,7 @@ export function normalizeText(text: string): string {
   return body.replace(/\r\n?/g, "\n");
 }
 
-/** The majority rule of §5.1: CRLF when `count("\r\n") × 2 > count("\n")`, so a mixed file becomes uniform. */
+/** The majority rule: CRLF when `count("\r\n") × 2 > count("\n")`, so a mixed file becomes uniform. */
 export function isCrlf(text: string): boolean {
   const crlf = text.split("\r\n").length - 1;
   const lf = text.split("\n").length - 1;
@@ -142,9 +142,9 @@ export interface SaveResult {
 }
 
 /**
- * §5.4: check `base_hash`, refuse a series config that is not JSON, keep the file's BOM and line endings, skip an
- * identical save, else history copy then atomic write. The hash check and the write share the episode lock,
- * so of two saves from the same base exactly one wins.
+ * Check `base_hash`, refuse a series config that is not JSON, keep the file's BOM and line endings, skip an
+ * identical save, else history copy then atomic write (script format 5.4). The hash check and the write share
+ * the episode lock, so of two saves from the same base exactly one wins.
  */
 export async function saveSourceFile(
   services: Pick<Services, "now">,

@@ -1,4 +1,4 @@
-// Why a take no longer matches what its shot's next render would make (contract "Staleness", §4.17):
+// Why a take no longer matches what its shot's next render would make (contract "Staleness"; script format 4.17):
 // script, ref, preset, target, chain, or unknown for a take from before sidecars.
 import { createHash } from "node:crypto";
 import { readdir, stat } from "node:fs/promises";

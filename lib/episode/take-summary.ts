@@ -1,4 +1,4 @@
-// One take as GET /studio/episode lists it (contract "Take summary", api-extras §1.18): read from the sidecar
+// One take as GET /studio/episode lists it (contract "Take summary"): read from the sidecar
 // and the file names of the take, with its upscale and post records; never opens the media itself.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
@@ -7,7 +7,7 @@ import { isObject, objectOr, positive, str } from "../store/json-guards.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";
 import { hasVideo, passFolder, safeShot, type TakeRecord, type TakeStatus, takeStatus } from "./takes.ts";
 
-/** Draft takes last this long (api-part1 rule 9). */
+/** Draft takes last 7 days; after that the final cannot be made from them (contract rendering rule 9). */
 export const DRAFT_LIFE_MS = 7 * 24 * 3600 * 1000;
 
 export interface TakeSummary {
@@ -134,7 +134,7 @@ export function takeSummary(t: TakeRecord, c: SummaryContext): TakeSummary {
 
 // ------------------------------------------------------------------------------------------- upscale, post
 
-/** Fresh while the source file still has the recorded size and mtime, else the recorded SHA-1 (rule 15). */
+/** Fresh while the source file still has the recorded size and mtime, else the recorded SHA-1 (api extras 6.15). */
 async function stampHolds(record: Record<string, unknown>, abs: string, probe: FileProbe): Promise<boolean> {
   const st = await probe.state(abs);
   if (!st.exists) return false;
@@ -179,7 +179,7 @@ const UPSCALE_FIELDS = [
   "save_notes",
 ] as const;
 
-/** The take's `.up.json` and `.post.json` summaries (api-extras §1.6, §1.9), or null when absent. */
+/** The take's `.up.json` and `.post.json` summaries (api extras 1.6, 1.9), or null when absent. */
 export async function takeExtras(
   ep: string,
   pass: Pass,

@@ -1,4 +1,4 @@
-// Takes on disk (api-extras §5.8): a shot's `renders[_proxy]/<shot>/` folder read into one record per take number.
+// Takes on disk: a shot's `renders[_proxy]/<shot>/` folder read into one record per take number.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import { StudioError } from "../errors.ts";
@@ -77,7 +77,7 @@ async function readSidecar(fence: Fence, file: string): Promise<Sidecar> {
   } catch (err) {
     if (!(err instanceof StudioError)) throw err;
   }
-  // An unparsable sidecar reads as a queued take, so it is never mistaken for a finished one [§1.18].
+  // An unparsable sidecar reads as a queued take, so it is never mistaken for a finished one.
   return UNREADABLE_SIDECAR;
 }
 

@@ -1,4 +1,5 @@
-// Which video target a shot's next render uses and why (contract rendering rule 11), and the episode default.
+// Which video target a shot's next render uses and why (request, shot override, script, episode override,
+// series config, machine default: contract rendering rule 11), and the episode default.
 import type { Sequence, Shot, Story } from "../script/types.ts";
 import type { Profile } from "../series/load.ts";
 import { episodeTarget, type OverridesFile } from "./overrides-file.ts";

@@ -1,4 +1,4 @@
-// The upscale record `<stem>.up.json` [§1.6]: one schema for every field the queuer and the saver write, read
+// The upscale record `<stem>.up.json`: one schema for every field the queuer and the saver write, read
 // leniently like the take sidecar (unknown fields kept in order, a wrong-typed field read as null).
 import { z } from "zod";
 import { type Lenient, recordKind } from "../store/record.ts";

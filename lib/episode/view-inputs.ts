@@ -27,7 +27,7 @@ export interface ViewInputs {
   story: Story | null;
   /** overrides.json as cached (shared: read only); `{}` when absent. */
   overrides: OverridesFile;
-  /** The pass's cut with the reading rules applied (§5.6). */
+  /** The pass's cut as read: duplicates dropped, missing script shots inserted, orphans kept in place. */
   cut: CutEntry[];
   /** Shots the pass's list in cut.json names (the others were inserted by the reading rules). */
   cutInFile: ReadonlySet<string>;

@@ -1,4 +1,5 @@
-// Resolves a path relative to an episode and enforces where it may lead (contract Conventions, api-extras §5.2, §5.4).
+// Resolves a path relative to an episode and enforces where it may lead: the episode, and above it only what
+// its series config opens (contract conventions; api extras 5.2, 5.4).
 import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";

@@ -1,4 +1,4 @@
-// The ComfyUI graph of one take (contract "Rendering" rule 13): the target's workflow patched with the take's
+// The ComfyUI graph of one take: the target's workflow patched with the take's
 // values, model files as the queue resolved them (sidecar `resolved`) and keyframes as absolute input paths.
 import type { EngineJob } from "../engines/types.ts";
 import { isObject, num } from "../store/json-guards.ts";
@@ -34,7 +34,8 @@ export function resolvedFiles(sidecar: Sidecar): Record<string, string> {
 
 /**
  * The patched API graph for `job` on `spec`, and what the patch had to say. `chosen` is the workflow resolved when
- * the take was queued (rule 2); a payload from before that carried none, and then the workflow is resolved here.
+ * the take was queued (once per target per request); a payload from before that carried none, and then the
+ * workflow is resolved here.
  */
 export async function takeGraph(
   spec: TargetSpec,
@@ -65,8 +66,8 @@ export async function takeGraph(
     prefix: job.stem,
     base: sidecar.base === true,
   };
-  // The accelerator fallback (rule 5): the base preset's other values (cfg, sampler, …) replace the target
-  // preset's; the take's own values above (request and overrides, rule 10) are kept.
+  // Accelerator files missing: the base preset's other values (cfg, sampler, …) replace the target
+  // preset's; the take's own values above (request and overrides, which outrank presets) are kept.
   if (sidecar.base === true && isObject(sidecar.base_values)) {
     for (const [k, v] of Object.entries(sidecar.base_values)) {
       if (k === "steps" || (values[k] !== undefined && values[k] !== null)) continue;

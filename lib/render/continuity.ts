@@ -1,4 +1,4 @@
-// Continuity chains (rules 7 and 8, api-extras §4.2): the shot before a continuing shot in the cut, the take the
+// Continuity chains (contract rendering rules 7 and 8): the shot before a continuing shot in the cut, the take the
 // cut plays there, and the first frame cut from that take's last frame (before queueing and again at job start).
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";

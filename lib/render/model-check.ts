@@ -1,7 +1,8 @@
-// Rendering rule 4 (model mismatch): before a take is reserved, each model file the shot will load is compared with
-// the family its param wants. The same file as the target's own: silent. Another name whose header says the same
-// family, whose header is unknown (not a readable safetensors file, or the models folder is not on this machine) or
-// which is not found: a note. A header (or, with no header, a name) of another family: a blocking check.
+// Model mismatch: before a take is reserved, each model file the shot will load is compared with the family
+// its param wants (contract rendering rule 4). The same file as the target's own: silent. Another name whose
+// header says the same family, whose header is unknown (not a readable safetensors file, or the models folder
+// is not on this machine) or which is not found: a note. A header (or, with no header, a name) of another
+// family: a blocking check.
 import path from "node:path";
 import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";

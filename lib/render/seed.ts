@@ -1,4 +1,4 @@
-// The seed a take renders with (script-format §4.17, targets.md §3.11): typed → override-pinned (unless a new
+// The seed a take renders with (script format 4.17, targets 3.11): typed → override-pinned (unless a new
 // seed is asked for) → the same seed (the parent take's when one is named, else the built one) → a new 53-bit
 // seed (`new`, or `auto` once the shot has a usable take) → the built seed.
 import { newSeed53 } from "../script/seeds.ts";

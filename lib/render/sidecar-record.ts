@@ -16,7 +16,7 @@ const takeAt = z.looseObject({
 });
 
 /**
- * Every field of a take sidecar (the original's complete list [§1.18], plus the fields the seeds and this
+ * Every field of a take sidecar (the original's complete list, plus the fields the seeds and this
  * service add: queue, backend, job, backend_prompt_id, draft, from_draft, prompt, error, base_values,
  * save_frames, unreadable). Fields written later (the saver, a sweep, pruning) are in the same list.
  */
@@ -91,7 +91,7 @@ export type Sidecar = Lenient<typeof SIDECAR_SHAPE>;
 
 export const sidecarKind = recordKind(SIDECAR_SHAPE);
 
-/** An unparsable sidecar reads as queued, so it is never taken for finished [§1.18]. */
+/** An unparsable sidecar reads as queued, so it is never taken for finished. */
 export const UNREADABLE_SIDECAR: Sidecar = { status: "queued", unreadable: true };
 
 /** The sidecar a parsed JSON value holds; an unreadable one when it is not an object. */

@@ -1,4 +1,4 @@
-// Take sidecars as the render path writes them (api-extras §1.18, §5.8): reserved by an exclusive create, then
+// Take sidecars as the render path writes them: reserved by an exclusive create, then
 // replaced atomically; every later change is a fresh read, a change and an atomic write under the episode lock.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
@@ -20,7 +20,7 @@ export interface TakeRef {
   take: number;
 }
 
-/** Backend error texts are cut to this many characters (api-extras §1.22). */
+/** Backend error texts are cut to this many characters, as the original does. */
 export const NOTE_CHARS = 800;
 
 const NO_FLOATS: ReadonlySet<string> = new Set();
@@ -107,7 +107,7 @@ export function noteText(reason: string): string {
   return one.length > NOTE_CHARS ? `${one.slice(0, NOTE_CHARS - 1)}…` : one;
 }
 
-/** The `studio.take` payload (api-extras §3.3): `thumb` is the episode-relative picture or null. */
+/** The `studio.take` event's payload: `thumb` is the episode-relative picture or null. */
 export function takeEvent(
   t: TakeRef,
   status: string,

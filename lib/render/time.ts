@@ -1,4 +1,4 @@
-// Timestamps as take sidecars record them (api-extras §1.18): ISO-8601 local time with its offset, whole seconds.
+// Timestamps as take sidecars record them: ISO-8601 local time with its offset, whole seconds.
 
 /** `2025-01-01T10:00:00+01:00` for `date` in the machine's time zone. */
 export function localIso(date: Date): string {

@@ -41,7 +41,7 @@ export async function applyPromote(
     if (checked.accepted.length === 0) return { promoted: [], left: leftAll, hashes, refs: noRefs };
 
     // Written in this order (script, series config, overrides.json, the refs' overrides), so a failure part way
-    // leaves overrides that still say what the files do not yet [§1.17].
+    // leaves overrides that still say what the files do not yet.
     const now = services.now();
     const state = checked.state;
     if (state.scriptText !== inputs.script.text) {

@@ -228,7 +228,7 @@ function episodeCandidates(inputs: Inputs, before: View, candidates: Candidate[]
         const e = o.episode;
         if (!isObject(e)) return;
         delete e[field];
-        // No editor targets left: the block goes back to the episode's plain name [§5.5].
+        // No editor targets left: the block goes back to the episode's plain name.
         if (Object.keys(e).every((k) => k === "id"))
           o.episode = typeof e.id === "string" ? e.id : before.story.episode;
       },

@@ -1,4 +1,4 @@
-// Promote [§5.5]: move what the authored files can say out of the overrides, verified by compiling the edited
+// Promote: move what the authored files can say out of the overrides, verified by compiling the edited
 // files in memory so every shot renders exactly as before. The plan: what would move, what stays and why, and
 // the diffs of the edited files; nothing is written.
 import type { Services } from "../../context.ts";

@@ -21,8 +21,9 @@ import { shotTarget } from "../target-choice.ts";
 import type { Inputs, PassRender, Setting, ShotRender, View } from "./types.ts";
 
 /**
- * What every shot renders with at the next render: target (the override, else the script's, else the episode's [§4.17]), then per pass the model, LoRAs and
- * steps with the overrides of that target layered over the built entry and the shot list defaults.
+ * What every shot renders with at the next render: target (the override, else the script's, else the
+ * episode's), then per pass the model, LoRAs and steps with the overrides of that target layered over the built
+ * entry and the shot list defaults.
  */
 export function renderView(
   seriesInput: unknown,
