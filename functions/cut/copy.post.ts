@@ -1,4 +1,4 @@
-// POST /studio/cut/copy: one pass's cut order, trims and/or audio onto the other pass (api-extras §1.10).
+// POST /studio/cut/copy: one pass's cut order, trims and/or audio onto the other pass (api extras 1.10).
 import { z } from "zod";
 import { CUT_WHAT, copyCut } from "../../lib/episode/cut-edit.ts";
 import { badRequest } from "../../lib/errors.ts";

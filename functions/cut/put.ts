@@ -1,4 +1,4 @@
-// PUT /studio/cut: replace one pass's cut list (rule 5: normalised, duplicates and unknown fields refused).
+// PUT /studio/cut: replace one pass's cut list (normalised, duplicates and unknown fields refused).
 import { z } from "zod";
 import { replaceCut } from "../../lib/episode/cut-edit.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";

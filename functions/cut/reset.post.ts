@@ -1,4 +1,4 @@
-// POST /studio/cut/reset: put a pass's script order back and/or clear trims or audio (api-extras §1.10).
+// POST /studio/cut/reset: put a pass's script order back and/or clear trims or audio (api extras 1.10).
 import { z } from "zod";
 import { CUT_WHAT, resetCut } from "../../lib/episode/cut-edit.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";

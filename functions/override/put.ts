@@ -1,4 +1,5 @@
-// PUT /studio/override: change a shot's render overrides (rules 8 and 9); only the fields sent change.
+// PUT /studio/override: change a shot's render overrides; only the fields sent change (`""` and null differ
+// per field; retarget clearing is asymmetric).
 import { z } from "zod";
 import { checkOverrideFields, putOverride } from "../../lib/episode/override-edit.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";

@@ -1,4 +1,4 @@
-// PUT /studio/pick: set the take a pass's cut plays for a shot (rule 6: lock and usability refusals, force).
+// PUT /studio/pick: set the take a pass's cut plays for a shot (lock and usability are separate refusals; force lifts both).
 import { z } from "zod";
 import { pickTake } from "../../lib/episode/cut-edit.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";

@@ -1,4 +1,4 @@
-// PUT /studio/source: save the script or series config (§5.4), check the new text, rebuild unless asked not to.
+// PUT /studio/source: save the script or series config, check the new text, rebuild unless asked not to.
 import { z } from "zod";
 import { runCheck } from "../../lib/episode/compile-pool.ts";
 import { rebuildEpisode, saveSourceFile } from "../../lib/episode/source-file.ts";
