@@ -3,7 +3,7 @@
 
 import { parsePyFloat } from "../script/rounding.ts";
 import type { SeriesInfo } from "../script/types.ts";
-import { hasText, isObject } from "../store/json-guards.ts";
+import { hasText, isObject, oneOf } from "../store/json-guards.ts";
 import { JsonSyntaxError, SeriesError } from "./errors.ts";
 import type { Location, SeriesConfig, Subject, SubjectKind } from "./types.ts";
 
@@ -32,20 +32,21 @@ export function loadSeries(input: unknown): SeriesConfig {
   const raw = typeof input === "string" ? parseSeriesJson(input) : input;
   if (!isObject(raw)) throw new SeriesError("series.json must be a JSON object", null);
   const declared = entries(raw.subjects);
-  const locations = entries(raw.locations) as Record<string, Location>;
+  const declaredLocations = entries(raw.locations);
   if (Object.keys(declared).length === 0)
     throw new SeriesError("series.json has no `subjects` block", "subjects");
   checkKinds(declared);
-  const { subjects, variants } = resolveVariants(declared);
-  checkRequired(raw, subjects, locations);
+  const resolved = resolveVariants(declared);
+  const { series, look, subjects, locations } = checkRequired(raw, resolved.subjects, declaredLocations);
+  const { variants } = resolved;
   checkGroups(subjects);
   checkAngles(locations);
   checkContinuous(raw.continuous);
   return {
     raw,
-    series: raw.series as Obj,
+    series,
     proxy: isObject(raw.proxy) ? raw.proxy : undefined,
-    look: (raw.style as Obj).look as string,
+    look,
     subjects,
     locations,
     characters: Object.keys(subjects).filter((id) => subjects[id].kind === "character"),
@@ -193,13 +194,14 @@ function entries(block: unknown): Record<string, Obj> {
   return out;
 }
 
+// The kinds were checked first: an entry names one of them or none.
 function kindOf(s: Obj): SubjectKind {
-  return (s.kind ?? "character") as SubjectKind;
+  return oneOf(KINDS, s.kind) ? s.kind : "character";
 }
 
 function checkKinds(subjects: Record<string, Obj>): void {
   for (const [id, s] of Object.entries(subjects)) {
-    if (s.kind !== undefined && !KINDS.includes(s.kind as SubjectKind)) {
+    if (s.kind !== undefined && !oneOf(KINDS, s.kind)) {
       throw new SeriesError(
         `subject ${id}: kind ${JSON.stringify(s.kind)} is not one of ${KINDS.join(", ")}`,
         `subjects.${id}`,
@@ -210,14 +212,14 @@ function checkKinds(subjects: Record<string, Obj>): void {
 
 /** Materialise every variant into a complete entry (§3.5.3); returns the resolved subjects and variant → base. */
 function resolveVariants(declared: Record<string, Obj>): {
-  subjects: Record<string, Subject>;
+  subjects: Record<string, Obj>;
   variants: Record<string, string>;
 } {
-  const subjects: Record<string, Subject> = {};
+  const subjects: Record<string, Obj> = {};
   const variants: Record<string, string> = {};
   for (const [id, s] of Object.entries(declared)) {
     if (s.of === undefined || s.of === null) {
-      subjects[id] = { ...s, kind: kindOf(s) } as Subject;
+      subjects[id] = { ...s, kind: kindOf(s) };
       continue;
     }
     const key = `subjects.${id}`;
@@ -244,7 +246,7 @@ function resolveVariants(declared: Record<string, Obj>): {
     const { sheet: baseSheet, ...inherited } = baseEntry;
     const resolved: Obj = { ...inherited, ...s, kind, of: base };
     resolved.sheet = hasText(s.sheet) ? s.sheet : derivedSheet(id, base, baseSheet);
-    subjects[id] = resolved as Subject;
+    subjects[id] = resolved;
     variants[id] = base;
   }
   return { subjects, variants };
@@ -269,12 +271,14 @@ function derivedSheet(id: string, base: string, baseSheet: unknown): string {
   return sheet.slice(0, cut) + name.slice(0, at) + id + name.slice(at + base.length);
 }
 
+/** The blocks every build needs, checked; answers them typed. */
 function checkRequired(
   raw: Obj,
-  subjects: Record<string, Subject>,
-  locations: Record<string, Location>,
-): void {
-  if (!isObject(raw.series))
+  declaredSubjects: Record<string, Obj>,
+  declaredLocations: Record<string, Obj>,
+): { series: Obj; look: string; subjects: Record<string, Subject>; locations: Record<string, Location> } {
+  const series = raw.series;
+  if (!isObject(series))
     throw new SeriesError("series.json needs a `series` object (id, title, …)", "series");
   const style = raw.style;
   if (!isObject(style) || !hasText(style.look)) {
@@ -283,7 +287,8 @@ function checkRequired(
       "style.look",
     );
   }
-  for (const [id, s] of Object.entries(subjects)) {
+  const subjects: Record<string, Subject> = {};
+  for (const [id, s] of Object.entries(declaredSubjects)) {
     const key = `subjects.${id}`;
     if (!hasText(s.name)) throw new SeriesError(`subject ${id} needs a non-empty \`name\``, key);
     if (!hasText(s.design) && !hasText(s.voice)) {
@@ -292,19 +297,23 @@ function checkRequired(
         key,
       );
     }
+    subjects[id] = { ...s, kind: kindOf(s), name: s.name };
   }
-  for (const [id, loc] of Object.entries(locations)) {
+  const locations: Record<string, Location> = {};
+  for (const [id, loc] of Object.entries(declaredLocations)) {
     if (!hasText(loc.description)) {
       throw new SeriesError(`location ${id} needs a non-empty \`description\``, `locations.${id}`);
     }
+    locations[id] = { ...loc, description: loc.description };
   }
+  return { series, look: style.look, subjects, locations };
 }
 
 function checkGroups(subjects: Record<string, Subject>): void {
   for (const [id, s] of Object.entries(subjects)) {
     if (s.members === undefined) continue;
     const key = `subjects.${id}`;
-    const n = s.members as unknown;
+    const n: unknown = s.members;
     if (typeof n !== "number" || !Number.isInteger(n) || n < 2 || n > 12) {
       throw new SeriesError(`subject ${id}: \`members\` must be a whole number from 2 to 12`, key);
     }
