@@ -1,4 +1,4 @@
-// Audio policy, retention and reference slots (script-format.md §4.9, §4.10; tests 6.12, 6.32–6.36).
+// Audio policy, retention and reference slots (script format 4.9, 4.10; test cases 6.12, 6.32–6.36).
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BuildResult } from "../lib/compile/build.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";

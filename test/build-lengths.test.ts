@@ -1,4 +1,4 @@
-// Shot lengths (script-format.md §4.6, §4.12, §4.13; tests 6.15–6.22, 6.24) through the whole build.
+// Shot lengths through the whole build (script format 4.6, 4.12, 4.13; test cases 6.15–6.22, 6.24).
 import { beforeAll, describe, expect, it } from "vitest";
 import { BuildError, paceReport } from "../lib/compile/build.ts";
 import { parseScript } from "../lib/script/index.ts";

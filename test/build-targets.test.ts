@@ -1,4 +1,4 @@
-// Target choice, settings layering, pass sizes and the build outputs (script-format.md §4.1, §4.3–4.7, §4.14, §5.3).
+// Target choice, settings layering, pass sizes and the build outputs (script format 4.1, 4.3–4.7, 4.14, 5.3).
 
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -525,7 +525,7 @@ ADA: It rained all night and nobody saw it but me.
     expect(one.warnings.every((w) => /\bsh020\b/.test(w))).toBe(true);
   });
 
-  it("previews another target on its own grid and size (§5.3)", () => {
+  it("previews another target on its own grid and size", () => {
     const { series, story } = prepare(text);
     const opts = { defaultTarget: "minimax_h3_ref2va", targets };
     const h3 = compileOneShot(story, series, "sh010", "proxy", opts);

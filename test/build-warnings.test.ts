@@ -1,4 +1,4 @@
-// Story warnings (script-format.md §4.16; tests 6.37, 6.38) and the series-config recipe checks (§3.12, §3.13).
+// Story warnings and the series-config recipe checks (script format 4.16, 3.12, 3.13; test cases 6.37, 6.38).
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BuildResult } from "../lib/compile/build.ts";
 import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";

@@ -209,7 +209,7 @@ describe("comfy double: a run", () => {
     expect((await call(d, "GET", "/view?filename=x.mp4&subfolder=../../etc")).status).toBe(403);
   });
 
-  it("H3 savers shape outputs per targets.md 3.13 and a rerun is fully cached", async () => {
+  it("H3 savers shape outputs like the project's node pack (targets 3.13) and a rerun is fully cached", async () => {
     const d = await start();
     const c = connect(d, "h3");
     await c.opened;

@@ -14,7 +14,7 @@ const history = async (ep: string) =>
   );
 
 describe("PUT /studio/cut", () => {
-  it("stores entries compactly and answers the whole file (rule 5)", async () => {
+  it("stores entries compactly and answers the whole file", async () => {
     const ep = await s.episode(SCRIPT);
     const res = await s.call("PUT", "/cut", {
       ep,
@@ -215,7 +215,7 @@ describe("PUT /studio/pick", () => {
     expect(front.body.cut.final).toEqual([{ shot: "sh010" }, { shot: "sh020", take: 1 }, { shot: "sh030" }]);
   });
 
-  it("refuses a locked entry (409 locked: true) and an unusable take (409), and force lifts both (rule 6)", async () => {
+  it("refuses a locked entry (409 locked: true) and an unusable take (409), and force lifts both", async () => {
     const ep = await s.episode(SCRIPT);
     await s.take(ep, "proxy", "sh020", 1);
     await s.take(ep, "proxy", "sh020", 4, { status: "failed" });

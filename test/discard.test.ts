@@ -13,7 +13,7 @@ beforeEach(() => {
 const ls = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).sort();
 
 describe("POST /studio/discard", () => {
-  it("moves the sidecar, every file sharing the stem and the files it names; picks drop in both passes (rule 7)", async () => {
+  it("moves the sidecar, every file sharing the stem and the files it names; picks drop in both passes, numbers are not reused", async () => {
     const ep = await s.episode(SCRIPT);
     const dir = path.join(ep, "renders_proxy", "sh020");
     await s.take(ep, "proxy", "sh020", 2);

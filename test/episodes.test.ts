@@ -169,7 +169,7 @@ describe("finder helpers", () => {
     expect(isSkippedFolder("ep01")).toBe(false);
   });
 
-  it("finds the script by the §1 rule", async () => {
+  it("finds the script: <folder>.md, else the single other .md that is not refs_todo, readme or notes", async () => {
     expect(await findScript(path.join(show, "ep01"))).toBe(path.join(show, "ep01", "ep01.md"));
     expect(await findScript(path.join(show, "ep02"))).toBe(path.join(show, "ep02", "script.md"));
     expect(await findScript(path.join(show, "ep03"))).toBe(path.join(show, "ep03", "draft.md"));

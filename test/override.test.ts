@@ -1,4 +1,5 @@
-// PUT/DELETE /studio/override and PUT /studio/episode-target on built episodes (rules 8 and 9, api-extras §5.5).
+// PUT/DELETE /studio/override and PUT /studio/episode-target on built episodes: "" vs null per field,
+// asymmetric retarget clearing, and overrides.json as written (api extras 5.5; 6, rules 8 and 9).
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -84,7 +85,7 @@ describe("PUT /studio/override", () => {
     expect(await overrides(ep)).toEqual({ episode: "e01" });
   });
 
-  it('"" is an explicit empty negative, while "" note and model clear (rule 8)', async () => {
+  it('"" is an explicit empty negative, while "" note and model clear', async () => {
     const ep = await s.episode(SCRIPT);
     await put(ep, "sh020", { note: "check the hands", model: "m.safetensors", negative: "blur" });
     const res = await put(ep, "sh020", { negative: "", note: "", model: "" });
@@ -180,7 +181,7 @@ describe("PUT /studio/override", () => {
     expect(fresh.body.stale).toBe(false);
   });
 
-  it("retargets: pass fields go under the new target; the built target clears the retarget (rule 9)", async () => {
+  it("retargets: pass fields go under the new target; the built target clears the retarget", async () => {
     const ep = await s.episode(SCRIPT);
     const res = await put(ep, "sh010", { target: "ltx2", prompt: "Ada waits." });
     expect(res.status).toBe(200);

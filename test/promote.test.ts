@@ -1,5 +1,5 @@
-// GET and POST /studio/promote, handlers called as the runtime calls them: the mapping of §5.5 / api-extras §1.17,
-// verification, 6.44.
+// GET and POST /studio/promote, handlers called as the runtime calls them: which overrides move into the
+// authored files, verification by compiling in memory, and test case 6.44 (script format 5.5; api extras 1.17).
 import { createHash } from "node:crypto";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";

@@ -1,5 +1,6 @@
 // ComfyUI renders for real, in process: POST /studio/render on an ltx2 series, the job store, a WorkerPool and the
-// local engine against the ComfyUI double (settings' local_url); model files checked at queue time (rules 4, 5).
+// local engine against the ComfyUI double (settings' local_url); model files checked at queue time
+// (mismatch and missing files).
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
@@ -211,7 +212,7 @@ describe("rendering on the local ComfyUI", () => {
     expect(sc.notes.join("\n")).toMatch(/duration_head: .* is not installed, so .* is off/);
   });
 
-  describe("model mismatch (rule 4)", () => {
+  describe("model mismatch: same family renders with a note, another family is skipped", () => {
     // A distilled ltx2.5 transformer by name (it resolves by pattern) whose header is flux2-klein-9b's.
     const ODD = "ltx-2.5-22b-distilled-fp8.safetensors";
     const oddModels = () => {
@@ -358,7 +359,7 @@ async function renderAll(ids: string[]): Promise<void> {
   }
 }
 
-describe("the workflow each target renders with (rule 2)", () => {
+describe("the workflow each target renders with, resolved once per target per request", () => {
   const envName = "H3_LTX2_WORKFLOW";
   afterEach(() => {
     delete s.env.services.env[envName];
@@ -459,7 +460,7 @@ describe("a show's own ComfyUI target", () => {
     expect(sc.resolved.loras).toMatchObject({ want: lora, using: null, how: "missing", tier: "accelerator" });
     expect(sc.notes.join("\n")).toContain(`accelerator ${lora} (loras) is not installed`);
     expect(double.prompts.length).toBe(1);
-    // Rule 5 with rule 10: the base preset's values replace the target preset's (steps 8 → 20, cfg → 3.5).
+    // Accelerator missing, so the base preset's values replace the target preset's (steps 8 → 20, cfg → 3.5).
     expect(sc.steps).toBe(20);
     const sent = Object.values(
       (double.prompts[0] as Any).body?.prompt ?? (double.prompts[0] as Any).prompt ?? {},

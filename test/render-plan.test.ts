@@ -186,7 +186,7 @@ describe("POST /studio/render: the answer, takes and jobs", () => {
   });
 });
 
-describe("redo (rule 3)", () => {
+describe("redo: false skips queued and usable takes, not takes on an old target", () => {
   it("skips queued and usable takes on the shot's target, not takes on an old target", async () => {
     const ep = await s.episode(SCRIPT);
     await s.take(ep, "proxy", "sh010", 3, { status: "queued", sidecar: { target: "animatic" } });
@@ -206,7 +206,7 @@ describe("redo (rule 3)", () => {
   });
 });
 
-describe("seeds (rule 1, §4.17)", () => {
+describe("seeds: a typed digit string, then the override pin, same or new, else the built seed", () => {
   it("takes a typed seed as trimmed digits or a safe number, refusing anything else with a 400", async () => {
     const ep = await s.episode(SCRIPT);
     const typed = await render({ ep, shots: ["sh010"], seed: " 42 " });
@@ -448,7 +448,7 @@ describe("paid backends", () => {
   });
 });
 
-describe("continuity chains (rules 7 and 8)", () => {
+describe("continuity chains: first frames cut at job start, latent chains queued in cut order", () => {
   const CHAIN = [
     "= e01  T",
     "# sq01 kitchen",

@@ -1,4 +1,5 @@
-// Pacing, rounding, seeds, sizes and canonical-JSON hashing: script-format.md §6.16, 6.20, 6.23–6.26, §2.10, §4.17.
+// Pacing, rounding, seeds, sizes and canonical-JSON hashing (script format 2.10, 4.17; test cases 6.16,
+// 6.20, 6.23–6.26).
 import { describe, expect, it } from "vitest";
 import {
   canonicalJson,
@@ -72,7 +73,7 @@ describe("pacing measures", () => {
     expect(speechSeconds([line("ada", "Still raining?")], "normal")).toBeCloseTo(3 / 4.4 + 0.65, 12);
   });
 
-  // §6.24: dialogue, dur (frames held on the H3 grid), pace → forced rate, verdict, fits.
+  // Test case 6.24: dialogue, dur (frames held on the H3 grid), pace → forced rate, verdict, fits.
   const seven = [line("riley", "Shoes off in the house, Mama.")];
   it.each([
     ["gold", gold, 73, "normal", 3.76, "ok", 3.04],
@@ -298,7 +299,7 @@ describe("canonical JSON and hashes", () => {
   });
 });
 
-describe("§2.10 sizes", () => {
+describe("shot sizes: aliases, families and tightness", () => {
   it("canonicalises case, spaces and hyphens", () => {
     expect(canonicalSize("MCU")).toBe("mcu");
     expect(canonicalSize("medium close-up")).toBe("mcu");

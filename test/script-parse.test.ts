@@ -1,4 +1,5 @@
-// Parser tests: script-format.md §6.1–6.14, the added warnings, derived rules and the shots.json round trip.
+// Parser tests: the script format's test cases 6.1–6.14, the added warnings, derived rules and the shots.json
+// round trip.
 import { describe, expect, it } from "vitest";
 import { ScriptError } from "../lib/script/errors.ts";
 import { parseScript, splitParenthetical } from "../lib/script/parse.ts";
@@ -69,7 +70,7 @@ describe("6.1 headers, cast order, parentheticals, prose fall-through", () => {
     "Camera: pushes in",
   ];
 
-  it("builds the expected IR, keys in the §4.2 order", () => {
+  it("builds the expected IR, keys in the order shots.json writes them", () => {
     const { story } = parse(script);
     expect(story).toStrictEqual({
       episode: "ep07",
@@ -153,7 +154,7 @@ describe("6.1 headers, cast order, parentheticals, prose fall-through", () => {
   });
 });
 
-describe("parsing errors of §6", () => {
+describe("parsing errors: the first one stops the parse, attributed to its line", () => {
   it("6.2 duplicate shot id across sequences", () => {
     const e = expectError(
       ["= e01  T", "# sq01 kitchen", "## sh010", "Ada waits.", "# sq02 street", "## sh010", "Bo waits."],
@@ -520,7 +521,7 @@ describe("6.14 keyframe lines", () => {
 });
 
 describe("other key lines", () => {
-  it("stores every shot value in the §4.2 order", () => {
+  it("stores every shot value in the order shots.json writes them", () => {
     const { story } = parse(
       inShot(
         "camera: pushes in slowly",
@@ -651,7 +652,7 @@ describe("other key lines", () => {
       "unparsed",
       "shots",
     ]);
-    // Nothing but the §2.9 values inherits.
+    // Nothing but the sequence-level values (plate, model, lora, steps, ...) inherits.
     expect(seq.shots[0].plate).toBe("kitchen");
     expect(seq.shots[0].camera).toBeNull();
     expect(warnings.map((w) => w.line)).toEqual([12, 13]);

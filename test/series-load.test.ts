@@ -1,4 +1,4 @@
-// series.json loading: script-format.md §3.1–3.11 and test cases 6.39–6.41.
+// series.json loading (script format 3.1–3.11; test cases 6.39–6.41).
 import { describe, expect, it } from "vitest";
 import { JsonSyntaxError, SeriesError } from "../lib/series/errors.ts";
 import { loadSeries, parseLoras, seriesInfo, validateProfiles } from "../lib/series/load.ts";
@@ -313,7 +313,7 @@ describe("seriesInfo", () => {
 });
 
 describe("parseLoras", () => {
-  it("reads the §3.8 grammar", () => {
+  it("reads LoRAs as a name, a name:strength string, or a list of those and {name, strength} objects", () => {
     expect(parseLoras("turbo.safetensors")).toStrictEqual([{ name: "turbo.safetensors", strength: 1 }]);
     expect(
       parseLoras([

@@ -1,5 +1,5 @@
-// GET and PUT /studio/source called as the runtime calls them: reading (§5.1), saving (§5.4), 6.42 and rule 17
-// of api-extras §6.
+// GET and PUT /studio/source called as the runtime calls them: reading, and saving with its conflicts, no-ops
+// and file style kept (script format 5.1, 5.4, test case 6.42; api extras 6, rule 17).
 import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";

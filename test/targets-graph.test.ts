@@ -1,5 +1,5 @@
-// Patching the shipped ComfyUI graphs for a job (targets.md §3.12), workflow resolution (§6.1) and canvas → API
-// conversion (§6.3).
+// Patching the shipped ComfyUI graphs for a job, workflow resolution (first candidate that loads wins) and
+// canvas → API conversion (targets 3.12, 6.1, 6.3).
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

@@ -1,4 +1,4 @@
-// Model files at queue time (targets.md §4): resolving a wanted file, header identification, the accelerator
+// Model files at queue time (targets 4): resolving a wanted file, header identification, the accelerator
 // fallback to `base`, and readiness.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";

@@ -1,4 +1,4 @@
-// Prompt writers for image and audio targets: targets.md §3.5.6 keyframe, §3.5.8 edit references, §3.5.9 voice.
+// Prompt writers for image and audio targets: keyframe, edit references, voice (targets 3.5.6, 3.5.8, 3.5.9).
 import { describe, expect, it } from "vitest";
 import { parseScript } from "../lib/script/parse.ts";
 import type { Sequence, Shot } from "../lib/script/types.ts";
@@ -27,7 +27,7 @@ const HEAD =
   "A flat 2D cartoon, framed as a medium shot. " +
   "Ada is a tall woman in a green raincoat. Bo is a stocky bearded man.";
 
-describe("keyframe prompt (§3.5.6)", () => {
+describe("keyframe prompt", () => {
   it("first frame: the action's first sentence just beginning, the rest as context, speakers about to speak", () => {
     expect(keyframePrompt({ ...TWO, series, which: "first" })).toBe(
       `${HEAD} The moment shown is the very start of the action, just beginning: Ada fills the kettle. ` +
@@ -97,7 +97,7 @@ describe("keyframe prompt (§3.5.6)", () => {
   });
 });
 
-describe("edit reference introduction (§3.5.8)", () => {
+describe("edit reference introduction", () => {
   it("one reference is 'the image'", () => {
     expect(editIntroduction([{ role: "character", name: "Ada" }], "image")).toBe(
       "Draw Ada exactly as in the image: the same face, body, clothes and colours, posed for this shot.",
@@ -131,7 +131,7 @@ describe("edit reference introduction (§3.5.8)", () => {
   });
 });
 
-describe("voice prompt (§3.5.9)", () => {
+describe("voice prompt", () => {
   it("names the speaker with the design's first sentence, the voice, the seconds and the line", () => {
     expect(
       voicePrompt({

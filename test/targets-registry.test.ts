@@ -1,4 +1,4 @@
-// The target registry (targets.md §0.1, §1) and the grid arithmetic every compile uses (§1.2, script-format §4.4).
+// The target registry and the grid arithmetic every compile uses (targets 0.1, 1, 1.2; script format 4.4).
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -51,7 +51,7 @@ describe("shipped video targets", () => {
     expect(h3.presets.proxy).not.toHaveProperty("_model");
   });
 
-  it("carries the catalogue values of script-format.md §4.4", async () => {
+  it("carries the frame grids, fps and presets of the target catalogue", async () => {
     const grid = async (id: string) => (await getTarget(id))!.template.frames;
     expect(await grid("minimax_h3_ref2va")).toEqual({ step: 17, base: 5, max: 3592 });
     expect(await grid("minimax_h3_fl2va")).toEqual({ step: 17, base: 5, max: 3592 });
@@ -239,7 +239,7 @@ describe("size fit", () => {
   const ltx = { size_multiple: 64, max_size: { long_side: 1536, pixels: 1048576 } };
   const wan14 = { size_multiple: 16, max_size: { long_side: 1280, pixels: 921600 } };
 
-  it("snaps like the reference (§4.4 examples)", () => {
+  it("snaps sizes to the grid like the reference", () => {
     expect(fitSize(480, 272, ltx)).toEqual({ width: 448, height: 256, changed: true });
     expect(fitSize(1920, 1080, ltx)).toEqual({ width: 1344, height: 768, changed: true });
     expect(fitSize(960, 544, ltx)).toEqual({ width: 960, height: 512, changed: true });

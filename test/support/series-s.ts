@@ -1,4 +1,4 @@
-// The series config "S" of script-format.md §6, shared by the parser, loader and compiler tests.
+// The series config "S" of the script format's test cases, shared by the parser, loader and compiler tests.
 
 /** A fresh deep copy each call, so a test may mutate it freely. */
 // biome-ignore lint/suspicious/noExplicitAny: tests reshape the config freely (add, delete, retype keys).

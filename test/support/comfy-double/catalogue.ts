@@ -1,5 +1,5 @@
 // The node catalogue behind /object_info and validation: the core classes the ltx2, flux2_klein,
-// flux2_klein_edit and ltx2_voice graphs use (targets.md §2.2–2.4), the project's H3 savers, common save/preview
+// flux2_klein_edit and ltx2_voice graphs use (targets 2.2–2.4), the project's H3 savers, common save/preview
 // nodes, and loader combos filled from the configured model lists. Both combo encodings occur: legacy classes
 // carry the option list as the type, v3 classes use "COMBO" + `options`.
 import type { Profile } from "./types.ts";
@@ -795,7 +795,7 @@ export const NODE_DEFS: Record<string, NodeDef> = {
     outputNode: true,
     behaviour: "vhs_combine",
   },
-  // --- the project's node pack (targets.md Appendix A) ---
+  // --- the project's node pack (targets, appendix A) ---
   H3SaveShot: {
     category: "h3pipe",
     module: H3,
@@ -832,7 +832,7 @@ export const NODE_DEFS: Record<string, NodeDef> = {
     outputNode: true,
     behaviour: "h3_ref_audio",
   },
-  // --- a stand-in custom node whose UI output uses a key core never emits (engines.md A.8) ---
+  // --- a stand-in custom node whose UI output uses a key core never emits (engines A.8) ---
   ComfyDoubleVideos: {
     category: "_double",
     module: "custom_nodes.comfy_double",
@@ -869,7 +869,7 @@ export const MODEL_FOLDERS = [
   "latent_upscale_models",
 ];
 
-/** The files the ltx2, flux2_klein, flux2_klein_edit and ltx2_voice targets want (targets.md §2.5). */
+/** The files the ltx2, flux2_klein, flux2_klein_edit and ltx2_voice targets want (targets 2.5). */
 export const DEFAULT_MODELS: Record<string, string[]> = {
   diffusion_models: [
     "ltx-2.5-22b-distilled-transformer-comfy-int8-convrot.safetensors",

@@ -1,4 +1,4 @@
-// Runs queued prompts one at a time with ComfyUI's message sequences (engines.md A.13): execution_start,
+// Runs queued prompts one at a time with ComfyUI's message sequences (engines A.13): execution_start,
 // execution_cached, per node progress_state → executing → progress… → executed → progress_state, then
 // execution_success, the history write, status, and finally executing{node:null}. Cached nodes replay their
 // outputs; interrupts land at node boundaries and progress ticks; injected runtime faults end the run with

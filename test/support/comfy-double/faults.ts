@@ -1,4 +1,4 @@
-// Armed faults (engines.md §D "Failure injection"): each is consumed when it fires, `times` over.
+// Armed faults (engines D, "Failure injection"): each is consumed when it fires, `times` over.
 import type { Fault, Graph, NodeTarget, WsEvent } from "./types.ts";
 
 type Armed = Fault & { left: number };

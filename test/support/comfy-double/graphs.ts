@@ -1,5 +1,5 @@
-// API-format graphs shaped like the ltx2, flux2_klein, flux2_klein_edit and ltx2_voice targets (targets.md
-// §2.2–2.4) after patching, with either the core savers or the project's H3 savers, for tests of the double
+// API-format graphs shaped like the ltx2, flux2_klein, flux2_klein_edit and ltx2_voice targets (targets
+// 2.2–2.4) after patching, with either the core savers or the project's H3 savers, for tests of the double
 // and of clients.
 import type { Graph } from "./types.ts";
 

@@ -1,4 +1,4 @@
-// HTTP routes of the double and the WebSocket upgrade (engines.md A.1–A.12, A.14, A.15): every route at `/x` and
+// HTTP routes of the double and the WebSocket upgrade (engines A.1–A.12, A.14, A.15): every route at `/x` and
 // `/api/x`, jobs only under `/api/jobs` on the new profile, `/internal/*` unaliased, the origin guard, 413 on
 // oversize bodies, 500 on unparseable JSON, empty-body 200s, and 404/405 like aiohttp.
 import { randomUUID } from "node:crypto";

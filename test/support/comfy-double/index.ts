@@ -1,4 +1,5 @@
-// A ComfyUI test double speaking the native protocol (HTTP + WS on one loopback port), per engines.md §D.
+// A ComfyUI test double speaking the native protocol (HTTP + WS on one loopback port), as a faithful
+// double must (engines D).
 // Start it with startComfyDouble(); drive faults with inject(), restart(), dropSockets(), setRefusing().
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
@@ -48,7 +49,7 @@ export interface ComfyDouble {
   requests: ReceivedRequest[];
   /** Every WS event the server emitted, with its addressee (null = broadcast). */
   events: SentFrame[];
-  /** Arm a fault (engines.md §D failure injection). */
+  /** Arm a fault: a failure the double injects until consumed. */
   inject(fault: Fault): void;
   clearFaults(): void;
   /** Replace one model folder's file list. */

@@ -1,4 +1,4 @@
-// The jobs API of newer builds (engines.md A.15): /api/jobs listing with filters/sort/pagination, one job
+// The jobs API of newer builds (engines A.15): /api/jobs listing with filters/sort/pagination, one job
 // with outputs and workflow, and the cancel endpoints. It reads the same in-memory queue and history.
 import { type DoubleCore, isCanonicalUuid } from "./core.ts";
 import { json, type Reply } from "./files.ts";

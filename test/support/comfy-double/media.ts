@@ -91,7 +91,7 @@ export function planVideo(graph: Graph, saver: string, def: DefOf): VideoPlan {
   let frames = 25;
   const latent = up.find((id) => VIDEO_LATENTS.includes(String(classOf(graph, id))));
   if (latent) {
-    // LTX-2.5 renders its base stage at half size and the x2 latent upsampler doubles it (targets.md: scale 0.5).
+    // LTX-2.5 renders its base stage at half size and the x2 latent upsampler doubles it (scale 0.5).
     const scale =
       classOf(graph, latent) === "EmptyLTXVLatentVideo" &&
       up.some((id) => classOf(graph, id) === "LTXVLatentUpsampler")

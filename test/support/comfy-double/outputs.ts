@@ -1,6 +1,6 @@
-// What each saver/preview class writes and the UI output shape it reports (engines.md A.8): images (output and
+// What each saver/preview class writes and the UI output shape it reports (engines A.8): images (output and
 // temp), video under `images` + `animated: [true]`, audio, VHS `gifs`, `text`, an unknown `videos` key, and the
-// project's H3 savers (targets.md 3.13).
+// project's H3 savers (targets 3.13).
 import { readdirSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";

@@ -71,7 +71,7 @@ export interface NodeTarget {
 }
 
 /**
- * Faults for `inject()` (engines.md §D "Failure injection"). `times` (default 1) is how many
+ * Faults for `inject()` (engines D, "Failure injection"). `times` (default 1) is how many
  * prompts/requests/events consume the fault; `Infinity` keeps it armed until `clearFaults()`.
  */
 export type Fault =
@@ -150,7 +150,7 @@ export interface ComfyDoubleOptions {
   /** "old" = 0.3.64 behaviour (no jobs API, any prompt_id); "new" = jobs API, UUID-only ids, 409 duplicates. */
   profile?: Profile;
   /** Model files per folder (`diffusion_models`, `text_encoders`, `vae`, ...). Default: the files the ltx2,
-   * flux2_klein, flux2_klein_edit and ltx2_voice targets want (targets.md §2.5). */
+   * flux2_klein, flux2_klein_edit and ltx2_voice targets want (targets 2.5). */
   models?: Record<string, string[]>;
   /** Node classes offered (default: every class the double knows). */
   nodes?: string[];

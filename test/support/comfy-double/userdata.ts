@@ -1,4 +1,4 @@
-// User data routes (engines.md A.14) over <base>/user/default: saved workflows, listings (v1 and v2), file
+// User data routes (engines A.14) over <base>/user/default: saved workflows, listings (v1 and v2), file
 // read/write/delete/move with URL-encoded paths, /users and /settings.
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";

@@ -1,4 +1,4 @@
-// The /ws socket registry and event routing (engines.md A.13): `status` on connect (with `sid`) plus an
+// The /ws socket registry and event routing (engines A.13): `status` on connect (with `sid`) plus an
 // `executing {node}` for the owner of the running prompt, the optional feature_flags handshake, broadcast vs
 // per-client delivery, binary previews (type 1 or type 4 by the client's flags) and type-3 text frames, and
 // the old build's registry bug (closing a replaced socket unregisters the id).
