@@ -1,4 +1,5 @@
 // One bounded HTTP call to a backend, with failures turned into a reason a person can read.
+import { errorField } from "../store/json-guards.ts";
 
 export const PROBE_TIMEOUT_MS = 2000;
 
@@ -96,12 +97,14 @@ export function failureReason(base: string, err: unknown): string {
 
 // The code may sit on the error, on its cause, or on the first of several attempts (happy eyeballs).
 function errorCode(err: unknown): string | undefined {
-  const e = err as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
-  if (!e || typeof e !== "object") return undefined;
-  if (typeof e.code === "string" && e.code !== "UND_ERR") return e.code;
-  if (Array.isArray(e.errors) && e.errors.length) return errorCode(e.errors[0]);
-  if (e.cause) return errorCode(e.cause);
-  return typeof e.code === "string" ? e.code : undefined;
+  if (!err || typeof err !== "object") return undefined;
+  const code = errorField(err, "code");
+  if (typeof code === "string" && code !== "UND_ERR") return code;
+  const errors = errorField(err, "errors");
+  if (Array.isArray(errors) && errors.length) return errorCode(errors[0]);
+  const cause = errorField(err, "cause");
+  if (cause) return errorCode(cause);
+  return typeof code === "string" ? code : undefined;
 }
 
 function hostOf(base: string): string {

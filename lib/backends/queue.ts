@@ -3,6 +3,7 @@ import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import type { Job } from "../jobs/types.ts";
 import { type JobView, jobView } from "../jobs/view.ts";
+import { isObject, objectOr } from "../store/json-guards.ts";
 import { BackendUnreachable, callBackend } from "./http.ts";
 import { engineAddress } from "./list.ts";
 
@@ -91,10 +92,10 @@ async function engineQueue(address: string, opts: QueueOptions): Promise<EngineQ
   } catch {
     return empty(`${address} did not answer JSON to /queue`);
   }
-  const b = body as { queue_running?: unknown; queue_pending?: unknown } | null;
+  const b = objectOr(body);
   const items = (v: unknown) => (Array.isArray(v) ? v.filter(Array.isArray) : null);
-  const running = items(b?.queue_running);
-  const pending = items(b?.queue_pending);
+  const running = items(b.queue_running);
+  const pending = items(b.queue_pending);
   if (!running || !pending)
     return empty(`${address} answered /queue without queue_running and queue_pending`);
   return { running, pending, down: null };
@@ -102,8 +103,8 @@ async function engineQueue(address: string, opts: QueueOptions): Promise<EngineQ
 
 function withoutKey(item: QueueItem): QueueItem {
   const extra = item[3];
-  if (typeof extra !== "object" || extra === null || !("api_key_comfy_org" in extra)) return item;
-  const { api_key_comfy_org: _dropped, ...rest } = extra as Record<string, unknown>;
+  if (!isObject(extra) || !("api_key_comfy_org" in extra)) return item;
+  const { api_key_comfy_org: _dropped, ...rest } = extra;
   const copy = [...item];
   copy[3] = rest;
   return copy;

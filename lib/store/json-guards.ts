@@ -53,9 +53,13 @@ export const oneOf = <T extends string>(options: readonly T[], v: unknown): v is
 
 /** The `code` of a Node system error (`ENOENT`, `EEXIST`, ...), else undefined. */
 export function errorCode(err: unknown): string | undefined {
-  if (!isObjectLike(err)) return undefined;
-  const code = Reflect.get(err, "code");
+  const code = errorField(err, "code");
   return typeof code === "string" ? code : undefined;
+}
+
+/** A field of a thrown value (`code`, `cause`, `errors`), whatever was thrown; undefined when it has none. */
+export function errorField(err: unknown, key: string): unknown {
+  return isObjectLike(err) ? Reflect.get(err, key) : undefined;
 }
 
 /** The message of a thrown value, whatever was thrown. */

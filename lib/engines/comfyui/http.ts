@@ -4,6 +4,7 @@ import { createWriteStream, openAsBlob } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import type * as Undici from "undici";
+import { errorField } from "../../store/json-guards.ts";
 import { tempPath } from "../../store/temp-names.ts";
 import { graphJson } from "../../targets/graph.ts";
 
@@ -92,16 +93,16 @@ function errorCode(err: unknown): string | null {
   let e: unknown = err;
   while (typeof e === "object" && e !== null && !seen.has(e)) {
     seen.add(e);
-    const code = (e as { code?: unknown }).code;
+    const code = errorField(e, "code");
     if (typeof code === "string" && Object.hasOwn(DOWN_CODES, code)) return code;
-    const inner = (e as { errors?: unknown }).errors;
+    const inner = errorField(e, "errors");
     if (Array.isArray(inner)) {
       for (const x of inner) {
         const c = errorCode(x);
         if (c) return c;
       }
     }
-    e = (e as { cause?: unknown }).cause;
+    e = errorField(e, "cause");
   }
   return null;
 }

@@ -110,7 +110,7 @@ export function graphFor(job: Pick<EngineJob, "graph" | "inputs" | "target">, pr
     const inputs = isObject(node.inputs) ? node.inputs : {};
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(inputs)) copy[k] = swap(v);
-    out[id] = { ...(node as unknown as ApiGraph[string]), inputs: copy };
+    out[id] = { ...node, class_type: node.class_type, inputs: copy };
   }
   return out;
 }

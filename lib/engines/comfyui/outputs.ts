@@ -134,15 +134,15 @@ export function historyState(body: unknown, promptId: string): HistoryState {
   const outputs = isObject(entry.outputs) ? entry.outputs : {};
   const status = isObject(entry.status) ? entry.status : null;
   const messages = status && Array.isArray(status.messages) ? status.messages : [];
-  const last = [...messages].reverse().find((m) => Array.isArray(m) && typeof m[0] === "string") as
-    | [string, unknown]
-    | undefined;
+  const last = [...messages]
+    .reverse()
+    .find((m): m is unknown[] => Array.isArray(m) && typeof m[0] === "string");
   if (status?.status_str === "success") return { state: "success", outputs };
   if (status?.status_str === "error") {
     if (last?.[0] === "execution_interrupted") return { state: "interrupted" };
-    const err = [...messages].reverse().find((m) => Array.isArray(m) && m[0] === "execution_error") as
-      | [string, unknown]
-      | undefined;
+    const err = [...messages]
+      .reverse()
+      .find((m): m is unknown[] => Array.isArray(m) && m[0] === "execution_error");
     return { state: "error", error: readExecutionError(err?.[1]) };
   }
   if (status?.completed === true) return { state: "success", outputs };
@@ -158,8 +158,8 @@ export function queuePlace(
   const running = Array.isArray(body.queue_running) ? body.queue_running : [];
   if (running.some((it) => Array.isArray(it) && it[1] === promptId)) return { state: "running" };
   const pending = (Array.isArray(body.queue_pending) ? body.queue_pending : []).filter(
-    Array.isArray,
-  ) as unknown[][];
+    (it): it is unknown[] => Array.isArray(it),
+  );
   const mine = pending.find((it) => it[1] === promptId);
   if (!mine) return { state: "absent" };
   const key = (it: unknown[]) => (typeof it[0] === "number" ? it[0] : 0);

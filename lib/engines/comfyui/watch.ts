@@ -61,6 +61,8 @@ export function createWatch(
 ): Watch {
   const { http, socket, log, timing } = deps;
   let terminal: Terminal | null = null;
+  // Read through a call: the listeners set it, which the loop's narrowing cannot see.
+  const terminalNow = (): Terminal | null => terminal;
   let last: EngineProgress | null = null;
   let listener: ((p: EngineProgress) => void) | null = null;
   let wake: (() => void) | null = null;
@@ -201,7 +203,7 @@ export function createWatch(
       try {
         for (;;) {
           if (hooks.signal.aborted) throw canceled();
-          const t = terminal as Terminal | null;
+          const t = terminalNow();
           if (t?.kind === "error") throw new Error(executionFailure(t.error));
           if (t?.kind === "interrupted") throw canceled();
           try {

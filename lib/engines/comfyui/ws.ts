@@ -150,7 +150,11 @@ export function createSocket(opts: SocketOptions): ComfySocket {
           });
           ws.on("message", (data, isBinary) => {
             awaitingPong = false;
-            const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+            const buf = Array.isArray(data)
+              ? Buffer.concat(data)
+              : data instanceof ArrayBuffer
+                ? Buffer.from(data)
+                : data;
             const ev = isBinary ? parseBinary(buf) : parseText(buf.toString("utf8"));
             if (ev) emit(listeners, ev);
           });
