@@ -14,7 +14,7 @@ import { recordKind } from "../store/record.ts";
 import { studioDataDir } from "./home.ts";
 import { readSettings } from "./settings.ts";
 
-/** `config.json`: the stored roots [§9.2 carries `version` 1]; unknown fields are kept on read. */
+/** `config.json`: the stored roots and `version` 1 (contract versioning 9.2); unknown fields are kept on read. */
 export const configRecord = recordKind({
   version: z.number().int(),
   roots: z.array(z.string()),

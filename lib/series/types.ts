@@ -1,4 +1,4 @@
-// The loaded series config (script-format.md §3) after validation and variant resolution.
+// The loaded series config after validation and variant resolution (script format 3).
 
 export type SubjectKind = "character" | "prop" | "vehicle";
 

@@ -1,4 +1,4 @@
-// Which ComfyUI models folder a loader node's file widget reads (targets.md §4.1), for resolution and messages.
+// Which ComfyUI models folder a loader node's file widget reads, for resolution and messages (targets 4.1).
 
 /** Models folder of a loader's file widget (`CheckpointLoaderSimple.ckpt_name` → `checkpoints`). */
 export const LOADER_FOLDERS: Readonly<Record<string, string>> = {

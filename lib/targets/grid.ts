@@ -1,4 +1,4 @@
-// Frame and size grids of a target template (targets.md §1.2, script-format.md §4.4/§4.6): pure arithmetic.
+// Frame and size grids of a target template: pure arithmetic (targets 1.2; script format 4.4, 4.6).
 import { roundHalfEven } from "../script/rounding.ts";
 
 export interface FrameGrid {

@@ -1,4 +1,4 @@
-// Reference introduction for edit targets (targets.md §3.5.8): how the prompt names and uses each reference image.
+// Reference introduction for edit targets: how the prompt names and uses each reference image (targets 3.5.8).
 import { joinSentences, sentence } from "../../compile/prompts/text.ts";
 
 /** `character`, `prop`/`vehicle`/`object`, `group` (with `members`), `plate`, or `composite` (one collage picture). */

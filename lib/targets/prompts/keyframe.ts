@@ -1,5 +1,5 @@
-// Keyframe prompt for image targets (targets.md §3.5.6): one still frame (first or last) of a shot, no dialogue text.
-// The §3.5 helpers in lib/compile/prompts/text.ts that read names and locations take a BuildCtx, which needs a whole
+// Keyframe prompt for image targets: one still frame (first or last) of a shot, no dialogue text (targets 3.5.6).
+// The prompt helpers in lib/compile/prompts/text.ts that read names and locations take a BuildCtx, which needs a whole
 // build; these writers take the plain SeriesConfig instead and use small pure look-ups (subject/location below),
 // while reusing the context-free helpers (sentence, joinList, article, framing, describes, joinSentences).
 import { article, describes, framing, joinList, joinSentences, sentence } from "../../compile/prompts/text.ts";

@@ -1,4 +1,4 @@
-// Voice prompt for audio targets (targets.md §3.5.9): a clean one-speaker recording brief.
+// Voice prompt for audio targets: a clean one-speaker recording brief (targets 3.5.9).
 import { sentence } from "../../compile/prompts/text.ts";
 
 export interface VoicePromptInput {
