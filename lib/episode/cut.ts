@@ -1,4 +1,4 @@
-// cut.json (api-extras §5.6): read with the reading rules, entries kept compact, written atomically with a
+// cut.json: read with the reading rules, entries kept compact, written atomically with a
 // `_history/` copy of the previous bytes only when the content really changes.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
@@ -58,7 +58,7 @@ export async function readCutFile(ep: string): Promise<StoredCut> {
 }
 
 /**
- * One stored entry made compact (§5.6): defaults dropped, `pass` only when it differs from the list's,
+ * One stored entry made compact: defaults dropped, `pass` only when it differs from the list's,
  * unknown keys kept. Values of the wrong type (hand edits) are dropped rather than trusted. Null when the
  * item has no shot id.
  */
@@ -97,7 +97,7 @@ export function compactAudio(raw: unknown, listPass: Pass): CutAudio | null {
 }
 
 /**
- * The reading rules of §5.6 for one pass's list: entries compacted, duplicates ignored (first wins), and each
+ * The reading rules for one pass's list: entries compacted, duplicates ignored (first wins), and each
  * script shot missing from the list inserted after the nearest earlier script shot present, else at the front.
  * Orphans (shots the script no longer has) stay where they are.
  */

@@ -1,4 +1,4 @@
-// Issue notes (api-extras §5.7, §6 rule 16): snapshots of a shot as it was rendered, kept in `<ep>/_issues.json`,
+// Issue notes: snapshots of a shot as it was rendered, kept in `<ep>/_issues.json`,
 // which exists only while a note does. `addressed` is worked out on every read and never stored.
 import { randomBytes } from "node:crypto";
 import path from "node:path";

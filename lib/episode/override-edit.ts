@@ -1,4 +1,4 @@
-// Shot overrides and the episode target in overrides.json (api-extras §5.5, §6 rules 8 and 9): checked values,
+// Shot overrides and the episode target in overrides.json (api extras 5.5; 6, rules 8 and 9): checked values,
 // pass fields stamped with the base story hash, retargets, and the answer the override routes give.
 import { compileOneShot } from "../compile/build.ts";
 import type { Entry, Pass } from "../compile/types.ts";

@@ -1,4 +1,4 @@
-// overrides.json (api-extras §5.5): the editor's per-shot render overrides, episode target and upscale recipes.
+// overrides.json: the editor's per-shot render overrides, episode target and upscale recipes.
 import path from "node:path";
 import { StudioError } from "../errors.ts";
 import { episodeFence, readShowJson, writeShowFile } from "../paths/guarded.ts";

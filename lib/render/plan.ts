@@ -1,6 +1,7 @@
-// POST /studio/render, planning: which shots of the request can be queued and with what. Each shot's target
-// (rule 11), settings (rules 10 and 12, the same code as GET /studio/shot's `effective`, with the request on top),
-// seed, size (rule 6), references (rule 3) and lane; one shot's refusal never stops the others (rule 1).
+// POST /studio/render, planning: which shots of the request can be queued and with what. Each shot's target,
+// settings (the same code as GET /studio/shot's `effective`, with the request on top), seed, size (off-grid:
+// snapped or refused), references (missing: skipped unless allowed) and lane; one shot's refusal never stops the
+// others (contract rendering rules 1, 3, 6, 10–12).
 // Nothing is written here: queue.ts reserves the takes of the shots planned.
 import path from "node:path";
 import { canRender } from "../compile/choose.ts";
@@ -51,9 +52,9 @@ export interface SkippedShot {
   take?: number;
   missing_refs?: MissingRef[];
   target?: string;
-  /** Model files the target needs that the backend does not have (rule 4). */
+  /** Model files the target needs that the backend does not have. */
   missing_files?: Pick<MissingFile, "param" | "tier" | "want" | "family" | "folder" | "url" | "source">[];
-  /** Model files of another family than their param's (rule 4). */
+  /** Model files of another family than their param's. */
   model_mismatch?: ModelMismatch[];
   /** Node classes the shot's graph sends that the backend does not have. */
   missing_nodes?: string[];
@@ -125,13 +126,13 @@ export interface PlannedShot {
   chain: Continuous | null;
   /** The first keyframe the target reads (absolute), or null. */
   firstFrame: string | null;
-  /** Model files checked against the backend (rules 4 and 5), or null when they were not (built-in, other lanes). */
+  /** Model files checked against the backend (mismatch, missing), or null when not (built-in, other lanes). */
   resolved: Record<string, ResolvedParam> | null;
   /** The accelerator fallback is in force: the preset's `base` renders. */
   base: boolean;
   /** Non-file values of the base preset (cfg, sampler, …) when `base` is in force, else null. */
   baseValues: Record<string, unknown> | null;
-  /** The workflow the job patches (rule 2, resolved once per target per request), or null off ComfyUI. */
+  /** The workflow the job patches (resolved once per target per request), or null off ComfyUI. */
   workflow: PlannedWorkflow | null;
 }
 
@@ -161,7 +162,7 @@ const two = (n: number) => String(n).padStart(2, "0");
 export const targetBackend = (spec: TargetSpec | undefined) =>
   spec?.backend === "builtin" ? "builtin" : "local";
 
-/** Whether the target's saver can keep the sampler's latent (targets.md §3.12.1 step 8). */
+/** Whether the target's saver can keep the sampler's latent (targets 3.12.1). */
 export function keepsLatent(spec: TargetSpec): boolean {
   const saver = spec.binding.saver;
   return isObject(saver) && saver.latent !== undefined && saver.latent !== null;
@@ -196,7 +197,7 @@ interface PlanCtx {
   localUrl: Promise<string> | null;
   /** The engine's models folder on this machine (settings `path`, else COMFYUI_PATH), once per request. */
   comfyPath?: Promise<string | null>;
-  /** Each target's workflow, resolved once per request (rule 2). */
+  /** Each target's workflow, resolved once per request. */
   workflows: Map<string, Promise<WorkflowResolution>>;
   /** The node classes the local backend offers, asked once per request. */
   nodeClasses?: Promise<ReadonlySet<string>>;
@@ -574,7 +575,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
   };
 }
 
-/** The target's workflow for this request, resolved once per target (rule 2) against the local ComfyUI. */
+/** The target's workflow for this request, resolved once per target against the local ComfyUI. */
 function workflowFor(c: PlanCtx, spec: TargetSpec): Promise<WorkflowResolution> {
   let wf = c.workflows.get(spec.id);
   if (!wf) {
@@ -623,7 +624,7 @@ function resolvedParams(m: ModelsResolution): Record<string, ResolvedParam> {
   return out;
 }
 
-/** The local ComfyUI's files for the target's model folders, resolved against what the shot wants (§4.5). */
+/** The local ComfyUI's files for the target's model folders, resolved against what the shot wants (targets 4.5). */
 async function checkModels(
   c: PlanCtx,
   spec: TargetSpec,
@@ -681,7 +682,7 @@ function isRetargeted(vi: ViewInputs, sc: ShotContext): boolean {
 }
 
 /**
- * Rule 5 with rule 10: under the accelerator fallback the base preset replaces the target preset layer, so its
+ * Under the accelerator fallback (its files missing) the base preset replaces the target preset layer, so its
  * steps win over the preset's but not over the request, the shot's pass override or a shot-level value that differs
  * from the preset's (the built entry carries the preset's steps when no layer set them).
  */

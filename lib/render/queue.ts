@@ -1,7 +1,7 @@
 // POST /studio/render, queueing: per planned shot (in cut order) its continuity chain, then the take reserved
-// (exclusive sidecar create, api-extras §1.18), the frozen shot list written (§5.8) and the job inserted with
-// `after` naming the job it continues. Events in the original's order (§3.3): continuity frames, queued takes,
-// failed reservations, one episode event.
+// (exclusive sidecar create), the frozen shot list written beside it and the job inserted with `after` naming
+// the job it continues. Events in the original's order: continuity frames, queued takes, failed reservations,
+// one episode event.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
@@ -108,7 +108,7 @@ export async function insertTakeJob(store: JobStore, t: TakeRef, job: NewJob, no
   return added;
 }
 
-/** The sidecar fields written at queue time (§1.18 plus the seeds' `queue`, `backend`, and `job`). */
+/** The sidecar fields written at queue time (the original's, plus the seeds' `queue`, `backend`, and `job`). */
 function queueSidecar(
   p: PlannedShot,
   req: RenderRequest,

@@ -1,4 +1,4 @@
-// Retry of a render job (api-extras §4.6): a new take number with the old take's settings — the same seed,
+// Retry of a render job: a new take number with the old take's settings — the same seed,
 // target, size and overrides, and its frozen shot list — queued as a new job of the same lane.
 import type { Services } from "../context.ts";
 import { conflict, StudioError } from "../errors.ts";

@@ -1,5 +1,5 @@
-// The GET /studio/episode sweep (States table, api-extras §4.7): a take queued on the service's own queue whose job
-// is gone (server restarted, job removed) or ended without closing it is closed `failed` before the answer.
+// The GET /studio/episode sweep: a take queued on the service's own queue whose job is gone (server restarted,
+// job removed) or ended without closing it is closed `failed` before the answer (api extras 4.7).
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { folderTakes } from "../episode/cut-view.ts";
@@ -10,7 +10,7 @@ import { closeTake, noteText, type TakeRef, takeEvent } from "./sidecar.ts";
 import { localIso } from "./time.ts";
 
 export const JOB_GONE = "its job is gone (the server restarted or the job was removed)";
-/** A take reserved moments ago may not carry its job id yet (api-extras §1.22: 120 s grace). */
+/** A take reserved moments ago may not carry its job id yet, so it gets 120 s before a sweep may close it. */
 export const RESERVE_GRACE_MS = 120_000;
 
 const ACTIVE = new Set(["queued", "running"]);

@@ -58,7 +58,8 @@ export const renderJob = defineJobKind({
       const vi = await loadViewInputs(ctx.services, p.ep, p.pass).catch(() => null);
       let continuity: Sidecar["continuity"] = null;
       if (p.chain === "first" && p.first_frame && vi) {
-        // A continuous shot's first frame is cut again from the take the cut plays before it now (rule 7).
+        // A continuous shot's first frame is cut again from the take the cut plays before it now
+        // (contract rendering rule 7).
         continuity = await recutAtStart(p.ep, p.pass, vi.build, p.shot, p.first_frame, env, ctx.signal);
       }
       const made = await engineJobFor({ services: ctx.services, t, payload: p, sidecar, entry, vi, workDir });
