@@ -2,6 +2,7 @@
 // open point 2), and the indented form of shots.json. JavaScript cannot tell 3.0 from 3, so the writer is
 // told which keys hold Python floats and prints those with Python's float repr (`3.0`, `1e-05`, `1e+16`).
 import { createHash } from "node:crypto";
+import { isObject } from "../store/json-guards.ts";
 
 /**
  * Keys whose numbers the reference writes as floats in compiled entries and presets: timing seconds
@@ -95,7 +96,8 @@ export function pyJson(value: unknown, options: PyJsonOptions = {}): string {
       const items = v.map((item) => write(item, asFloat, depth + 1));
       return `[${open}${items.join(`,${open}`)}${close}]`;
     }
-    const obj = v as Record<string, unknown>;
+    // What is left is an object: functions, symbols and undefined were skipped above.
+    const obj = isObject(v) ? v : {};
     const keys = Object.keys(obj).filter((k) => !isSkipped(obj[k]));
     if (sortKeys) keys.sort();
     if (keys.length === 0) return "{}";
