@@ -1,4 +1,4 @@
-// Checks of the delivery recipes in series.json (script-format.md §3.12, §3.13): problems are build warnings.
+// Checks of the delivery recipes in series.json: problems are build warnings (script format 3.12, 3.13).
 import { isNumber, isObject, oneOf } from "../store/json-guards.ts";
 
 type Obj = Record<string, unknown>;

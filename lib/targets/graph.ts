@@ -1,4 +1,4 @@
-// Patching a target's API-format ComfyUI graph for one job (targets.md §3.12): widgets, LoRAs, saver, keyframes,
+// Patching a target's API-format ComfyUI graph for one job (targets 3.12): widgets, LoRAs, saver, keyframes,
 // reference chains, pruning; plus a JSON writer that keeps 64-bit seeds exact.
 
 import { z } from "zod";
@@ -14,7 +14,7 @@ export interface ApiNode {
   _meta?: { title?: string; [extra: string]: unknown };
 }
 
-/** API ("prompt") format: node id → node (engines.md §A.3). */
+/** API ("prompt") format: node id → node (engines A.3). */
 export type ApiGraph = Record<string, ApiNode>;
 
 /**
@@ -37,7 +37,7 @@ export interface PatchValues {
   sampler?: string;
   /** The take's output name stem for the core saver (`filename_prefix`). */
   prefix?: string;
-  /** The accelerator fallback (`base` preset, §4.5) is in force: LoRA loaders with nothing to load are removed. */
+  /** The accelerator fallback (`base` preset) is in force: LoRA loaders with nothing to load are removed. */
   base?: boolean;
   [param: string]: unknown;
 }
@@ -53,7 +53,7 @@ export interface PatchOptions {
   /**
    * `core` (default): the project's saver nodes are not installed, so the workflow's own core output node
    * (`binding.saver.core`, e.g. `SaveVideo`) stays and the engine reads outputs from `/history`. `pack`: the saver
-   * named by `binding.saver` replaces the workflow's output node (§3.12.1 step 2).
+   * named by `binding.saver` replaces the workflow's output node as node `h3_saver`.
    */
   saver?: "core" | "pack";
   /**
@@ -179,7 +179,7 @@ function spliceOut(g: ApiGraph, id: string, input: string): void {
   delete g[id];
 }
 
-/** A new id: `stem` plus the smallest unused positive integer (§3.12.5). */
+/** A new id: `stem` plus the smallest unused positive integer (targets 3.12.5). */
 function freshId(g: ApiGraph, stem: string): string {
   for (let i = 1; ; i++) if (!(`${stem}${i}` in g)) return `${stem}${i}`;
 }
@@ -218,7 +218,10 @@ function describe(spec: WidgetSpec): string {
   return parts.join(" ");
 }
 
-/** The nodes a widget spec selects (§1.5 selection rule); throws naming class, filter and count. */
+/**
+ * The nodes a widget spec selects: all of its class, narrowed by title and feeds (targets 1.5); throws naming
+ * class, filter and count.
+ */
 export function selectNodes(g: ApiGraph, spec: WidgetSpec, target: string, param: string): string[] {
   let ids = nodesOf(g, spec.class_type);
   if (spec.title !== undefined) ids = ids.filter((id) => titleOf(g[id]) === spec.title);
@@ -296,7 +299,7 @@ function specOf<T>(schema: z.ZodType<T>, raw: unknown, target: string, where: st
   throw new GraphError(target, `${field}: ${issue?.message ?? "does not fit its shape"}`);
 }
 
-/** §3.12.1 step 2, pack form: the saver takes the replaced node's inputs; returns the saver id. */
+/** The pack saver: it takes the replaced node's inputs; returns the saver id (targets 3.12.1 step 2). */
 function placePackSaver(ctx: Ctx, saver: SaverSpec): string {
   const { g } = ctx;
   const existing = nodesOf(g, saver.class_type);
@@ -323,8 +326,8 @@ function placePackSaver(ctx: Ctx, saver: SaverSpec): string {
 }
 
 /**
- * §3.12.1 step 8: the sampler whose latent the pack saver keeps. `upstream_of` picks the nearest node of the class
- * above that saver input (the last stage of a two-stage graph), else the class must be unique.
+ * The sampler whose latent the pack saver keeps (targets 3.12.1 step 8). `upstream_of` picks the nearest node of
+ * the class above that saver input (the last stage of a two-stage graph), else the class must be unique.
  */
 function wireLatent(ctx: Ctx, saverId: string, latent: NonNullable<SaverSpec["latent"]>): void {
   const { g } = ctx;
@@ -368,7 +371,7 @@ function findCoreSaver(ctx: Ctx, saver: SaverSpec | null): string {
   return found[0];
 }
 
-// LoRAs (§3.12.2) ─────────────────────────────────────────────────────────────────────────────────────────────
+// LoRAs (targets 3.12.2) ──────────────────────────────────────────────────────────────────────────────────────
 
 function loraStage(item: LoraItem): string | null {
   if (item.stage) return item.stage;
@@ -458,7 +461,7 @@ function applyLoras(ctx: Ctx, ls: LoraSpec, items: LoraItem[], base: boolean): v
   }
 }
 
-// ltx2 keyframes (§3.12.3) ───────────────────────────────────────────────────────────────────────────────────
+// ltx2 keyframes (targets 3.12.3) ────────────────────────────────────────────────────────────────────────────
 
 interface LtxStage {
   sampler: string;
@@ -609,7 +612,7 @@ function ltxLastFrame(ctx: Ctx, last: string): void {
   });
 }
 
-// Reference chains for edit targets (§3.12.3) ─────────────────────────────────────────────────────────────
+// Reference chains for edit targets (targets 3.12.3) ──────────────────────────────────────────────────────
 
 function referenceChains(ctx: Ctx, names: string[]): void {
   const { g, spec } = ctx;
@@ -709,7 +712,7 @@ function targetPatch(ctx: Ctx, inputs: PatchInputs): void {
 const HANDLED = new Set(["model", "loras", "steps", "seed"]);
 
 /**
- * Patch `graph` (API format) for one job on `spec` (targets.md §3.12.1 steps 1–10 and 13). The input graph is not
+ * Patch `graph` (API format) for one job on `spec` (targets 3.12.1 steps 1–10 and 13). The input graph is not
  * changed. Throws `GraphError` for a binding that does not fit the graph.
  */
 export function patchGraph(

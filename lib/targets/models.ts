@@ -1,4 +1,4 @@
-// Model files at queue time (targets.md §4): which files a pass wants, which installed file stands in for each,
+// Model files at queue time (targets 4): which files a pass wants, which installed file stands in for each,
 // the accelerator fallback to the `base` preset, and a target's readiness on one ComfyUI.
 
 import { z } from "zod";
@@ -152,7 +152,7 @@ export interface WantedFiles {
   loraSlot: string[];
 }
 
-/** Which files a pass wants (§4.2): the pass preset's, else final's, else the param's `default`. */
+/** Which files a pass wants: the pass preset's, else final's, else the param's `default`. */
 export function wantedFiles(spec: TargetSpec, pass: Pass): WantedFiles {
   const preset = presetOf(spec, pass);
   const final = spec.presets.final ?? {};
@@ -186,7 +186,7 @@ function keeps(rules: RegExp[], want: string, cand: string): boolean {
 }
 
 /**
- * Which installed file serves `want` (§4.3): the same file (any subfolder, any case); else a file of the same
+ * Which installed file serves `want`: the same file (any subfolder, any case); else a file of the same
  * family by name patterns, else by header (not for LoRAs); the best of several shares the wanted precision, then
  * has the shortest name, then comes first in ComfyUI's listing. Null when nothing fits.
  */
@@ -279,7 +279,7 @@ const featureOf = (param: string, m: ModelSpec | undefined, want: string) =>
   m?.feature ?? `${param} ${stem(want)}`;
 
 /**
- * Resolve every file a pass wants against what ComfyUI has (§4.5): substitutes by family, optional files switched
+ * Resolve every file a pass wants against what ComfyUI has: substitutes by family, optional files switched
  * off, a missing accelerator falling back to the preset's `base` (its files then required), a missing required file
  * blocking the job.
  */
@@ -463,7 +463,7 @@ function nodeNeeds(spec: TargetSpec, graph: ApiGraph | null, patch: PatchOptions
 }
 
 /**
- * A target's readiness on one ComfyUI (§4.5): `ready` (every file of every pass resolves, every node is known),
+ * A target's readiness on one ComfyUI: `ready` (every file of every pass resolves, every node is known),
  * `degraded` (only accelerators → base, or optional files/nodes missing), `not_ready` (a required file or node
  * missing, or the workflow does not fit its binding), `unknown` (ComfyUI did not answer).
  */

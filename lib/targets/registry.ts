@@ -378,7 +378,7 @@ export async function targetsForShow(showDir: string | null): Promise<TargetRegi
   return registryView([...all, ...targets]);
 }
 
-/** The capabilities the targets listing reports (targets.md §1.3), derived from the file's other keys. */
+/** The capabilities the targets listing reports (targets 1.3), derived from the file's other keys. */
 export function videoCapabilities(spec: TargetSpec): Record<string, unknown> {
   const r = spec.recipe;
   return {

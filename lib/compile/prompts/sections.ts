@@ -1,4 +1,4 @@
-// The H3 Ref2VA writer (targets.md §3.5.4): six labelled sections in the tag protocol the model was trained on.
+// The H3 Ref2VA writer: six labelled sections in the tag protocol the model was trained on (targets 3.5.4).
 import { subjectOf } from "../context.ts";
 import { isGroup } from "../slots.ts";
 import {
