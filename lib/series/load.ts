@@ -1,5 +1,5 @@
-// The series.json loader (script-format.md §3.1): parse, drop comments, resolve variants, validate what the
-// parser and every build need. Pure: the caller reads the file.
+// The series.json loader: parse, drop comments, resolve variants, validate what the parser and every build
+// need (script format 3.1). Pure: the caller reads the file.
 
 import { parsePyFloat } from "../script/rounding.ts";
 import type { SeriesInfo } from "../script/types.ts";
@@ -210,7 +210,10 @@ function checkKinds(subjects: Record<string, Obj>): void {
   }
 }
 
-/** Materialise every variant into a complete entry (§3.5.3); returns the resolved subjects and variant → base. */
+/**
+ * Materialise every variant into a complete entry (script format 3.5.3); returns the resolved subjects and
+ * variant → base.
+ */
 function resolveVariants(declared: Record<string, Obj>): {
   subjects: Record<string, Obj>;
   variants: Record<string, string>;
@@ -389,7 +392,7 @@ function infoNumber(v: unknown, fallback: number): number {
 }
 
 /**
- * `series_info` (§3.2) from the whole series.json object: `{fps, width, height}` of its `series` block,
+ * `series_info` from the whole series.json object: `{fps, width, height}` of its `series` block,
  * defaults 24/1344/768, numeric strings converted (an integral float is simply an integer in JavaScript).
  */
 export function seriesInfo(raw: Record<string, unknown>): SeriesInfo {
@@ -424,7 +427,7 @@ function loraItem(item: unknown): Lora | null {
   throw new SeriesError('a LoRA is "name", "name:0.6", {"name", "strength"} or "none"');
 }
 
-/** The LoRA grammar of §3.8: a string or a list of `name`, `name:0.6`, `{name, strength}`; `none`/`off`/`-` drop. */
+/** The LoRA grammar: a string or a list of `name`, `name:0.6`, `{name, strength}`; `none`/`off`/`-` drop. */
 export function parseLoras(value: unknown): Lora[] {
   const items = typeof value === "string" ? [value] : Array.isArray(value) ? value : null;
   if (items === null) throw new SeriesError("`loras` must be a string or a list");
@@ -474,7 +477,7 @@ function checkProfile(name: string, p: unknown): Profile {
   return out;
 }
 
-/** The `profiles` block of the whole series.json object (§3.8), normalised; `_` names are comments. */
+/** The `profiles` block of series.json, normalised; `_` names are comments (script format 3.8). */
 export function validateProfiles(raw: Record<string, unknown>): Record<string, Profile> {
   const block = raw.profiles;
   const out: Record<string, Profile> = {};

@@ -1,5 +1,5 @@
-// The targets listing (targets.md §1.13) with readiness on the local ComfyUI (§4.5), and the model picker lists
-// (api-extras §1.16): what GET /studio/targets and GET /studio/models answer.
+// The targets listing with readiness on the local ComfyUI, and the model picker lists: what GET /studio/targets
+// and GET /studio/models answer (targets 1.13, 4.5; api extras 1.16).
 import path from "node:path";
 import { engineAddress } from "../backends/list.ts";
 import { effectiveSettings } from "../config/settings-store.ts";

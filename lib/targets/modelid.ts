@@ -1,4 +1,4 @@
-// What model family a .safetensors file holds, from its header alone (targets.md §4.4): the tensor names and
+// What model family a .safetensors file holds, from its header alone (targets 4.4): the tensor names and
 // shapes, and the `__metadata__` strings, compared against known family signatures.
 import { open } from "node:fs/promises";
 import { isObject } from "../store/json-guards.ts";
@@ -102,7 +102,7 @@ interface Signature extends Rule {
   version?: boolean;
 }
 
-// Data from targets.md §4.4 (tensor names after the diffusion-model prefix is stripped). Order matters: the first
+// Family signatures (tensor names after the diffusion-model prefix is stripped). Order matters: the first
 // signature that matches wins.
 const SIGNATURES: Signature[] = [
   {
@@ -544,7 +544,7 @@ const lineage = (f: string): string[] => {
   return out;
 };
 
-/** How a found family stands to the wanted one (§4.4): only `same` and `variant` may stand in. */
+/** How a found family stands to the wanted one: only `same` and `variant` may stand in. */
 export function relation(found: string, wanted: string): Relation {
   if (!REGISTERED.has(found) || !REGISTERED.has(wanted)) return "unregistered";
   if (found === wanted) return "same";

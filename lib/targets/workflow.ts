@@ -1,5 +1,5 @@
-// Which graph a target renders with (targets.md §6.1) and turning a saved canvas workflow into the API format
-// ComfyUI's /prompt accepts (§6.2, §6.3).
+// Which graph a target renders with (the first candidate that loads) and turning a saved canvas workflow into
+// the API format ComfyUI's /prompt accepts (targets 6.1–6.3).
 import { readFile as fsReadFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -174,7 +174,7 @@ export async function resolveWorkflow(
         : fromFile(file);
       shipped.push({ source: "repo", where: file, label: "the shipped copy", load });
     }
-    // A saved canvas of an audio graph is more likely an experiment than a take-over (§6.1 prefer_repo).
+    // A saved canvas of an audio graph is more likely an experiment than a take-over (`prefer_repo`).
     const preferRepo = spec.kind === "audio" || spec.binding.prefer_repo === true;
     candidates.push(...(preferRepo ? [...shipped, ...disk] : [...disk, ...shipped]));
   }
@@ -224,7 +224,7 @@ export function workflowShotErrors(
 
 // ─── formats ─────────────────────────────────────────────────────────────────────────────────────────────────
 
-/** An API graph as is, a canvas converted (§6.2); anything else is an error. */
+/** An API graph as is, a canvas (`nodes` and `links`) converted; anything else is an error. */
 export function graphFrom(
   data: unknown,
   objectInfo?: ObjectInfo,
@@ -241,7 +241,7 @@ export function graphFrom(
   );
 }
 
-// ─── canvas → API (§6.3) ─────────────────────────────────────────────────────────────────────────────────────
+// ─── canvas → API (targets 6.3) ──────────────────────────────────────────────────────────────────────────────
 
 interface FlatInput {
   name: string;
