@@ -65,7 +65,7 @@ export async function main(
   let store: JobStore | null = null;
   try {
     store = await services.jobs();
-    // The paid-run counter counts this server session only (contract: GET /studio/jobs `paid`).
+    // Paid runs are counted per server session (the `paid` count of GET /studio/jobs), so a new API process starts at 0.
     if (services.roles.includes("api")) await store.paidReset();
     outbox = new OutboxWriter(store, origin, log);
   } catch (err) {

@@ -2,7 +2,14 @@
 // The prompt helpers in lib/compile/prompts/text.ts that read names and locations take a BuildCtx, which needs a whole
 // build; these writers take the plain SeriesConfig instead and use small pure look-ups (subject/location below),
 // while reusing the context-free helpers (sentence, joinList, article, framing, describes, joinSentences).
-import { article, describes, framing, joinList, joinSentences, sentence } from "../../compile/prompts/text.ts";
+import {
+  article,
+  describes,
+  framing,
+  joinList,
+  joinSentences,
+  sentence,
+} from "../../compile/prompts/text.ts";
 import type { Sequence, Shot } from "../../script/types.ts";
 import type { SeriesConfig, Subject } from "../../series/types.ts";
 import { editIntroduction, type IntroRef } from "./edit-intro.ts";
