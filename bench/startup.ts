@@ -1,16 +1,16 @@
 // Start-up benchmark: time from spawning a process to its first answer, for the server, a worker host and a
 // single-function process, built (dist/) and compiled on the fly, each beside a bare Node HTTP server measured in
 // the same run. Figures and ratios to the goals, never pass/fail.
+
 import { type ChildProcess, spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 // @ts-expect-error: a plain JavaScript module without type declarations (the launchers' own helper).
 import { staleReason } from "../scripts/launch.js";
+import { root, starterShow } from "./process.ts";
 import type { Timing } from "./stats.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const RUNS = 5;
 
 /** `node -e` script that serves plain 200s: the floor every figure is compared with. */
@@ -89,20 +89,8 @@ export async function run(): Promise<void> {
     };
     await build();
   }
-  const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-startup-"));
-  const shows = path.join(dir, "shows");
-  const ep = path.join(shows, "show", "ep01");
-  await mkdir(ep, { recursive: true });
-  const starter = path.join(root, "lib", "episode", "starter");
-  await cp(path.join(starter, "series.json"), path.join(ep, "series.json"));
-  await cp(path.join(starter, "starter.md"), path.join(ep, "ep01.md"));
+  const { dir, ep, env } = await starterShow("startup");
   const script = await readFile(path.join(ep, "ep01.md"), "utf8");
-  const env = {
-    STUDIO_HOME: path.join(dir, "home"),
-    STUDIO_ROOTS: shows,
-    STUDIO_LOG: "warn",
-    STUDIO_HOST: "127.0.0.1",
-  };
 
   const launchers = await mkdtemp(path.join(root, "node_modules", ".studio-bench-"));
   const listening = /listening on (http:\/\/\S+?)\/studio\//;

@@ -1,14 +1,7 @@
-// Throughput benchmark: 50 clients on loopback keep GET /studio/config and GET /studio/episode (the 4-shot starter)
-// busy on a real server process (node runtime/serve.js), beside a bare Hono route in its own process measured in
-// the same run. Requests per second and the ratio to the bare route against the goals; never pass/fail.
-import { type ChildProcess, spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { rm } from "node:fs/promises";
 import { Agent, request } from "undici";
+import { starterShow, startListening } from "./process.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLIENTS = 50;
 const SECONDS = 4;
 
@@ -16,30 +9,6 @@ const BARE_HONO = `import { Hono } from "hono"; import { serve } from "@hono/nod
 const app = new Hono(); app.get("/bare", (c) => c.json({ ok: true }));
 serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (i) =>
   process.stdout.write("listening on http://127.0.0.1:" + i.port + "/studio/\\n"));`;
-
-async function start(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+?)\/studio\//.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.stderr?.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`exited with ${code}:\n${out}`)));
-  });
-  return { url, child };
-}
 
 /** Requests per second of `CLIENTS` connections each sending the next request as soon as one is answered. */
 async function load(url: string): Promise<{ rps: number; p50: number; p99: number }> {
@@ -71,21 +40,9 @@ async function load(url: string): Promise<{ rps: number; p50: number; p99: numbe
 }
 
 export async function run(): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-throughput-"));
-  const shows = path.join(dir, "shows");
-  const ep = path.join(shows, "show", "ep01");
-  await mkdir(ep, { recursive: true });
-  const starter = path.join(root, "lib", "episode", "starter");
-  await cp(path.join(starter, "series.json"), path.join(ep, "series.json"));
-  await cp(path.join(starter, "starter.md"), path.join(ep, "ep01.md"));
-  const env = {
-    STUDIO_HOME: path.join(dir, "home"),
-    STUDIO_ROOTS: shows,
-    STUDIO_LOG: "warn",
-    STUDIO_HOST: "127.0.0.1",
-  };
-  const bare = await start(["--input-type=module", "-e", BARE_HONO], {});
-  const studio = await start(["runtime/serve.js", "--port", "0"], { ...env, STUDIO_ROLES: "api" });
+  const { dir, ep, env } = await starterShow("throughput");
+  const bare = await startListening(["--input-type=module", "-e", BARE_HONO], {});
+  const studio = await startListening(["runtime/serve.js", "--port", "0"], { ...env, STUDIO_ROLES: "api" });
   try {
     const built = await request(`${studio.url}/studio/build`, {
       method: "POST",

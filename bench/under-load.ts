@@ -1,38 +1,10 @@
-// Light requests under heavy work: GET /studio/config and GET /studio/episode (the 4-shot starter) answered by a
-// real server process (api and worker roles) while idle, then while it runs 12 animatic renders and an assembly.
-// p50/p99 of each in one run; the goal is p99 under 20 ms during the work. Figures only, never pass/fail.
-import { type ChildProcess, spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { rm } from "node:fs/promises";
+import { starterShow, startListening } from "./process.ts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const GOAL_P99_MS = 20;
 
 interface Row {
   shot: string;
-}
-
-async function startServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["runtime/serve.js", "--port", "0"], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+?)\/studio\//.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.stderr?.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
-  });
-  return { url, child };
 }
 
 const pct = (sorted: number[], p: number) =>
@@ -53,19 +25,8 @@ async function sample(urls: string[], keepGoing: () => Promise<boolean>): Promis
 }
 
 export async function run(): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-load-"));
-  const shows = path.join(dir, "shows");
-  const ep = path.join(shows, "show", "ep01");
-  await mkdir(ep, { recursive: true });
-  const starter = path.join(root, "lib", "episode", "starter");
-  await cp(path.join(starter, "series.json"), path.join(ep, "series.json"));
-  await cp(path.join(starter, "starter.md"), path.join(ep, "ep01.md"));
-  const server = await startServer({
-    STUDIO_HOME: path.join(dir, "home"),
-    STUDIO_ROOTS: shows,
-    STUDIO_LOG: "warn",
-    STUDIO_HOST: "127.0.0.1",
-  });
+  const { dir, ep, env } = await starterShow("load");
+  const server = await startListening(["runtime/serve.js", "--port", "0"], env);
   const api = async <T>(method: "GET" | "POST", route: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${server.url}/studio${route}`, {
       method,
