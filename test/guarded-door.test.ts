@@ -9,11 +9,12 @@ import { createBuiltinEngine } from "../lib/engines/builtin/index.ts";
 import { commit, discard } from "../lib/engines/builtin/work.ts";
 import type { EngineJob, RunHooks } from "../lib/engines/types.ts";
 import { FileProbe, hashFile, keyframeGate } from "../lib/episode/staleness.ts";
+import { listTakes } from "../lib/episode/takes.ts";
 import { StudioError } from "../lib/errors.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../lib/media/take-media.ts";
 import { thumbCacheDir, thumbnail } from "../lib/media/thumbs.ts";
-import { episodeFence, rootsFence, showFence } from "../lib/paths/guarded.ts";
+import { episodeFence, listShowFiles, readListedJson, rootsFence, showFence } from "../lib/paths/guarded.ts";
 import { cutLastFrame, frameOutdated } from "../lib/render/continuity.ts";
 import type { TargetSpec } from "../lib/targets/registry.ts";
 import { resolveWorkflow } from "../lib/targets/workflow.ts";
@@ -179,6 +180,26 @@ describe("the built-in engine", () => {
     expect(await readFile(final, "utf8")).toBe("rendered");
     await discard(fence, [final]);
     expect(await readdir(path.dirname(final))).toEqual([]);
+  });
+});
+
+describe("take listings", () => {
+  it("reads a sidecar only as a regular file of the checked folder: one linked out is never read", async () => {
+    const ep = await s.episode(SCRIPT, { build: false });
+    const dir = path.join(ep, "renders_proxy", "sh010");
+    await mkdir(dir, { recursive: true });
+    const out = await outsideDir();
+    await writeFile(path.join(out, "secret.json"), JSON.stringify({ status: "ok", prompt: "SECRET" }));
+    await symlink(path.join(out, "secret.json"), path.join(dir, "sh010_t01.json"));
+    await writeFile(path.join(dir, "sh010_t02.json"), JSON.stringify({ status: "failed", prompt: "own" }));
+    const takes = await listTakes(ep, "proxy", "sh010");
+    expect(takes.map((t) => t.take)).toEqual([2]);
+    expect(JSON.stringify(takes)).not.toContain("SECRET");
+    const listing = await listShowFiles(episodeFence(ep), dir);
+    expect(listing?.files).toEqual(["sh010_t02.json"]);
+    await expect(readListedJson(listing!, "sh010_t01.json", "take sidecar")).rejects.toThrow(
+      /not a file of the listed/,
+    );
   });
 });
 

@@ -1,8 +1,17 @@
 // Takes on disk: a shot's `renders[_proxy]/<shot>/` folder read into one record per take number.
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import { StudioError } from "../errors.ts";
-import { episodeFence, type Fence, readShowDirents, readShowJson, statShowOrNull } from "../paths/guarded.ts";
+import {
+  episodeFence,
+  type Fence,
+  guardPath,
+  listShowFiles,
+  readListedJson,
+  readShowDirents,
+  type ShowListing,
+} from "../paths/guarded.ts";
 import { parseSidecar, type Sidecar, UNREADABLE_SIDECAR } from "../render/sidecar-record.ts";
 
 export type TakeStatus = "queued" | "ok" | "failed";
@@ -24,14 +33,13 @@ export const shotFolder = (ep: string, pass: Pass, shot: string) =>
   path.join(ep, passFolder(pass), safeShot(shot));
 export const takeStem = (shot: string, take: number) => `${safeShot(shot)}_t${String(take).padStart(2, "0")}`;
 
-const listCache = new Map<string, { key: string; names: string[] }>();
+const listCache = new Map<string, { key: string; listing: ShowListing }>();
 
 /** Every take of the shot in the pass, by number. Reads only sidecars that changed since the last call. */
 export async function listTakes(ep: string, pass: Pass, shot: string): Promise<TakeRecord[]> {
-  const fence = episodeFence(ep);
-  const dir = shotFolder(ep, pass, shot);
-  const names = await folderNames(fence, dir);
-  if (names.length === 0) return [];
+  const listing = await folderListing(episodeFence(ep), shotFolder(ep, pass, shot));
+  if (listing === null) return [];
+  const names = listing.files;
   const prefix = `${safeShot(shot)}_t`;
   const byTake = new Map<number, string[]>();
   for (const name of names) {
@@ -49,7 +57,7 @@ export async function listTakes(ep: string, pass: Pass, shot: string): Promise<T
       const own = files.filter((f) => f === stem || f.startsWith(`${stem}.`) || f.startsWith(`${stem}_`));
       const sidecarName = `${stem}.json`;
       let sidecar: Sidecar | null = null;
-      if (own.includes(sidecarName)) sidecar = await readSidecar(fence, path.join(dir, sidecarName));
+      if (own.includes(sidecarName)) sidecar = await readSidecar(listing, sidecarName);
       else if (!own.includes(`${stem}.mp4`)) return null;
       return { take, stem, sidecar, files: own.sort() };
     }),
@@ -57,23 +65,26 @@ export async function listTakes(ep: string, pass: Pass, shot: string): Promise<T
   return records.filter((r): r is TakeRecord => r !== null).sort((a, b) => a.take - b.take);
 }
 
-// A folder's names, cached by its mtime: an atomic write renames into the folder, which moves the mtime.
-// A renders folder that is a link leading out of the episode is refused (403), never listed.
-async function folderNames(fence: Fence, dir: string): Promise<string[]> {
-  const st = await statShowOrNull(fence, dir);
-  if (!st?.isDirectory()) return [];
-  const key = `${st.mtimeMs}:${st.ctimeMs}`;
+// A folder's regular files, cached by its mtime: an atomic write renames into the folder, and swapping a file
+// for a link changes the folder too, which moves the mtime. A renders folder that is a link leading out of the
+// episode is refused (403), never listed.
+async function folderListing(fence: Fence, dir: string): Promise<ShowListing | null> {
+  const real = await guardPath(fence, dir);
+  const st = await stat(real).catch(() => null);
+  if (!st?.isDirectory()) return null;
+  const key = `${real}:${st.mtimeMs}:${st.ctimeMs}`;
   const hit = listCache.get(dir);
-  if (hit && hit.key === key) return hit.names;
-  const names = (await readShowDirents(fence, dir)).filter((d) => d.isFile()).map((d) => d.name);
-  listCache.set(dir, { key, names });
-  return names;
+  if (hit && hit.key === key) return hit.listing;
+  const listing = await listShowFiles(fence, dir);
+  if (listing === null) return null;
+  listCache.set(dir, { key, listing });
+  return listing;
 }
 
 // Parsed once per change of the file: the JSON cache hands out the same value until then.
-async function readSidecar(fence: Fence, file: string): Promise<Sidecar> {
+async function readSidecar(listing: ShowListing, name: string): Promise<Sidecar> {
   try {
-    return parseSidecar(await readShowJson(fence, file, "take sidecar"));
+    return parseSidecar(await readListedJson(listing, name, "take sidecar"));
   } catch (err) {
     if (!(err instanceof StudioError)) throw err;
   }

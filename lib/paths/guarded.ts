@@ -110,6 +110,32 @@ export async function readShowJson(fence: Fence, file: string, what: string): Pr
   return readJsonFile(await guardPath(fence, file), what);
 }
 
+/** A checked real folder and the regular files in it when it was listed (links are never among them). */
+export interface ShowListing {
+  readonly real: string;
+  readonly files: readonly string[];
+}
+
+/** List a folder's regular files through the door: null when it is missing or not a folder. */
+export async function listShowFiles(fence: Fence, dir: string): Promise<ShowListing | null> {
+  const real = await guardPath(fence, dir);
+  const st = await stat(real).catch(() => null);
+  if (!st?.isDirectory()) return null;
+  const files = (await readdir(real, { withFileTypes: true })).filter((d) => d.isFile()).map((d) => d.name);
+  return { real, files };
+}
+
+/**
+ * A JSON file a listing named: it was a regular file in a checked real folder, so there is no link to resolve
+ * again (one realpath per folder instead of one per file). A name the listing did not hold is refused.
+ */
+export async function readListedJson(listing: ShowListing, name: string, what: string): Promise<unknown> {
+  if (!listing.files.includes(name) || name.includes("/") || name.includes("\\")) {
+    throw forbidden(`"${name}" is not a file of the listed folder`);
+  }
+  return readJsonFile(path.join(listing.real, name), what);
+}
+
 export async function statShow(fence: Fence, file: string): Promise<Stats> {
   return stat(await guardPath(fence, file));
 }
