@@ -35,7 +35,7 @@ export default defineFunction({
     if (input.publish) throw notImplemented("publish: needs the finishing issue");
     const size = input.size ? parseSize(input.size) : null;
     const ep = await resolveEpisode(input.ep, ctx);
-    const pass = input.pass ?? "proxy";
+    const { pass } = input;
     await mediaTools(ctx.env);
     const store = await ctx.jobs();
     // Waiting on a paused lane would hang the request for its whole limit: say so at once instead.

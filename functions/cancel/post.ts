@@ -18,6 +18,6 @@ export default defineFunction({
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     const store = await ctx.jobs();
-    return cancelTake(ctx, store, { ep, pass: input.pass || "proxy", shot: input.shot, take: input.take });
+    return cancelTake(ctx, store, { ep, pass: input.pass, shot: input.shot, take: input.take });
   },
 });
