@@ -9,6 +9,7 @@ import { checkUploadLength, readJsonBody } from "./body.ts";
 import { errorReply } from "./errors.ts";
 import { checkRequest, type GuardOptions, guardOptions, presentedToken, tokenCookie } from "./guard.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { mountPage, type PageSource } from "./page.ts";
 import { fileResponse, jsonResponse, jsonTextResponse } from "./respond.ts";
 import type { HubSocket, WsHub } from "./ws.ts";
 
@@ -27,6 +28,8 @@ export interface AppOptions {
   hub?: WsHub;
   /** Who may call: Host names, origins, token. Default: from the environment, for a loopback listener. */
   guard?: GuardOptions;
+  /** The editor page at /studio/; without it the page is not served (per-function deployments, tests). */
+  page?: PageSource;
 }
 
 export function createApp(
@@ -111,6 +114,8 @@ export function createApp(
       }),
     );
   }
+
+  if (opts.page) mountPage(app, opts.page);
 
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${shown(c.req.path)}` }, 404));
   app.onError((err, c) => {

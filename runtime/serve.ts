@@ -11,6 +11,7 @@ import { createApp } from "./app.ts";
 import { guardOptions, isLoopbackHost } from "./guard.ts";
 import { serverOptions } from "./limits.ts";
 import { consoleLogger, logLevel } from "./log.ts";
+import { pageSource } from "./page.ts";
 import { createServices } from "./services.ts";
 import { createSocketServer, WsHub } from "./ws.ts";
 
@@ -91,7 +92,7 @@ export async function main(
   let stopping = false;
   const control: ServerControl = { host, port, stop: (restart) => stop(restart ? 3 : 0) };
   const guard = guardOptions(env, host);
-  const app = createApp({ ...services, server: control }, routes, { hub, guard });
+  const app = createApp({ ...services, server: control }, routes, { hub, guard, page: pageSource(log) });
   let listening: (url: string) => void = () => {};
   const ready = new Promise<string>((resolve) => {
     listening = resolve;

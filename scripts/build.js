@@ -5,6 +5,7 @@
 import { cp, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildWeb } from "./build-web.js";
 import { SOURCE_DIRS, STAMP, sourceFiles } from "./launch.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -60,6 +61,14 @@ export async function build() {
   process.stdout.write(
     `build: ${entries.length} modules into dist/ in ${Date.now() - started} ms (${SOURCE_DIRS.join(", ")})\n`,
   );
+  try {
+    await buildWeb();
+  } catch (err) {
+    // The service runs without the built page: it then builds the page in memory, or says how to build it.
+    process.stderr.write(
+      `build: the page was not built: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+  }
   return true;
 }
 

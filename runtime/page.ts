@@ -1,0 +1,173 @@
+// The editor page: GET /studio/ answers the HTML (never cached), /studio/assets/<content-hashed name> the script and
+// stylesheet (cached for a year, ETag, gzipped when the browser takes it), and / and /studio redirect to /studio/.
+// The build in dist/web/ is served when it is newer than the page's sources; else the page is built in memory once.
+import { createHash } from "node:crypto";
+import { access, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { gzip } from "node:zlib";
+import type { Hono } from "hono";
+import type { Logger } from "../lib/context.ts";
+
+const gzipped = promisify(gzip);
+
+export interface PageAsset {
+  type: string;
+  bytes: Uint8Array;
+  gzip: Uint8Array;
+  etag: string;
+}
+
+export interface PageBuild {
+  html: string;
+  assets: ReadonlyMap<string, PageAsset>;
+  /** Where it came from, for the log: "dist/web" or "built in memory". */
+  from: string;
+}
+
+export interface PageSource {
+  load(): Promise<PageBuild>;
+}
+
+interface BuiltFiles {
+  html: string;
+  assets: { name: string; type: string; bytes: Uint8Array }[];
+}
+
+/** The repository folder: the nearest folder above this module that holds the page's sources (web/index.html). */
+async function repoRoot(): Promise<string> {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error("the editor page's sources (web/) are not beside the service");
+    dir = up;
+    if (
+      await access(path.join(dir, "web", "index.html")).then(
+        () => true,
+        () => false,
+      )
+    )
+      return dir;
+  }
+}
+
+/** dist/web/ as `npm run build` wrote it, or null when it is missing or older than the sources. */
+async function readDist(root: string, newest: number): Promise<BuiltFiles | null> {
+  const dir = path.join(root, "dist", "web");
+  let manifest: { started: number; assets: { name: string; type: string }[] };
+  try {
+    manifest = JSON.parse(await readFile(path.join(dir, "manifest.json"), "utf8"));
+  } catch {
+    return null;
+  }
+  if (!(manifest.started > newest)) return null;
+  const assets = [];
+  for (const a of manifest.assets) {
+    assets.push({
+      name: a.name,
+      type: a.type,
+      bytes: await readFile(path.join(dir, "assets", path.basename(a.name))),
+    });
+  }
+  return { html: await readFile(path.join(dir, "index.html"), "utf8"), assets };
+}
+
+/** The page from dist/web/ when current, else bundled now (esbuild, a development install); loaded once. */
+export function pageSource(log: Logger): PageSource {
+  let loading: Promise<PageBuild> | null = null;
+  const load = async (): Promise<PageBuild> => {
+    const root = await repoRoot();
+    const builder = await import(pathToFileURL(path.join(root, "scripts", "build-web.js")).href);
+    const newest: number = await builder.newestSource();
+    let files = await readDist(root, newest);
+    let from = "dist/web";
+    if (!files) {
+      try {
+        files = (await builder.bundleWeb()) as BuiltFiles;
+      } catch (err) {
+        throw new Error(
+          `the editor page is not built and cannot be built here (${err instanceof Error ? err.message.split("\n")[0] : String(err)}): run npm run build`,
+        );
+      }
+      from = "built in memory";
+      log.info("page: dist/web/ is missing or older than web/; built the page in memory");
+    }
+    const assets = new Map<string, PageAsset>();
+    for (const a of files.assets) {
+      const etag = `"${createHash("sha1").update(a.bytes).digest("hex")}"`;
+      assets.set(a.name, { type: a.type, bytes: a.bytes, gzip: await gzipped(a.bytes), etag });
+    }
+    return { html: files.html, assets, from };
+  };
+  return {
+    load() {
+      loading ??= load();
+      // A failed load is tried again on the next request (the user may run the build meanwhile).
+      loading.catch(() => {
+        loading = null;
+      });
+      return loading;
+    },
+  };
+}
+
+// The page talks to this origin only; CodeMirror writes its own style elements, hence inline styles.
+const PAGE_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "media-src 'self' blob:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+/** GET /studio/, /studio/assets/:name, and the redirects to the page. */
+export function mountPage(app: Hono, page: PageSource): void {
+  const toPage = (url: string) => {
+    const q = new URL(url).search;
+    return `/studio/${q}`;
+  };
+  app.get("/", (c) => c.redirect(toPage(c.req.url), 302));
+  app.get("/studio", (c) => c.redirect(toPage(c.req.url), 302));
+  app.get("/studio/", async (c) => {
+    let built: PageBuild;
+    try {
+      built = await page.load();
+    } catch (err) {
+      return c.json({ error: err instanceof Error ? err.message : String(err) }, 503);
+    }
+    return c.html(built.html, 200, {
+      "cache-control": "no-store",
+      "content-security-policy": PAGE_POLICY,
+      "referrer-policy": "no-referrer",
+      "x-content-type-options": "nosniff",
+    });
+  });
+  app.get("/studio/assets/:name", async (c) => {
+    let built: PageBuild;
+    try {
+      built = await page.load();
+    } catch (err) {
+      return c.json({ error: err instanceof Error ? err.message : String(err) }, 503);
+    }
+    const name = c.req.param("name");
+    const asset = built.assets.get(name);
+    if (!asset) return c.json({ error: `no page asset named ${JSON.stringify(name.slice(0, 100))}` }, 404);
+    const headers: Record<string, string> = {
+      "content-type": asset.type,
+      "cache-control": "public, max-age=31536000, immutable",
+      etag: asset.etag,
+      "x-content-type-options": "nosniff",
+      vary: "accept-encoding",
+    };
+    if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304, headers);
+    if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) {
+      return c.body(asset.gzip, 200, { ...headers, "content-encoding": "gzip" });
+    }
+    return c.body(asset.bytes, 200, headers);
+  });
+}

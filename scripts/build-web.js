@@ -1,0 +1,98 @@
+// Bundles the editor page (web/) with esbuild: one script and one stylesheet with content-hashed names, and the
+// HTML that names them. Written to dist/web/ by `npm run build`, or kept in memory by a server whose dist/web/ is
+// older than the page's sources.
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const WEB_SOURCES = path.join(root, "web");
+export const WEB_DIST = path.join(root, "dist", "web");
+export const MANIFEST = "manifest.json";
+
+const TYPES = { ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
+
+/**
+ * The page, built: `{html, assets: [{name, type, bytes}], gzipped}`; `gzipped` is the page's weight over the wire
+ * (the HTML and every asset, each gzipped).
+ */
+export async function bundleWeb({ minify = true } = {}) {
+  const esbuild = await import("esbuild");
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: {
+      main: path.join(WEB_SOURCES, "src", "main.tsx"),
+      style: path.join(WEB_SOURCES, "src", "style.css"),
+    },
+    bundle: true,
+    write: false,
+    outdir: "/assets",
+    entryNames: "[name]-[hash]",
+    format: "esm",
+    platform: "browser",
+    target: ["chrome110", "firefox115", "safari16"],
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    minify,
+    sourcemap: false,
+    legalComments: "none",
+    logLevel: "silent",
+    define: { "process.env.NODE_ENV": '"production"' },
+  });
+  const assets = result.outputFiles.map((f) => {
+    const name = path.basename(f.path);
+    return {
+      name,
+      type: TYPES[path.extname(name)] ?? "application/octet-stream",
+      bytes: Buffer.from(f.contents),
+    };
+  });
+  const script = assets.find((a) => a.name.endsWith(".js"));
+  const style = assets.find((a) => a.name.endsWith(".css"));
+  const template = await readFile(path.join(WEB_SOURCES, "index.html"), "utf8");
+  const html = template
+    .replace("%SCRIPT%", `/studio/assets/${script.name}`)
+    .replace("%STYLE%", style ? `/studio/assets/${style.name}` : "");
+  const gzipped = [Buffer.from(html), ...assets.map((a) => a.bytes)].reduce(
+    (sum, b) => sum + gzipSync(b, { level: 9 }).length,
+    0,
+  );
+  return { html, assets, gzipped };
+}
+
+/** The newest modification time among the page's sources: a build started after it is current. */
+export async function newestSource(dir = WEB_SOURCES) {
+  let newest = 0;
+  for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const st = await stat(path.join(e.parentPath ?? e.path, e.name));
+    newest = Math.max(newest, st.mtimeMs);
+  }
+  return newest;
+}
+
+/** Build the page into dist/web/ (assets/, index.html, manifest.json). */
+export async function buildWeb() {
+  const started = Date.now();
+  const page = await bundleWeb();
+  await rm(WEB_DIST, { recursive: true, force: true });
+  await mkdir(path.join(WEB_DIST, "assets"), { recursive: true });
+  for (const a of page.assets) await writeFile(path.join(WEB_DIST, "assets", a.name), a.bytes);
+  await writeFile(path.join(WEB_DIST, "index.html"), page.html);
+  const manifest = {
+    started,
+    assets: page.assets.map((a) => ({ name: a.name, type: a.type, sha1: sha1(a.bytes) })),
+    gzipped: page.gzipped,
+  };
+  await writeFile(path.join(WEB_DIST, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  process.stdout.write(
+    `build: the page into dist/web/ in ${Date.now() - started} ms, ${(page.gzipped / 1024).toFixed(1)} KB gzipped\n`,
+  );
+  return manifest;
+}
+
+function sha1(bytes) {
+  return createHash("sha1").update(bytes).digest("hex");
+}

@@ -1,0 +1,10 @@
+// The page's entry: builds the Studio once, names the views that exist, and mounts the frame.
+import { render } from "preact";
+import { App, type Views } from "./app.tsx";
+import { createStudio } from "./studio.ts";
+import { StartView } from "./views/start.tsx";
+
+const views: Views = {};
+
+const root = document.getElementById("app");
+if (root) render(<App studio={createStudio()} views={views} start={StartView} />, root);
