@@ -78,7 +78,7 @@ export async function demo(argv: string[], env: Record<string, string | undefine
   let mp4: string | null = null;
   if (!build.ok) out(`  build failed: ${build.error ?? "see the passes above"}`);
   else mp4 = await renderAndAssemble(api, ep);
-  out(`open ${running.url}/studio/episodes (Ctrl-C stops)`);
+  out(`editor: ${running.url}/studio/?ep=${encodeURIComponent(ep)} (Ctrl-C stops)`);
   if (once) running.stop(mp4 && (await isFile(mp4)) ? 0 : 1);
 }
 
