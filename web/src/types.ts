@@ -45,6 +45,18 @@ export interface TakeSummary {
   target: string | null;
 }
 
+/** The sound a cut entry plays when not its clip's own: silence, another take's, or a file of the episode. */
+export interface CutAudio {
+  source: string;
+  shot?: string;
+  take?: number;
+  pass?: Pass;
+  path?: string;
+  start?: number;
+  offset?: number;
+  gain?: number;
+}
+
 export interface CutInfo {
   take: number | null;
   picked: boolean;
@@ -63,7 +75,7 @@ export interface CutInfo {
   order: number;
   script_index: number | null;
   out_of_order: boolean;
-  audio: string | null;
+  audio: CutAudio | null;
   audio_file: string | null;
   audio_why: string | null;
 }
