@@ -8,6 +8,7 @@ import { promisify } from "node:util";
 import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StudioError } from "../lib/errors.ts";
+import { relaxCommits } from "../lib/jobs/commit-mode.ts";
 import { MIGRATIONS, migrate } from "../lib/jobs/migrate.ts";
 import { createJobStore, jobStoreOpener, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { NewJob } from "../lib/jobs/types.ts";
@@ -492,5 +493,33 @@ describe("outbox, paid counter, migrations, opening", () => {
     await access(other);
     await byEnv.close();
     await expect(createJobStore("postgres://x/y")).rejects.toThrow(/not supported/);
+  });
+});
+
+describe("commit mode", () => {
+  it("sets synchronous=NORMAL on the connection a write uses, a second pooled connection included", async () => {
+    const client = createClient({ url: dbUrl() });
+    try {
+      await client.execute("PRAGMA journal_mode=WAL");
+      const mode = async () => Number((await client.execute("PRAGMA synchronous")).rows[0][0]);
+      // SQLite's default is FULL (2): one fsync per commit.
+      expect(await mode()).toBe(2);
+      await relaxCommits(client);
+      expect(await mode()).toBe(1);
+      // A read while a transaction holds the first connection makes the client open a second one, which starts
+      // at FULL again; the next write runs on it once both transactions have ended.
+      const first = await client.transaction("write");
+      await client.execute("SELECT 1");
+      const second = await client.transaction("read");
+      expect(Number((await second.execute("PRAGMA synchronous")).rows[0][0])).toBe(2);
+      await first.rollback();
+      await second.rollback();
+      await relaxCommits(client);
+      const again = await client.transaction("write");
+      expect(Number((await again.execute("PRAGMA synchronous")).rows[0][0])).toBe(1);
+      await again.rollback();
+    } finally {
+      client.close();
+    }
   });
 });

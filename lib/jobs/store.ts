@@ -10,6 +10,7 @@ import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { errorMessage, strings } from "../store/json-guards.ts";
+import { relaxCommits } from "./commit-mode.ts";
 import { migrate } from "./migrate.ts";
 import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
 import type { Job, JobStore, LaneState, NewJob } from "./types.ts";
@@ -92,7 +93,12 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     throw new Error(`cannot open the job database ${url.replace(/\?.*$/, "")}: ${errorMessage(err)}`);
   }
   const db = drizzle(client);
-  const write = <T>(fn: () => Promise<T>) => serialize(key, fn);
+  // An embedded file commits without waiting for the disk (commit-mode.ts says why).
+  const write = <T>(fn: () => Promise<T>) =>
+    serialize(key, async () => {
+      if (file) await relaxCommits(client);
+      return fn();
+    });
   const inTx = <T>(fn: (tx: Exec) => Promise<T>) => write(() => db.transaction((tx) => fn(tx)));
   const iso = (ms: number) => new Date(ms).toISOString();
   let lastHousekeep = Number.NEGATIVE_INFINITY;
