@@ -134,8 +134,12 @@ export interface Job {
   title: string;
   info: { ep?: string; pass?: Pass; shot?: string; take?: number; target?: string; backend?: string };
   status: JobStatus;
+  /** A job that must end before this one starts. */
+  after?: string | null;
   progress: number;
-  step: number | null;
+  /** The phase the engine reports (`render`, a node's name, `downloading outputs`). */
+  step: string | null;
+  /** Sampler steps of the phase, when the engine counts them. */
   steps: number | null;
   created: string;
   started: string | null;
@@ -165,4 +169,128 @@ export interface TakeEvent {
   take: number;
   status: TakeStatus;
   thumb: string | null;
+}
+
+/** A take in `GET /studio/shot`: the summary with its whole sidecar and files. */
+export interface TakeDetail extends TakeSummary {
+  sidecar: Record<string, unknown> & { job?: string | null };
+  files: string[];
+  reference_image: string | null;
+}
+
+export interface RefUsed {
+  id: string | null;
+  kind: string;
+  role: string;
+  slot: string;
+  path: string;
+  exists: boolean;
+  need: string;
+  thumb: string | null;
+}
+
+/** A shot's values as a render would use them (`effective`, `built_values`). */
+export interface ShotValues {
+  prompt: string;
+  seed: string;
+  seed_source: string;
+  model: string | null;
+  model_low?: string | null;
+  loras: unknown[];
+  steps: number | null;
+  negative: string | null;
+  negative_source: string;
+  target: string;
+  width: number;
+  height: number;
+  length: number;
+  notes?: string[];
+  error?: string;
+}
+
+/** `GET /studio/shot`. */
+export interface ShotDetail {
+  shot: string;
+  pass: Pass;
+  built_prompt: string;
+  built_target: string | null;
+  target: string;
+  target_source: string;
+  profile: string | null;
+  override: Record<string, unknown>;
+  override_stale: boolean;
+  effective: ShotValues;
+  built_values?: ShotValues;
+  refs_used: RefUsed[];
+  takes: TakeDetail[];
+}
+
+/** `POST /studio/render`; `warning`/`warnings` tell when the takes come from an older build. */
+export interface RenderAnswer {
+  queued: { shot: string; take: number; prompt_id: string; seed: string; seed_source: string; target: string }[];
+  skipped: { shot: string; reason: string; take?: number }[];
+  errors: { shot: string; error: string; take?: number }[];
+  continuity?: { shot: string; from: string; why: string }[];
+  warning?: string | null;
+  warnings?: string[];
+}
+
+export interface TargetInfo {
+  id: string;
+  label: string;
+  short?: string;
+  kind: string;
+  draft?: boolean;
+}
+
+export interface BackendInfo {
+  name: string;
+  kind: string;
+  down: string | null;
+  where: string | null;
+}
+
+/** `POST /studio/build`. */
+export interface BuildAnswer {
+  ok: boolean;
+  error?: string | null;
+  passes: Partial<Record<Pass, { ok: boolean; error: string | null; report: { warnings?: string[] } | null }>>;
+}
+
+export interface Issue {
+  id: string;
+  shot: string;
+  pass: Pass;
+  take: number | null;
+  note: string;
+  when: string;
+  target: string | null;
+  addressed: boolean;
+}
+
+/** `GET /studio/backends`. */
+export interface BackendsAnswer {
+  backends: BackendInfo[];
+  api_key: boolean;
+}
+
+/** `GET /studio/settings` (and what `PUT` answers). */
+export interface SettingsAnswer {
+  settings: {
+    local_url: string | null;
+    engine_url: string | null;
+    cloud_url: string | null;
+    api_key: "set" | null;
+    deployments: Record<string, string>;
+    path: string | null;
+    paid_limit: number | null;
+    enabled_drafts: string[];
+    local_via: "engine" | "proxy" | null;
+    default_targets: Partial<Record<"video" | "image" | "audio", string>>;
+    detected_targets: Partial<Record<"video" | "image" | "audio", string>>;
+    sdk: { status: string; error: string | null } | null;
+  };
+  file: string;
+  /** Settings the environment sets, by field, with the variable's name. */
+  from_env: Record<string, string>;
 }
