@@ -55,7 +55,9 @@ import shot from "./shot/get.ts";
 import shotPreview from "./shot/preview.post.ts";
 import sourceCheck from "./source/check.post.ts";
 import sourceGet from "./source/get.ts";
+import sourceHistory from "./source/history.get.ts";
 import sourcePut from "./source/put.ts";
+import sourceVersion from "./source/version.get.ts";
 import targets from "./targets/get.ts";
 import thumb from "./thumb/get.ts";
 
@@ -76,6 +78,8 @@ export const functions: readonly StudioFunction[] = [
   sourceCheck,
   sourceGet,
   sourcePut,
+  sourceHistory,
+  sourceVersion,
   promoteGet,
   promotePost,
   shotPreview,

@@ -306,7 +306,8 @@ function hinted(name: string, r: Rand, f: Fixture): Json | undefined {
     case "seed":
       return "123";
     case "id":
-      return r.pick(["1", "nope"]);
+      // Issue ids, and history version ids (GET /studio/source/version).
+      return r.pick(["1", "nope", "20240101-000000", "20240101-000000-2"]);
     case "local_url":
     case "engine_url":
     case "cloud_url":

@@ -244,6 +244,27 @@ describe("regressions", () => {
     expect(await readFile(path.join(epHistory, "epH.md"), "utf8")).toBe(SCRIPT);
   });
 
+  it("a _history folder linked out is neither listed nor read as versions", async () => {
+    const listed = await json("GET", "/source/history", { ep: epHistory, file: "script" });
+    expect(listed.status, listed.text).toBe(403);
+    const read = await json("GET", "/source/version", {
+      ep: epHistory,
+      file: "script",
+      id: "20240101-000000",
+    });
+    expect(read.status, read.text).toBe(403);
+    expect(listed.text + read.text).not.toContain(SECRET);
+  });
+
+  it("a history version id is never a path: every crafted value is a 4xx that leaks nothing", async () => {
+    for (const id of [...crafted(), "../x", "20240101-000000/../../../outside/secret.txt"]) {
+      const got = await json("GET", "/source/version", { ep, file: "script", id });
+      expect(got.status, `${JSON.stringify(id)} -> ${got.text}`).toBeGreaterThanOrEqual(400);
+      expect(got.status).toBeLessThan(500);
+      expect(got.text).not.toContain(SECRET);
+    }
+  });
+
   it("a shotlist folder linked out is neither written by a build nor read", async () => {
     const built = await json("POST", "/build", { ep: epShotlist });
     expect(built.status, built.text).toBe(403);
@@ -318,6 +339,8 @@ function baseInputs(): Record<string, Input> {
     "POST /source/check": { ep, file: "script", text: SCRIPT },
     "GET /source": { ep, file: "script" },
     "PUT /source": { ep, file: "script", text: SCRIPT, base_hash: "0", rebuild: false },
+    "GET /source/history": { ep, file: "script" },
+    "GET /source/version": { ep, file: "script", id: "20240101-000000" },
     "GET /promote": { ep },
     "POST /promote": { ep, items: [], hashes: { script: "0", series: "0" } },
     "POST /shot/preview": { ...shot, text: SCRIPT },
