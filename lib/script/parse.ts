@@ -1,9 +1,12 @@
-// The script parser: episode text → story IR, stopping at the first error (script format 2).
-// Also collects warnings for the reference's silent surprises (open points 5, 6, 11, 14).
+// The script parser: episode text → story IR (script format 2). It collects every error it meets, skipping
+// the wrong line (or shot) and carrying on, so one pass reports them all; it also warns about the reference's
+// silent surprises and the lines that look like keys or dialogue but read as prose (open points 5, 6, 11, 14).
 import { seriesInfo } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import { pyFloatRepr } from "./canonical.ts";
 import { ScriptError } from "./errors.ts";
+import { DIALOGUE, KEY_LINE, KNOWN_KEYS } from "./lines.ts";
+import { type NearMissLookup, nameKey, nearMiss } from "./near-miss.ts";
 import { isPace } from "./pacing.ts";
 import { parsePyFloat, parsePyInt } from "./rounding.ts";
 import { canonicalSize, unknownSizeMessage } from "./sizes.ts";
@@ -18,25 +21,16 @@ import type {
   Timing,
 } from "./types.ts";
 
-const DIALOGUE = /^([A-Z][A-Z0-9_ '-]*?)\s*(?:\(([^)]*)\))?\s*:\s*(.+)$/;
-const KEY_LINE = /^([a-z_]+)\s*:\s*(.*)$/;
-/** Dialogue-shaped lines the strict pattern refuses: dotted or non-ASCII names, nested parentheses. */
-const LOOSE_DIALOGUE = /^(\p{Lu}[\p{Lu}\p{N}_ '.-]*?)\s*(?:\((.*)\))?\s*:\s*(.+)$/u;
-const STRICT_NAME = /^[A-Z][A-Z0-9_ '-]*$/;
-const ANY_KEY = /^([A-Za-z_]+)\s*:/;
 const WORDS = /\s+/;
 const NOT_LETTERS = /[^a-z]/g;
 const AUDIO_WINDOW = /^([\d.]+)\s*-\s*([\d.]+)$/;
 const CLAMP = /^(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)$/;
 const KEYFRAME_IMAGE = /\.(?:png|jpe?g|webp)$/i;
 const NEWLINES = /\r\n?/g;
+const WORD_CHAR = /[A-Za-z0-9_]/;
+const KEY_VALUE_START = /^([a-z_]+)\s*:\s*(?=\S)/;
+const SECONDS_WITH_UNIT = /^(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds?)$/i;
 
-const KNOWN_KEYS = new Set(
-  (
-    "who cast with props size audio dur duration camera sound music policy continuous text pace plate " +
-    "retention model lora steps extras target profile first last overlap"
-  ).split(" "),
-);
 /** Keys that mean nothing outside a shot: an error under a `#` header. */
 const SHOT_ONLY = new Set(["who", "cast", "with", "props", "size", "audio", "dur", "duration", "pace"]);
 /** Keys the reference accepts under a header but never reads (open point 6): warned about, not stored. */
@@ -117,6 +111,16 @@ export interface ParseResult {
   warnings: Diagnostic[];
 }
 
+/** Every error and warning of one pass over the script; `story` only when there is no error. */
+export interface ScriptDiagnostics {
+  story: Story | null;
+  /** In the order met: the first is the one parseScript throws. */
+  errors: ScriptError[];
+  warnings: Diagnostic[];
+  /** Lines read as action that look like dialogue: a shot left without dialogue is about them. */
+  dialogueLike: number[];
+}
+
 const newBlock = (): Block => ({
   model: null,
   lora: null,
@@ -151,6 +155,11 @@ class Parser {
   readonly speakers = new Map<string, string>();
   readonly variantBase: Map<string, string>;
   readonly warnings: Diagnostic[] = [];
+  readonly errors: ScriptError[] = [];
+  readonly dialogueLike: number[] = [];
+  readonly lookup: NearMissLookup;
+  /** Set once a line before any sequence was reported: the lines after it until a `#` are not reported again. */
+  orphanReported = false;
   episode: string | null = null;
   episodeLine = 0;
   title = "";
@@ -166,17 +175,49 @@ class Parser {
     this.series = series;
     for (const id of series.characters) this.speakers.set(id.toUpperCase(), id);
     this.variantBase = new Map(Object.entries(series.variants));
+    const names = new Map<string, string>();
+    for (const id of series.characters) {
+      const name = series.subjects[id]?.name;
+      if (name) names.set(nameKey(name), id);
+    }
+    this.lookup = {
+      speakers: this.speakers,
+      subjects: new Set(Object.keys(series.subjects)),
+      characterNames: names,
+    };
   }
 
-  fail(message: string, line = this.lineNo, quoted = this.raw.trim()): never {
-    throw new ScriptError(message, line, quoted);
+  /** Stop at this line: the error is recorded by run(), which carries on with the next line. */
+  fail(message: string, line = this.lineNo, quoted = this.raw.trim(), col?: number): never {
+    throw new ScriptError(message, line, quoted, col ?? (line === this.lineNo ? this.valueCol() : undefined));
+  }
+
+  /** On a key line, the 1-based column where its value starts: a key line's error is about its value. */
+  valueCol(): number | undefined {
+    const m = KEY_VALUE_START.exec(this.raw);
+    return m && KNOWN_KEYS.has(m[1]) ? m[0].length + 1 : undefined;
+  }
+
+  /** Record an error and carry on where the parser stands. */
+  error(message: string, line = this.lineNo, quoted = this.raw.trim()): void {
+    this.errors.push(new ScriptError(message, line, quoted));
+  }
+
+  /** The 1-based column of `token` as a whole word on the current line, if it is there. */
+  colOf(token: string): number | undefined {
+    for (let at = this.raw.indexOf(token); token !== "" && at !== -1; at = this.raw.indexOf(token, at + 1)) {
+      const before = this.raw[at - 1] ?? " ";
+      const after = this.raw[at + token.length] ?? " ";
+      if (!WORD_CHAR.test(before) && !WORD_CHAR.test(after)) return at + 1;
+    }
+    return undefined;
   }
 
   warn(message: string, line = this.lineNo): void {
     this.warnings.push({ line, message });
   }
 
-  run(text: string): ParseResult {
+  run(text: string): ScriptDiagnostics {
     const body = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(NEWLINES, "\n");
     const lines = body.split("\n");
     for (let i = 0; i < lines.length; i++) {
@@ -185,12 +226,21 @@ class Parser {
       if (trimmed === "" || trimmed.startsWith("//")) continue;
       this.lineNo = i + 1;
       this.raw = line;
-      this.classify(line);
+      try {
+        this.classify(line);
+      } catch (err) {
+        if (!(err instanceof ScriptError)) throw err;
+        this.errors.push(err);
+      }
     }
     this.closeSequence();
-    if (this.episode === null) this.fail("script needs an episode header (`= <id>  <title>`)", 1, "");
-    if (this.sequences.length === 0) this.fail("script has no sequences (`# <id>  <location>`)", 1, "");
-    return { story: this.story(), warnings: this.warnings };
+    if (this.episode === null) this.error("script needs an episode header (`= <id>  <title>`)", 1, "");
+    // A script whose lines were all before any sequence was told so already.
+    if (this.sequences.length === 0 && !this.orphanReported) {
+      this.error("script has no sequences (`# <id>  <location>`)", 1, "");
+    }
+    const story = this.errors.length === 0 ? this.story() : null;
+    return { story, errors: this.errors, warnings: this.warnings, dialogueLike: this.dialogueLike };
   }
 
   classify(line: string): void {
@@ -201,7 +251,11 @@ class Parser {
   }
 
   bodyLine(line: string): void {
-    if (this.seq === null) this.fail("content before the first sequence (`# <id>  <location>`)");
+    if (this.seq === null) {
+      if (this.orphanReported) return;
+      this.orphanReported = true;
+      this.fail("content before the first sequence (`# <id>  <location>`)");
+    }
     if (this.shot) this.shot.endLine = this.lineNo;
     const dialogue = DIALOGUE.exec(line);
     const key = dialogue ? null : KEY_LINE.exec(line);
@@ -225,18 +279,25 @@ class Parser {
 
   sequenceHeader(line: string): void {
     const tokens = line.slice(2).trim().split(WORDS);
-    if (tokens.length < 2) this.fail("sequence needs an id and a location (`# sq01  kitchen`)");
+    // Opened all the same, so the shots below it are checked as its own.
+    if (tokens.length < 2) this.error("sequence needs an id and a location (`# sq01  kitchen`)");
     this.closeSequence();
-    this.seq = { id: tokens[0], location: tokens[1], line: this.lineNo, block: newBlock(), shots: [] };
+    this.orphanReported = false;
+    this.seq = { id: tokens[0], location: tokens[1] ?? "", line: this.lineNo, block: newBlock(), shots: [] };
   }
 
   shotHeader(line: string): void {
-    if (this.seq === null) this.fail("shot appears before any sequence");
+    if (this.seq === null) {
+      // Its lines are before any sequence too: this error stands for them.
+      this.orphanReported = true;
+      this.fail("shot appears before any sequence");
+    }
     const id = line.slice(3).trim().split(WORDS)[0];
     const first = this.shotLines.get(id);
-    if (first !== undefined) this.fail(`shot id ${id} is used twice: it was first used on line ${first}`);
+    // A repeated id still opens its shot, so its own lines are checked as its own.
+    if (first !== undefined) this.error(`shot id ${id} is used twice: it was first used on line ${first}`);
     this.closeShot();
-    this.shotLines.set(id, this.lineNo);
+    if (first === undefined) this.shotLines.set(id, this.lineNo);
     this.shot = {
       id,
       line: this.lineNo,
@@ -397,7 +458,12 @@ class Parser {
       .filter((s) => s !== "");
     for (const id of names) {
       if (!Object.hasOwn(this.series.subjects, id)) {
-        this.fail(`unknown subject '${id}' (subjects: ${sortedList(Object.keys(this.series.subjects))})`);
+        this.fail(
+          `unknown subject '${id}' (subjects: ${sortedList(Object.keys(this.series.subjects))})`,
+          this.lineNo,
+          this.raw.trim(),
+          this.colOf(id),
+        );
       }
       shot.byLine.delete(id);
     }
@@ -442,7 +508,11 @@ class Parser {
       return;
     }
     const seconds = parsePyFloat(value);
-    if (seconds === null) this.fail(`\`dur: ${value}\` is not a number, auto or model`);
+    if (seconds === null) {
+      const unit = SECONDS_WITH_UNIT.exec(value);
+      const hint = unit ? ` (seconds are written without a unit: \`dur: ${unit[1]}\`)` : "";
+      this.fail(`\`dur: ${value}\` is not a number, auto or model${hint}`);
+    }
     shot.seconds = seconds;
   }
 
@@ -492,42 +562,12 @@ class Parser {
   // ------------------------------------------------------------------------------------------ prose
 
   prose(line: string): void {
-    this.proseWarning(line);
+    const miss = nearMiss(line, this.lookup);
+    if (miss) {
+      this.warn(miss.message);
+      if (miss.looksLike === "dialogue") this.dialogueLike.push(this.lineNo);
+    }
     if (this.shot) this.shot.actions.push(line.trim());
-  }
-
-  /** Open point 5: lines that read as action although they were probably meant as keys or dialogue. */
-  proseWarning(line: string): void {
-    const trimmed = line.trim();
-    if (trimmed !== line) {
-      const key = KEY_LINE.exec(trimmed);
-      if (DIALOGUE.test(trimmed) || (key && KNOWN_KEYS.has(key[1]))) {
-        const kind = DIALOGUE.test(trimmed) ? "dialogue" : "key";
-        this.warn(`indented line looks like a ${kind} line but only column 0 counts: read as action`);
-      }
-      return;
-    }
-    const key = KEY_LINE.exec(line);
-    if (key) {
-      this.warn(`\`${key[1]}:\` looks like a key line but is not a known key: read as action`);
-      return;
-    }
-    const anyKey = ANY_KEY.exec(line);
-    if (anyKey && KNOWN_KEYS.has(anyKey[1].toLowerCase())) {
-      const lower = anyKey[1].toLowerCase();
-      this.warn(
-        `\`${anyKey[1]}:\` looks like a key line but keys are lower-case (\`${lower}:\`): read as action`,
-      );
-      return;
-    }
-    const loose = LOOSE_DIALOGUE.exec(line);
-    if (loose) {
-      const name = loose[1].trim();
-      const why = STRICT_NAME.test(name)
-        ? "a parenthetical cannot hold parentheses"
-        : "a speaker name may only hold A-Z, 0-9, _, space, ' and -";
-      this.warn(`\`${name}:\` looks like a dialogue line but ${why}: read as action`);
-    }
   }
 
   // ------------------------------------------------------------------------------------------ closing
@@ -539,9 +579,18 @@ class Parser {
     const seq = this.seq!;
     const action = d.actions.join(" ").trim();
     if (action === "" && d.dialogue.length === 0) {
-      this.fail(`shot ${d.id} has no action and no dialogue`, d.line, d.header);
+      this.error(`shot ${d.id} has no action and no dialogue`, d.line, d.header);
+      return;
     }
-    if (this.variantBase.size > 0) this.bindVariants(d);
+    if (this.variantBase.size > 0) {
+      try {
+        this.bindVariants(d);
+      } catch (err) {
+        if (!(err instanceof ScriptError)) throw err;
+        this.errors.push(err);
+        return;
+      }
+    }
     if (this.shotCount === 0) this.warnFirstContinuation(d);
     this.shotCount++;
     seq.shots.push(this.buildShot(d, action, seq));
@@ -670,9 +719,16 @@ function buildSequence(s: SequenceDraft): Sequence {
 }
 
 /**
- * Parse an episode script against a loaded series config. Throws ScriptError at the first error.
- * Warnings cover what the reference accepts silently; legacy-form notes are in the IR's `legacy` arrays.
+ * Parse an episode script against a loaded series config. Throws the first ScriptError (the one the reference
+ * stops at). Warnings cover what the reference accepts silently; legacy-form notes are in the IR's `legacy` arrays.
  */
 export function parseScript(text: string, series: SeriesConfig): ParseResult {
+  const { story, errors, warnings } = diagnoseScript(text, series);
+  if (story === null) throw errors[0];
+  return { story, warnings };
+}
+
+/** One pass over the script collecting every error and warning, each on the line that is wrong. */
+export function diagnoseScript(text: string, series: SeriesConfig): ScriptDiagnostics {
   return new Parser(series).run(text);
 }
