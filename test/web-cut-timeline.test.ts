@@ -16,6 +16,7 @@ import {
   playFrom,
   pxToFrames,
   sourceTime,
+  timecode,
   trimAt,
 } from "../web/src/views/cut/timeline.ts";
 
@@ -188,5 +189,14 @@ describe("order", () => {
     expect(move(["a", "b", "c", "d"], 1, dropIndex(l, 1, 99))).toEqual(["a", "c", "d", "b"]);
     // Dropped where it was: the order stays.
     expect(move(["a", "b", "c", "d"], 1, dropIndex(l, 1, 3))).toEqual(["a", "b", "c", "d"]);
+  });
+});
+
+describe("timecode", () => {
+  it("reads minutes, seconds and frames at the episode's rate", () => {
+    expect(timecode(0, 24)).toBe("0:00:00");
+    expect(timecode(3.5, 24)).toBe("0:03:12");
+    expect(timecode(61 + 23 / 24, 24)).toBe("1:01:23");
+    expect(timecode(1 / 30, 30)).toBe("0:00:01");
   });
 });

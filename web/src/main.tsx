@@ -2,9 +2,12 @@
 import { render } from "preact";
 import { App, type Views } from "./app.tsx";
 import { createStudio } from "./studio.ts";
+import { CutView } from "./views/cut/cut-view.tsx";
 import { StartView } from "./views/start.tsx";
 
-const views: Views = {};
+const views: Views = {
+  cut: CutView,
+};
 
 const root = document.getElementById("app");
 if (root) render(<App studio={createStudio()} views={views} start={StartView} />, root);

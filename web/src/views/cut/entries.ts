@@ -41,7 +41,11 @@ export function entryOf(s: ShotEntry): CutEntryBody {
 export const entriesOf = (status: EpisodeStatus): CutEntryBody[] => status.shots.map(entryOf);
 
 /** The entries with one shot's fields changed (null or false or 0 drops the field). */
-export function patchEntry(entries: readonly CutEntryBody[], shot: string, patch: EntryPatch): CutEntryBody[] {
+export function patchEntry(
+  entries: readonly CutEntryBody[],
+  shot: string,
+  patch: EntryPatch,
+): CutEntryBody[] {
   return entries.map((e) => {
     if (e.shot !== shot) return e;
     const next: Record<string, unknown> = { ...e };
@@ -66,7 +70,7 @@ export function reorderEntries(entries: readonly CutEntryBody[], order: readonly
 export function applyEntries(status: EpisodeStatus, entries: readonly CutEntryBody[]): EpisodeStatus {
   const by = new Map(status.shots.map((s) => [s.shot, s]));
   const shots = entries
-    .map((e, order) => {
+    .map((e, order): ShotEntry | null => {
       const s = by.get(e.shot);
       if (!s) return null;
       return {

@@ -134,7 +134,8 @@ export const secondsToPx = (s: number, pxPerSecond: number) => s * pxPerSecond;
 export const pxToSeconds = (px: number, pxPerSecond: number) => px / pxPerSecond;
 
 /** A distance in pixels as whole frames at the episode's rate (what a drag of a trim handle moves). */
-export const pxToFrames = (px: number, pxPerSecond: number, fps: number) => Math.round((px / pxPerSecond) * fps);
+export const pxToFrames = (px: number, pxPerSecond: number, fps: number) =>
+  Math.round((px / pxPerSecond) * fps);
 
 /** Whole frames as pixels. */
 export const framesToPx = (frames: number, pxPerSecond: number, fps: number) => (frames / fps) * pxPerSecond;
@@ -216,4 +217,14 @@ export function dropIndex(l: Layout, from: number, t: number): number {
     else break;
   }
   return at;
+}
+
+/** A time as an editor reads it, minutes:seconds:frames at the episode's rate (`0:03:12`). */
+export function timecode(s: number, fps: number): string {
+  const total = Math.max(0, Math.round(s * fps));
+  const perSecond = Math.max(1, Math.round(fps));
+  const f = total % perSecond;
+  const whole = Math.floor(total / perSecond);
+  const m = Math.floor(whole / 60);
+  return `${m}:${String(whole % 60).padStart(2, "0")}:${String(f).padStart(2, "0")}`;
 }
