@@ -1,13 +1,13 @@
 // The editor's check: load, parse and build the final pass in memory; write nothing (script format 5.2).
 import { buildEpisode } from "../compile/build.ts";
 import { BuildError } from "../compile/types.ts";
-import { ScriptError } from "../script/errors.ts";
-import { parseScript } from "../script/parse.ts";
+import { diagnoseScript } from "../script/parse.ts";
 import { shotSpans } from "../script/story.ts";
 import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
 import { loadSeries } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import type { CompileEnv } from "./compile-env.ts";
+import { buildErrorDiagnostics, type Diagnostic, parseDiagnostics, sortDiagnostics } from "./diagnostics.ts";
 import { jsonKeyLines, lineOfKey } from "./json-lines.ts";
 import { locateBuildError, locateMessage, ScriptIndex } from "./locate.ts";
 
@@ -23,6 +23,8 @@ export interface CheckResult {
   errors: CheckEntry[];
   warnings: CheckEntry[];
   shots: { id: string; line: number; end_line: number }[];
+  /** Every error (not only the first) and every warning, each at the line that is wrong, in line order. */
+  diagnostics: Diagnostic[];
 }
 
 export interface CheckInput {
@@ -36,11 +38,16 @@ const done = (
   errors: CheckEntry[],
   warnings: CheckEntry[],
   shots: CheckResult["shots"] = [],
+  diagnostics: Diagnostic[] = [
+    ...errors.map((e): Diagnostic => ({ severity: "error", ...e })),
+    ...warnings.map((w): Diagnostic => ({ severity: "warning", ...w })),
+  ],
 ): CheckResult => ({
   ok: errors.length === 0,
   errors,
   warnings,
   shots,
+  diagnostics: sortDiagnostics(diagnostics),
 });
 
 export function checkSources(input: CheckInput, env: CompileEnv): CheckResult {
@@ -69,30 +76,43 @@ export function checkSources(input: CheckInput, env: CompileEnv): CheckResult {
     return done([{ file: "script", line: null, message: "the episode has no script" }], []);
   }
 
-  let parsed: ReturnType<typeof parseScript>;
-  try {
-    parsed = parseScript(scriptText, series);
-  } catch (err) {
-    if (err instanceof ScriptError)
-      return done([{ file: "script", line: err.line, message: err.message }], []);
-    throw err;
+  const parsed = diagnoseScript(scriptText, series);
+  const story = parsed.story;
+  if (story === null) {
+    const first = parsed.errors[0];
+    return done(
+      [{ file: "script", line: first.line, message: first.message }],
+      [],
+      [],
+      parseDiagnostics(parsed),
+    );
   }
-  const index = new ScriptIndex(parsed.story, scriptText);
-  const shots = shotSpans(parsed.story);
+  const index = new ScriptIndex(story, scriptText);
+  const shots = shotSpans(story);
   const warnings = dedupe([
     ...parsed.warnings.map((w): CheckEntry => ({ file: "script", line: w.line, message: w.message })),
   ]);
   try {
-    const result = buildEpisode({ story: parsed.story, series, pass: "final", ...env });
+    const result = buildEpisode({ story, series, pass: "final", ...env });
     for (const message of result.warnings)
       warnings.push({ ...locateMessage(message, index, seriesText), message });
     return done([], dedupe(warnings), shots);
   } catch (err) {
     if (err instanceof BuildError) {
+      const scope = {
+        story,
+        series,
+        pass: "final" as const,
+        env,
+        scriptText,
+        seriesText,
+        dialogueLike: parsed.dialogueLike,
+      };
       return done(
         [{ ...locateBuildError(err, index, seriesText), message: err.message }],
         dedupe(warnings),
         shots,
+        [...buildErrorDiagnostics(err, scope), ...parseDiagnostics(parsed)],
       );
     }
     throw err;
