@@ -3,10 +3,12 @@ import { render } from "preact";
 import { App, type Views } from "./app.tsx";
 import { createStudio } from "./studio.ts";
 import { CutView } from "./views/cut/cut-view.tsx";
+import { ShotsView } from "./views/shots/shots-view.tsx";
 import { StartView } from "./views/start.tsx";
 
 const views: Views = {
   cut: CutView,
+  shots: ShotsView,
 };
 
 const root = document.getElementById("app");

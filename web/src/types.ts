@@ -227,7 +227,14 @@ export interface ShotDetail {
 
 /** `POST /studio/render`; `warning`/`warnings` tell when the takes come from an older build. */
 export interface RenderAnswer {
-  queued: { shot: string; take: number; prompt_id: string; seed: string; seed_source: string; target: string }[];
+  queued: {
+    shot: string;
+    take: number;
+    prompt_id: string;
+    seed: string;
+    seed_source: string;
+    target: string;
+  }[];
   skipped: { shot: string; reason: string; take?: number }[];
   errors: { shot: string; error: string; take?: number }[];
   continuity?: { shot: string; from: string; why: string }[];
@@ -254,7 +261,9 @@ export interface BackendInfo {
 export interface BuildAnswer {
   ok: boolean;
   error?: string | null;
-  passes: Partial<Record<Pass, { ok: boolean; error: string | null; report: { warnings?: string[] } | null }>>;
+  passes: Partial<
+    Record<Pass, { ok: boolean; error: string | null; report: { warnings?: string[] } | null }>
+  >;
 }
 
 export interface Issue {
