@@ -6,6 +6,7 @@ import { StudioContext } from "./context.ts";
 import { keyName, useShortcuts } from "./keys.tsx";
 import type { Pass, View } from "./route.ts";
 import type { Studio } from "./studio.ts";
+import { QueueSummary } from "./views/queue/queue-summary.tsx";
 
 export type Views = Partial<Record<View, ComponentType>>;
 
@@ -97,6 +98,7 @@ function Frame({ studio, views, Start }: { studio: Studio; views: Views; Start: 
             </label>
           ))}
         </fieldset>
+        <QueueSummary />
         <span class={`link ${link}`} role="status" aria-live="polite">
           {link === "open" ? "live" : link === "connecting" ? "connecting…" : "reconnecting…"}
         </span>

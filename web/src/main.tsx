@@ -3,11 +3,15 @@ import { render } from "preact";
 import { App, type Views } from "./app.tsx";
 import { createStudio } from "./studio.ts";
 import { CutView } from "./views/cut/cut-view.tsx";
+import { QueueView } from "./views/queue/queue-view.tsx";
+import { SettingsView } from "./views/settings/settings-view.tsx";
 import { ShotsView } from "./views/shots/shots-view.tsx";
 import { StartView } from "./views/start.tsx";
 
 const views: Views = {
   cut: CutView,
+  queue: QueueView,
+  settings: SettingsView,
   shots: ShotsView,
 };
 
