@@ -9,26 +9,23 @@ import type { BackendsAnswer, Config, SettingsAnswer } from "../../types.ts";
 import { ErrorText, Panel, useAction } from "../../ui.tsx";
 import { deploymentsValue, infoFacts, paidLimitValue, textValue } from "./settings-model.ts";
 import { TargetsPanel } from "./targets-panel.tsx";
+import { useAnswer } from "./use-answer.ts";
 
 type Settings = SettingsAnswer["settings"];
 type Kind = "video" | "image" | "audio";
 const KINDS: Kind[] = ["video", "image", "audio"];
 
 export function SettingsView() {
-  const [settings, setSettings] = useState<SettingsAnswer | null>(null);
-  const [backends, setBackends] = useState<BackendsAnswer | null>(null);
-  // Bumped after a save that can change what the engines answer, so readiness is asked again.
+  const loaded = useAnswer<SettingsAnswer>("settings");
+  // What a save answered, newer than the first read.
+  const [savedAnswer, setSaved] = useState<SettingsAnswer | null>(null);
+  const settings = savedAnswer ?? loaded.value;
+  // Bumped by each save: backends and readiness depend on the addresses, so they are asked again.
   const [generation, setGeneration] = useState(0);
-  const loadSettings = useAction(async () => setSettings(await api.get<SettingsAnswer>("settings")));
-  const loadBackends = useAction(async () => setBackends(await api.get<BackendsAnswer>("backends")));
-  useEffect(() => {
-    void loadSettings.run();
-    void loadBackends.run();
-  }, []);
+  const backends = useAnswer<BackendsAnswer>("backends", {}, generation);
   const saved = (answer: SettingsAnswer) => {
-    setSettings(answer);
+    setSaved(answer);
     setGeneration((g) => g + 1);
-    void loadBackends.run();
   };
   return (
     <div class="settings">
@@ -37,17 +34,19 @@ export function SettingsView() {
         <Panel
           title="Backends"
           actions={
-            <button type="button" onClick={() => loadBackends.run()} disabled={loadBackends.busy}>
-              {loadBackends.busy ? "Asking…" : "Ask again"}
+            <button type="button" onClick={backends.reload} disabled={backends.busy}>
+              {backends.busy ? "Asking…" : "Ask again"}
             </button>
           }
         >
-          <ErrorText error={loadBackends.error} />
-          {backends ? <BackendList answer={backends} sdk={settings?.settings.sdk ?? null} /> : null}
+          <ErrorText error={backends.error} />
+          {backends.value ? (
+            <BackendList answer={backends.value} sdk={settings?.settings.sdk ?? null} />
+          ) : null}
         </Panel>
         <EnginePanel />
         <Panel title="Settings">
-          <ErrorText error={loadSettings.error} />
+          <ErrorText error={loaded.error} />
           {settings ? <SettingsFields answer={settings} onSaved={saved} /> : null}
         </Panel>
       </div>
@@ -59,14 +58,12 @@ export function SettingsView() {
 }
 
 function ServerFacts() {
-  const [info, setInfo] = useState<Record<string, unknown> | null>(null);
-  const load = useAction(async () => setInfo(await api.get<Record<string, unknown>>("info")));
-  useEffect(() => {
-    void load.run();
-  }, []);
+  const load = useAnswer<Record<string, unknown>>("info");
+  const info = load.value;
   return (
     <Panel title="Server">
       <ErrorText error={load.error} />
+      {!info && load.busy ? <p class="muted">Asking the server…</p> : null}
       {info ? (
         <dl class="facts">
           {infoFacts(info).map((f) => (
@@ -108,9 +105,19 @@ function BackendList({ answer, sdk }: { answer: BackendsAnswer; sdk: Settings["s
 function EnginePanel() {
   const studio = useStudio();
   const config = studio.config.value.value;
+  // The box shows what was asked while the service saves it, and falls back if the save fails.
+  const [asked, setAsked] = useState<boolean | null>(null);
   const save = useAction(async (review: boolean) => {
     if (!config) return;
-    studio.config.value.value = await api.put<Config>("config", { roots: config.roots, review_copy: review });
+    setAsked(review);
+    try {
+      studio.config.value.value = await api.put<Config>("config", {
+        roots: config.roots,
+        review_copy: review,
+      });
+    } finally {
+      setAsked(null);
+    }
   });
   return (
     <Panel title="Engine and folders">
@@ -124,7 +131,7 @@ function EnginePanel() {
           <label class="check">
             <input
               type="checkbox"
-              checked={config.review_copy}
+              checked={asked ?? config.review_copy}
               disabled={save.busy}
               onChange={(e) => save.run(e.currentTarget.checked)}
             />
@@ -325,8 +332,8 @@ function LocalVia({
   return (
     <SettingRow
       id="setting-local_via"
-      label="Reach the local engine"
-      hint="Straight to the engine, or through the engine's or a proxy's route."
+      label="Local backend speaks"
+      hint="With the proxy, the local address is a Comfy API proxy and the separate engine is the ComfyUI behind it."
       envVar={envVar}
       error={put.error}
     >
@@ -336,9 +343,9 @@ function LocalVia({
         disabled={!!envVar || put.busy}
         onChange={(e) => put.run({ local_via: e.currentTarget.value || null })}
       >
-        <option value="">straight to the engine</option>
-        <option value="engine">via engine</option>
-        <option value="proxy">via proxy</option>
+        <option value="">ComfyUI's own routes</option>
+        {value === "engine" ? <option value="engine">ComfyUI's own routes (set as "engine")</option> : null}
+        <option value="proxy">Comfy API v2 through a proxy</option>
       </select>
     </SettingRow>
   );
@@ -518,15 +525,16 @@ function DefaultTargets({
   envVar: string | null;
   onSaved: (a: SettingsAnswer) => void;
 }) {
-  const [choices, setChoices] = useState<Partial<Record<Kind, TargetChoices>>>({});
-  const list = useAction(async () => {
-    const all = await Promise.all(KINDS.map((kind) => api.get<TargetChoices>("targets", { kind })));
-    setChoices(Object.fromEntries(KINDS.map((k, i) => [k, all[i]])));
-  });
   // A changed default changes what the listing names as the one in force.
-  useEffect(() => {
-    void list.run();
-  }, [JSON.stringify(value)]);
+  const stored = JSON.stringify(value);
+  const lists = {
+    video: useAnswer<TargetChoices>("targets", { kind: "video" }, stored),
+    image: useAnswer<TargetChoices>("targets", { kind: "image" }, stored),
+    audio: useAnswer<TargetChoices>("targets", { kind: "audio" }, stored),
+  };
+  const choices: Partial<Record<Kind, TargetChoices>> = {};
+  for (const k of KINDS) if (lists[k].value) choices[k] = lists[k].value ?? undefined;
+  const listError = KINDS.map((k) => lists[k].error).find(Boolean) ?? null;
   const put = usePutSettings(onSaved);
   return (
     <SettingRow
@@ -534,7 +542,7 @@ function DefaultTargets({
       label="Default targets"
       hint="What a shot or picture renders on when neither the script nor the series names one."
       envVar={envVar}
-      error={put.error ?? list.error}
+      error={put.error ?? listError}
     >
       <div class="defaults">
         {KINDS.map((kind) => (

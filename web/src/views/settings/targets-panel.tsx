@@ -1,8 +1,6 @@
 // Every target by kind with its readiness on its backend (GET /studio/targets?kind=…&ready=1): ready, or which model
 // files are missing by tier (with where to get them) and which nodes the engine lacks.
-import { useEffect, useState } from "preact/hooks";
-import { api } from "../../api.ts";
-import { ErrorText, Panel, useAction } from "../../ui.tsx";
+import { ErrorText, Panel } from "../../ui.tsx";
 import {
   detailSummary,
   passesNote,
@@ -11,6 +9,7 @@ import {
   readinessRows,
   tierMeaning,
 } from "./settings-model.ts";
+import { useAnswer } from "./use-answer.ts";
 
 type Kind = "video" | "image" | "audio";
 const KINDS: Kind[] = ["video", "image", "audio"];
@@ -37,11 +36,8 @@ export function TargetsPanel({ generation }: { generation: number }) {
 }
 
 function KindTargets({ kind, ask }: { kind: Kind; ask: number }) {
-  const [answer, setAnswer] = useState<TargetsAnswer | null>(null);
-  const load = useAction(async () => setAnswer(await api.get<TargetsAnswer>("targets", { kind, ready: 1 })));
-  useEffect(() => {
-    void load.run();
-  }, [ask]);
+  const load = useAnswer<TargetsAnswer>("targets", { kind, ready: 1 }, ask);
+  const answer = load.value;
   const rows = answer ? readinessRows(answer.targets, answer.default[kind] ?? null) : [];
   const ready = rows.filter((r) => r.status === "ready" || r.status === "degraded").length;
   return (
@@ -50,7 +46,7 @@ function KindTargets({ kind, ask }: { kind: Kind; ask: number }) {
       actions={
         <button
           type="button"
-          onClick={() => load.run()}
+          onClick={load.reload}
           disabled={load.busy}
           aria-label={`Check the ${kind} targets again`}
         >
