@@ -132,7 +132,8 @@ export function createStudio(): Studio {
   const refreshConfig = loader(config, () => api.get<Config>("config"));
   const refreshEpisodes = loader(
     episodes,
-    async () => (await api.get<{ episodes: EpisodeSummary[] }>("episodes")).episodes,
+    // The contract answers a bare array of summaries.
+    () => api.get<EpisodeSummary[]>("episodes"),
   );
   const refreshEpisode = loader(episode, async () => {
     const { ep, pass } = router.route.value;
