@@ -133,11 +133,16 @@ describe("add, get, list", () => {
     for (let i = 0; i < 25; i++) await store.update(a.id, "w", { log: `line ${i}` });
     await store.update(a.id, "w", { progress: 1.7, step: "sampling", steps: 30, backend_prompt_id: "p1" });
     await store.update(a.id, "intruder", { progress: 0.1, log: "not mine" });
+    await store.update(a.id, "intruder", { progress: 0.2, step: "not mine" });
     const got = await store.get(a.id);
     expect(got?.log).toHaveLength(20);
     expect(got?.log[0]).toBe("line 5");
     expect(got?.log[19]).toBe("line 24");
     expect(got).toMatchObject({ progress: 1, step: "sampling", steps: 30, backend_prompt_id: "p1" });
+    // Fields and a log line in one update land together.
+    await store.update(a.id, "w", { progress: -3, step: "saving", log: "line 25" });
+    expect(await store.get(a.id)).toMatchObject({ progress: 0, step: "saving", steps: 30 });
+    expect((await store.get(a.id))?.log.at(-1)).toBe("line 25");
   });
 });
 
@@ -421,6 +426,21 @@ describe("outbox, paid counter, migrations, opening", () => {
     const left = await store.eventsSince(0);
     expect(left.map((e) => e.data)).toEqual([{ n: 4 }]);
     expect(left[0].id).toBeGreaterThan(all[2].id);
+  });
+
+  it("writes a burst of events emitted in one turn, every one in emit order", async () => {
+    const { store } = await fresh();
+    const burst = Array.from({ length: 1203 }, (_, n) =>
+      store.emit(n % 2 ? "studio.take" : "studio.job", { n }),
+    );
+    await Promise.all(burst);
+    await store.emit("studio.job", { n: "after" });
+    const all = await store.eventsSince(0, 5000);
+    expect(all.map((e) => (e.data as { n: unknown }).n)).toEqual([
+      ...Array.from({ length: 1203 }, (_, n) => n),
+      "after",
+    ]);
+    expect(all[1].kind).toBe("studio.take");
   });
 
   it("counts paid runs, shared by every store on the database, until reset", async () => {

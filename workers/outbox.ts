@@ -45,15 +45,21 @@ export class OutboxWriter implements EventSink {
     while (this.draining) await this.draining;
   }
 
+  // Everything buffered is handed over in one turn, so the store writes it as one batch (one commit), in order.
   private async drain(): Promise<void> {
-    for (let event = this.buffer.shift(); event; event = this.buffer.shift()) {
-      try {
-        await this.store.emit(event.kind, event.row);
-      } catch (err) {
-        this.log.warn(
-          `outbox: event ${event.kind} not written: ${err instanceof Error ? err.message : String(err)}`,
-        );
-      }
+    while (this.buffer.length) {
+      const batch = this.buffer.splice(0);
+      await Promise.all(
+        batch.map(async (event) => {
+          try {
+            await this.store.emit(event.kind, event.row);
+          } catch (err) {
+            this.log.warn(
+              `outbox: event ${event.kind} not written: ${err instanceof Error ? err.message : String(err)}`,
+            );
+          }
+        }),
+      );
     }
   }
 }

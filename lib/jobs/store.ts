@@ -10,10 +10,11 @@ import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { errorMessage, strings } from "../store/json-guards.ts";
+import { createLocks, type Locks } from "../store/lock.ts";
 import { relaxCommits } from "./commit-mode.ts";
 import { migrate } from "./migrate.ts";
 import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
-import type { Job, JobStore, LaneState, NewJob } from "./types.ts";
+import type { Job, JobStore, LaneState, NewJob, ProgressUpdate } from "./types.ts";
 import { ENDED_STATUSES, JobEnds } from "./wait.ts";
 
 export interface JobStoreOptions {
@@ -21,6 +22,11 @@ export interface JobStoreOptions {
   now?: () => number;
   /** For a libsql server URL. */
   authToken?: string;
+  /**
+   * Where writes to one database queue (the process's locks, so two stores on the same file in one process also
+   * take turns); the store's own when not given.
+   */
+  locks?: Locks;
 }
 
 /** The libsql store (the job store interface says all it does). */
@@ -33,34 +39,14 @@ const FINISHED_LISTED = 200;
 /** Finished jobs kept beyond the listed 200, so a recent one can still be read or retried. */
 const FINISHED_KEPT = 1000;
 const LOG_LINES = 20;
+/** Rows of one insert into the outbox (three bound values each, well under SQLite's limit). */
+const EVENTS_PER_INSERT = 500;
 const LOG_LINE_CHARS = 2000;
 const MAX_ATTEMPTS = 3;
 const EVENTS_KEPT_MS = 10 * 60_000;
 const HOUSEKEEP_EVERY_MS = 30_000;
 const BUSY_TIMEOUT_MS = 5000;
 const REMOTE = /^(https?|libsql|wss?):\/\//i;
-
-/**
- * Writes of one process to one database go one at a time. The embedded client runs each statement synchronously
- * on a pool of connections: a second connection's write waiting on the busy timeout would block the event loop
- * while the first connection's open transaction needs that loop to commit. Keyed by database, not by store, so
- * two stores on the same file in one process (tests, a worker beside the API) also take turns.
- */
-const writeTails = new Map<string, Promise<void>>();
-
-function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const prev = writeTails.get(key) ?? Promise.resolve();
-  const run = prev.then(fn);
-  const tail = run.then(
-    () => {},
-    () => {},
-  );
-  writeTails.set(key, tail);
-  void tail.then(() => {
-    if (writeTails.get(key) === tail) writeTails.delete(key);
-  });
-  return run;
-}
 
 export async function createJobStore(url: string, opts: JobStoreOptions = {}): Promise<StudioJobStore> {
   const now = opts.now ?? Date.now;
@@ -71,14 +57,19 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     );
   }
   if (file) await mkdir(path.dirname(file), { recursive: true });
-  const key = file ?? url;
+  // Writes of one process to one database go one at a time. The embedded client runs each statement
+  // synchronously on a pool of connections: a second connection's write waiting on the busy timeout would block the
+  // event loop while the first connection's open transaction needs that loop to commit.
+  const locks = opts.locks ?? createLocks();
+  const key = `job database\0${file ?? url}`;
+  const serialize = <T>(fn: () => Promise<T>) => locks.run(key, fn);
   const client = createClient({
     url,
     timeout: BUSY_TIMEOUT_MS,
     authToken: file ? undefined : opts.authToken,
   });
   try {
-    await serialize(key, async () => {
+    await serialize(async () => {
       if (file) {
         // WAL lets readers in other processes go on while one writes; the busy timeout (also set on every pooled
         // connection by `timeout`) makes a second writer wait for the lock instead of failing at once.
@@ -95,13 +86,15 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
   const db = drizzle(client);
   // An embedded file commits without waiting for the disk (commit-mode.ts says why).
   const write = <T>(fn: () => Promise<T>) =>
-    serialize(key, async () => {
+    serialize(async () => {
       if (file) await relaxCommits(client);
       return fn();
     });
   const inTx = <T>(fn: (tx: Exec) => Promise<T>) => write(() => db.transaction((tx) => fn(tx)));
   const iso = (ms: number) => new Date(ms).toISOString();
   let lastHousekeep = Number.NEGATIVE_INFINITY;
+  const pendingEvents: (typeof events.$inferInsert)[] = [];
+  let eventsBatch: Promise<void> | null = null;
   const ends = new JobEnds();
 
   async function insertJob(exec: Exec, job: NewJob): Promise<Job> {
@@ -292,23 +285,22 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     },
 
     async update(id, owner, update) {
+      const set = progressFields(update);
+      const mine = and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running"));
+      // Without a log line nothing depends on the row as it stands: one guarded statement, no transaction.
+      if (update.log === undefined) {
+        if (Object.keys(set).length) await write(() => db.update(jobs).set(set).where(mine));
+        return;
+      }
+      const line = update.log;
       await inTx(async (tx) => {
-        const [row] = await tx
-          .select()
-          .from(jobs)
-          .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
-          .limit(1);
+        const [row] = await tx.select({ log: jobs.log }).from(jobs).where(mine).limit(1);
         // A worker that lost its lease learns it on the next heartbeat; its late progress is dropped.
         if (!row) return;
-        const set: Partial<JobRow> = {};
-        if (update.progress !== undefined && Number.isFinite(update.progress)) {
-          set.progress = Math.min(1, Math.max(0, update.progress));
-        }
-        if (update.step !== undefined) set.step = update.step;
-        if (update.steps !== undefined) set.steps = update.steps;
-        if (update.backend_prompt_id !== undefined) set.backend_prompt_id = update.backend_prompt_id;
-        if (update.log !== undefined) set.log = appendLog(row.log, update.log);
-        if (Object.keys(set).length) await tx.update(jobs).set(set).where(eq(jobs.id, id));
+        await tx
+          .update(jobs)
+          .set({ ...set, log: appendLog(row.log, line) })
+          .where(eq(jobs.id, id));
       });
     },
 
@@ -420,9 +412,17 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     waitFor: (id, signal, pollMs) => ends.waitFor(id, signal, (j) => store.get(j), pollMs),
 
     async emit(kind, data) {
-      await write(async () => {
-        await db.insert(events).values({ kind, data: data ?? null, created: now() });
+      pendingEvents.push({ kind, data: data ?? null, created: now() });
+      // Events emitted before the batch's turn to write comes go in with it: one commit for a burst, in order.
+      eventsBatch ??= write(async () => {
+        eventsBatch = null;
+        const rows = pendingEvents.splice(0);
+        for (let i = 0; i < rows.length; i += EVENTS_PER_INSERT) {
+          await db.insert(events).values(rows.slice(i, i + EVENTS_PER_INSERT));
+        }
       });
+      const batch = eventsBatch;
+      await batch;
       await housekeep();
     },
 
@@ -486,13 +486,14 @@ export interface JobStoreOpener {
 }
 
 /** How a process reaches its job store; its services hold one of these. */
-export function jobStoreOpener(services: Pick<Services, "home" | "env" | "now">): JobStoreOpener {
+export function jobStoreOpener(services: Pick<Services, "home" | "env" | "now" | "locks">): JobStoreOpener {
   let current: Promise<StudioJobStore> | null = null;
   const open = (): Promise<StudioJobStore> => {
     if (current) return current;
     const opening = createJobStore(jobDatabaseUrl(services), {
       now: () => services.now().getTime(),
       authToken: services.env.STUDIO_DB_AUTH_TOKEN?.trim() || undefined,
+      locks: services.locks,
     }).then((store) => {
       const close = store.close;
       store.close = async () => {
@@ -523,6 +524,18 @@ function toJob(row: JobRow): Job {
     payload: row.payload ?? null,
     log: Array.isArray(row.log) ? row.log : [],
   };
+}
+
+/** The columns a progress update sets (its log line aside): progress clamped to 0..1, the others as given. */
+function progressFields(update: ProgressUpdate): Partial<JobRow> {
+  const set: Partial<JobRow> = {};
+  if (update.progress !== undefined && Number.isFinite(update.progress)) {
+    set.progress = Math.min(1, Math.max(0, update.progress));
+  }
+  if (update.step !== undefined) set.step = update.step;
+  if (update.steps !== undefined) set.steps = update.steps;
+  if (update.backend_prompt_id !== undefined) set.backend_prompt_id = update.backend_prompt_id;
+  return set;
 }
 
 function appendLog(log: unknown, line: string): string[] {
