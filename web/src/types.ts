@@ -303,3 +303,91 @@ export interface SettingsAnswer {
   /** Settings the environment sets, by field, with the variable's name. */
   from_env: Record<string, string>;
 }
+
+/** An error or warning of a source check (`errors`, `warnings`; the file is the one checked when absent). */
+export interface CheckEntry {
+  file?: "script" | "series";
+  line: number | null;
+  col?: number | null;
+  message: string;
+}
+
+/** `POST /studio/source/check`; `diagnostics` holds every error and warning in one list when present. */
+export interface CheckAnswer {
+  ok: boolean;
+  errors?: CheckEntry[];
+  warnings?: CheckEntry[];
+  diagnostics?: (CheckEntry & { severity: string })[];
+  shots?: { id: string; line: number; end_line: number }[];
+}
+
+/** `GET /studio/source`. */
+export interface SourceAnswer {
+  file: "script" | "series";
+  path: string;
+  text: string;
+  hash: string;
+  mtime: number;
+  shots?: { id: string; line: number; end_line: number }[];
+}
+
+/** `PUT /studio/source`; its 409 carries `{error, hash, text, file}` (the file on disk now). */
+export interface SourceSaveAnswer {
+  hash: string;
+  changed: boolean;
+  check: CheckAnswer;
+  build: BuildAnswer | null;
+}
+
+/** `GET /studio/source/history` (an extra route): kept copies, newest first. */
+export interface HistoryAnswer {
+  file: "script" | "series";
+  versions: { id: string; when: string; size: number }[];
+}
+
+/** `GET /studio/source/version` (an extra route). */
+export interface VersionAnswer {
+  file: "script" | "series";
+  id: string;
+  when: string;
+  text: string;
+}
+
+export interface PromoteItem {
+  id: string;
+  scope: "shot" | "episode" | "ref";
+  shot?: string;
+  ref?: string;
+  view?: string;
+  field: string;
+  value: unknown;
+  dest: "script" | "series";
+  line?: number;
+  summary: string;
+}
+
+export interface PromoteLeft {
+  scope: "shot" | "episode" | "ref";
+  shot?: string;
+  ref?: string;
+  view?: string;
+  pass?: Pass;
+  field: string;
+  reason: string;
+}
+
+/** `GET /studio/promote`. */
+export interface PromotePlan {
+  items: PromoteItem[];
+  left: PromoteLeft[];
+  diffs: { script: string; series: string };
+  hashes: { script: string; series: string };
+}
+
+/** `POST /studio/promote`. */
+export interface PromoteResult {
+  promoted: PromoteItem[];
+  left: PromoteLeft[];
+  hashes: { script: string; series: string };
+  build: BuildAnswer | null;
+}

@@ -1,27 +1,10 @@
 // The check's answer as problems the editor shows: every error and warning (the answer's `diagnostics` when it
 // carries them, else its `errors` and `warnings`), each placed on the document as a range of offsets. A line past
 // the end is clamped to the last line, a line the service could not place (null) goes to the first.
+import type { CheckAnswer, CheckEntry } from "../../types.ts";
 
 export type SourceKind = "script" | "series";
 export type Severity = "error" | "warning" | "info";
-
-export interface CheckEntry {
-  file?: SourceKind;
-  line: number | null;
-  col?: number | null;
-  message: string;
-}
-
-export interface DiagnosticEntry extends CheckEntry {
-  severity: Severity | string;
-}
-
-export interface CheckAnswer {
-  ok: boolean;
-  errors?: CheckEntry[];
-  warnings?: CheckEntry[];
-  diagnostics?: DiagnosticEntry[];
-}
 
 /** One problem of a check, in the file it is about. */
 export interface Problem {
