@@ -77,6 +77,17 @@ export function PromotePanel({
           show both versions.
         </p>
       ) : null}
+      {stale ? (
+        <p class="warn" role="alert">
+          {stale}
+        </p>
+      ) : null}
+      {result ? (
+        <p class="ok" role="status">
+          Promoted {result.promoted.length} item{result.promoted.length === 1 ? "" : "s"}
+          {result.build && !result.build.ok ? `; the rebuild failed: ${result.build.error ?? ""}` : "."}
+        </p>
+      ) : null}
       {plan && plan.items.length === 0 ? <p class="muted">Nothing to promote.</p> : null}
       {plan?.items.length ? (
         <fieldset class="promote-items">
@@ -103,17 +114,6 @@ export function PromotePanel({
         </div>
       ) : null}
       <ErrorText error={run.error} />
-      {stale ? (
-        <p class="warn" role="alert">
-          {stale}
-        </p>
-      ) : null}
-      {result ? (
-        <p class="ok" role="status">
-          Promoted {result.promoted.length} item{result.promoted.length === 1 ? "" : "s"}
-          {result.build && !result.build.ok ? `; the rebuild failed: ${result.build.error ?? ""}` : "."}
-        </p>
-      ) : null}
       {plan?.left.length ? (
         <div>
           <h3>Staying in overrides</h3>

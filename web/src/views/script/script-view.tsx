@@ -2,7 +2,6 @@
 // history of saved versions and the promote panel in a drawer beside them. Ctrl/Cmd+S saves the file shown.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { useStudio } from "../../context.ts";
-import { useShortcuts } from "../../keys.tsx";
 import type { SourceKind } from "./diagnostics.ts";
 import { LABELS } from "./editor-setup.ts";
 import { HistoryDrawer } from "./history-drawer.tsx";
@@ -54,10 +53,6 @@ export function ScriptView() {
     addEventListener("keydown", onKey);
     return () => removeEventListener("keydown", onKey);
   }, []);
-
-  useShortcuts(studio.keys, [
-    { keys: ["Escape"], label: "Close the history or promote drawer", run: () => setDrawer(null) },
-  ]);
 
   if (!ep) return null;
   const toggle = (d: Exclude<Drawer, null>) => setDrawer((now) => (now === d ? null : d));
