@@ -4,6 +4,7 @@ import type { BuildResult, Pass, Report } from "../compile/types.ts";
 import { defaultVideoTarget, readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { withLock } from "../store/lock.ts";
+import { noteBuildOutcome } from "./build-failure.ts";
 import { readSources } from "./sources.ts";
 
 export interface PassAnswer {
@@ -50,6 +51,7 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
     });
     if (compiled.loadError) {
       const error = compiled.loadError;
+      await noteBuildOutcome(ep, { final: error, proxy: error }, services.now());
       return { ok: false, error, passes: { final: failed(error), proxy: failed(error) } };
     }
     const passes: Partial<Record<Pass, PassAnswer>> = {};
@@ -67,6 +69,7 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
         report: summarize(outcome.result, out, compiled.parseWarnings),
       };
     }
+    await noteBuildOutcome(ep, { final: passes.final?.error, proxy: passes.proxy?.error }, services.now());
     services.events.emit("studio.episode", { ep });
     const firstError = PASSES.map((p) => passes[p]?.error).find(Boolean);
     return firstError ? { ok: false, error: firstError, passes } : { ok: true, passes };
