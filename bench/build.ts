@@ -3,7 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { buildEpisode } from "../lib/compile/build.ts";
-import { compileEnv, prepare } from "../lib/episode/compile-env.ts";
+import { defaultVideoTarget } from "../lib/config/settings.ts";
+import { prepare } from "../lib/episode/prepare.ts";
+import { shippedRegistry } from "../lib/targets/registry.ts";
 import { previewShot } from "../lib/episode/preview.ts";
 import { buildFolder } from "../lib/episode/run-build.ts";
 import { benchSeries, benchServices } from "./show.ts";
@@ -42,7 +44,7 @@ export function syntheticScript(sequences = 30, shotsPer = 10): string {
 export async function run(): Promise<void> {
   const seriesText = JSON.stringify(SERIES, null, 2);
   const scriptText = syntheticScript();
-  const env = await compileEnv({ home: path.join(os.tmpdir(), "studio-bench-none") }, null);
+  const env = { defaultTarget: defaultVideoTarget({ default_targets: {}, detected_targets: {} }), targets: shippedRegistry() };
 
   const parse = await time(() => prepare(seriesText, scriptText), 30);
   const compile = await time(() => {

@@ -2,9 +2,11 @@
 // on top of them in the function contract's Ctx).
 import type { Engines } from "./engines/registry.ts";
 import type { CompilePool } from "./episode/compile-pool.ts";
+import type { EpisodeReader } from "./episode/episode-texts.ts";
 import type { JobKinds } from "./jobs/kinds.ts";
 import type { JobStore } from "./jobs/types.ts";
 import type { JobSignals } from "./jobs/wake.ts";
+import type { TargetRegistryView } from "./targets/registry.ts";
 
 export interface Logger {
   /** Detail for tracing a problem: shown only with STUDIO_LOG=debug. */
@@ -47,6 +49,10 @@ export interface Services {
   engines: Engines;
   /** The compile thread (build, check, preview), started on first use. */
   compile: CompilePool;
+  /** The shipped targets, checked once for the life of the services. */
+  targets: TargetRegistryView;
+  /** Reads an episode's compile inputs from its folder; absent where there are no show folders (per-function). */
+  readEpisode?: EpisodeReader;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

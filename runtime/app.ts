@@ -1,27 +1,17 @@
-// createApp: mounts every function module at /studio/<path> and /api/studio/<path>, plus /ws and the API document.
+// createApp: the routes of createRouter on a Node server, replies written with Node's streams and gzip, plus the page
+// socket (/ws) and the editor page.
 import { upgradeWebSocket } from "@hono/node-server";
-import { type Context, Hono } from "hono";
-import { type Ctx, FileReply, JsonText, type Method, Reply, type StudioFunction } from "../functions/fn.ts";
+import type { Hono } from "hono";
+import type { StudioFunction } from "../functions/fn.ts";
 import type { Services } from "../lib/context.ts";
-import { StudioError, shown } from "../lib/errors.ts";
-import { parseInput } from "../lib/validate.ts";
-import { checkUploadLength, readJsonBody } from "./body.ts";
-import { errorReply } from "./errors.ts";
-import { checkRequest, type GuardOptions, guardOptions, presentedToken, tokenCookie } from "./guard.ts";
-import { buildOpenApi } from "./openapi.ts";
+import type { GuardOptions } from "./guard.ts";
+import { guardOptions } from "./guard-options.ts";
 import { mountPage, type PageSource } from "./page.ts";
 import { fileResponse, jsonResponse, jsonTextResponse } from "./respond.ts";
+import { answerRequest as answerWith, createRouter, type FunctionCall, type Responder } from "./router.ts";
 import type { HubSocket, WsHub } from "./ws.ts";
 
-export const PREFIXES = ["/studio", "/api/studio"] as const;
-const ROOT_PREFIXES = ["", "/api"] as const;
-
-/**
- * Where a function answers: under /studio and /api/studio; the queue routes under /studio only (standalone, the
- * /api/studio aliases are for the content routes and server/stop); `root` routes at the root and /api.
- */
-export const mountsOf = (fn: StudioFunction): readonly string[] =>
-  fn.root ? ROOT_PREFIXES : fn.queue ? PREFIXES.slice(0, 1) : PREFIXES;
+export { type FunctionCall, isLoopback, mountsOf, PREFIXES } from "./router.ts";
 
 export interface AppOptions {
   /** The page socket hub; without it /ws is not served (per-function deployments). */
@@ -32,177 +22,54 @@ export interface AppOptions {
   page?: PageSource;
 }
 
+const NODE_RESPONDER: Responder = { json: jsonResponse, jsonText: jsonTextResponse, file: fileResponse };
+
 export function createApp(
   services: Services,
   functions: readonly StudioFunction[],
   opts: AppOptions = {},
 ): Hono {
-  const app = new Hono();
-  const guard = opts.guard ?? guardOptions(services.env);
-  // One line per request (refusals included): what a person watching the terminal needs to follow the page.
-  app.use("*", async (c, next) => {
-    const started = performance.now();
-    await next();
-    const ms = (performance.now() - started).toFixed(1);
-    const where = c.req.path.length > 200 ? `${c.req.path.slice(0, 200)}…` : c.req.path;
-    services.log.info(`${c.req.method} ${where} ${c.res.status} ${ms} ms`);
-  });
-  // Before any route (and /ws): a refused request never reaches a handler.
-  app.use("*", async (c, next) => {
-    const refusal = checkRequest(c.req.raw, guard, c.req.path === "/ws");
-    if (refusal) return c.json({ error: refusal.error }, refusal.status, refusal.headers);
-    await next();
-    if (guard.token !== undefined && presentedToken(c.req.raw, new URL(c.req.url)).fromQuery) {
-      c.res.headers.append("set-cookie", tokenCookie(guard.token));
-    }
-  });
-  // Every mounted path with the methods it answers, so another method there is a 405, not a 404.
-  const methodsByPath = new Map<string, Set<Method>>();
-  for (const fn of functions) {
-    for (const prefix of mountsOf(fn)) {
-      const full = prefix + fn.path;
-      const set = methodsByPath.get(full) ?? new Set<Method>();
-      set.add(fn.method);
-      methodsByPath.set(full, set);
-      app.on(fn.method, full, (c) => runFunction(fn, c, services));
-    }
-  }
-
-  let openapi: string | undefined;
-  for (const prefix of PREFIXES) {
-    app.get(`${prefix}/openapi.json`, (c) => {
-      openapi ??= JSON.stringify(buildOpenApi(functions, services.version));
-      return c.body(openapi, 200, { "content-type": "application/json; charset=utf-8" });
-    });
-  }
-  for (const [full, methods] of methodsByPath) {
-    const allow = [...methods, ...(methods.has("GET") ? ["HEAD"] : [])].join(", ");
-    app.all(full, (c) =>
-      c.json({ error: `${c.req.method} is not allowed on ${shown(c.req.path)}; use ${allow}` }, 405, {
-        allow,
-      }),
-    );
-  }
-
-  if (opts.hub) {
-    const hub = opts.hub;
-    app.get(
-      "/ws",
-      upgradeWebSocket(() => {
-        let socket: HubSocket | undefined;
-        return {
-          onOpen(_event, ws) {
-            const raw = ws.raw as { bufferedAmount?: number } | undefined;
-            socket = {
-              send: (data) => ws.send(data),
-              close: (code, reason) => ws.close(code, reason),
-              buffered: () => raw?.bufferedAmount ?? 0,
+  return createRouter(services, functions, {
+    respond: NODE_RESPONDER,
+    guard: opts.guard ?? guardOptions(services.env),
+    mount: (app) => {
+      if (opts.hub) {
+        const hub = opts.hub;
+        app.get(
+          "/ws",
+          upgradeWebSocket(() => {
+            let socket: HubSocket | undefined;
+            return {
+              onOpen(_event, ws) {
+                const raw = ws.raw as { bufferedAmount?: number } | undefined;
+                socket = {
+                  send: (data) => ws.send(data),
+                  close: (code, reason) => ws.close(code, reason),
+                  buffered: () => raw?.bufferedAmount ?? 0,
+                };
+                hub.add(socket);
+              },
+              // The page sends nothing the service acts on; a binary frame is not from the page.
+              onMessage(event, ws) {
+                if (typeof event.data !== "string") ws.close(1003, "binary frames are not accepted");
+              },
+              onClose() {
+                if (socket) hub.remove(socket);
+              },
+              onError() {
+                if (socket) hub.remove(socket);
+              },
             };
-            hub.add(socket);
-          },
-          // The page sends nothing the service acts on; a binary frame is not from the page.
-          onMessage(event, ws) {
-            if (typeof event.data !== "string") ws.close(1003, "binary frames are not accepted");
-          },
-          onClose() {
-            if (socket) hub.remove(socket);
-          },
-          onError() {
-            if (socket) hub.remove(socket);
-          },
-        };
-      }),
-    );
-  }
+          }),
+        );
+      }
 
-  if (opts.page) mountPage(app, opts.page);
-
-  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${shown(c.req.path)}` }, 404));
-  app.onError((err, c) => {
-    const { status, body } = errorReply(err, services.log, `${c.req.method} ${c.req.path}`);
-    return c.json(body, status as 400);
+      if (opts.page) mountPage(app, opts.page);
+    },
   });
-  return app;
 }
 
-function runFunction(fn: StudioFunction, c: Context, services: Services): Promise<Response> {
-  const params = c.req.param() as Record<string, string>;
-  const call = {
-    request: c.req.raw,
-    remoteAddress: remoteOf(c),
-    params,
-    label: `${fn.method} ${c.req.path}`,
-  };
-  return answerRequest(fn, services, call);
-}
-
-/** A request to one function: who sent it, the path parameters of its route, how a logged failure names it. */
-export interface FunctionCall {
-  request: Request;
-  remoteAddress: string | undefined;
-  params: Record<string, string>;
-  label: string;
-}
-
-/**
- * One call of a function on a request, as every mounted route makes it: the local-only rule, the input read from
- * the query or the JSON body (path parameters merged) and parsed with the route's schema, the handler called with
- * a Ctx, and its result or refusal as a Response. Tests that call handlers directly go through here too.
- */
-export async function answerRequest(
-  fn: StudioFunction,
-  services: Services,
-  { request: req, remoteAddress, params, label }: FunctionCall,
-): Promise<Response> {
-  try {
-    if (fn.localOnly && !isLoopback(remoteAddress)) {
-      throw new StudioError(403, `${fn.path.slice(1)} is only allowed from the machine the server runs on`);
-    }
-    let data: unknown;
-    let where: string;
-    if (fn.method === "GET" || fn.method === "DELETE") {
-      data = { ...Object.fromEntries(new URL(req.url).searchParams), ...params };
-      where = "query";
-    } else {
-      if (fn.rawBody) checkUploadLength(req);
-      data = fn.rawBody ? params : mergeParams(await readJsonBody(req), params);
-      where = "body";
-    }
-    const input = fn.input ? parseInput(fn.input, data, where) : undefined;
-    const ctx: Ctx = { ...services, request: req, remoteAddress, signal: req.signal };
-    return await toResponse(await fn.handler(input, ctx), req);
-  } catch (err) {
-    const { status, body } = errorReply(err, services.log, label);
-    return jsonResponse(status, body, null);
-  }
-}
-
-async function toResponse(result: unknown, req: Request): Promise<Response> {
-  if (result instanceof Response) return result;
-  if (result instanceof FileReply) return fileResponse(result, req);
-  const accept = req.headers.get("accept-encoding");
-  if (result instanceof Reply) return jsonResponse(result.status, result.body, accept, result.headers);
-  if (result instanceof JsonText)
-    return jsonTextResponse(200, result.text, accept, result.headers, result.cacheKey);
-  return jsonResponse(200, result ?? { ok: true }, accept);
-}
-
-function mergeParams(body: unknown, params: Record<string, string>): unknown {
-  if (Object.keys(params).length === 0) return body;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new StudioError(400, "body: must be a JSON object");
-  }
-  return { ...body, ...params };
-}
-
-function remoteOf(c: Context): string | undefined {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress;
-}
-
-/** Loopback peers only; a proxy header is never trusted for this. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return a === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+/** One call of a function on a request, replies written as the Node server writes them (tests call through here). */
+export function answerRequest(fn: StudioFunction, services: Services, call: FunctionCall): Promise<Response> {
+  return answerWith(fn, services, call, NODE_RESPONDER);
 }

@@ -2,7 +2,7 @@
 // each route's module is imported alone, so it starts without loading the rest of the service.
 import { serve } from "@hono/node-server";
 import { createFunctionHandler, loadFunctions } from "./function.ts";
-import { guardOptions } from "./guard.ts";
+import { guardOptions } from "./guard-options.ts";
 import { serverOptions } from "./limits.ts";
 import { consoleLogger, logLevel } from "./log.ts";
 import { createServices } from "./services.ts";

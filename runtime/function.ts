@@ -4,40 +4,18 @@
 import type { StudioFunction } from "../functions/fn.ts";
 import type { Services } from "../lib/context.ts";
 import { type AppOptions, createApp } from "./app.ts";
+import { routeFiles, routeName } from "./route-name.ts";
 
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 /** Modules are TypeScript when this file is, JavaScript once built into dist/. */
 const EXT = import.meta.url.endsWith(".ts") ? "ts" : "js";
 
-/**
- * The function modules a route name may live in: `POST /studio/source/check` (or `/source/check`) is
- * `source/check.post`, `GET /studio/config` is `config/get`, `:name` is written `name`; a route mounted at the
- * server's root lives under `root/`.
- */
-export function routeFiles(name: string): string[] {
-  const m = /^(GET|POST|PUT|DELETE)\s+(\/\S*)$/.exec(name.trim());
-  if (!m) return [];
-  const method = m[1].toLowerCase();
-  const segments = m[2]
-    .replace(/^\/(api\/)?studio(?=\/)/, "")
-    .split("/")
-    .filter(Boolean)
-    .map((s) => s.replace(/^:/, ""));
-  if (!segments.length || segments.some((s) => !/^[\w-]+$/.test(s))) return [];
-  const [first, ...rest] = segments;
-  const file = rest.length ? `${first}/${rest.join("/")}.${method}` : `${first}/${method}`;
-  return [file, `root/${file}`];
-}
-
 /** Import the named routes' modules, and only those; an unknown name is an error naming it. */
 export async function loadFunctions(names: readonly string[]): Promise<StudioFunction[]> {
   return Promise.all(
     names.map(async (name) => {
-      const wanted = name
-        .trim()
-        .replace(/\s+/, " ")
-        .replace(/ \/(api\/)?studio(?=\/)/, " ");
+      const wanted = routeName(name);
       for (const file of routeFiles(name)) {
         const url = new URL(`../functions/${file}.${EXT}`, import.meta.url);
         const mod = (await import(url.href).catch((err: unknown) => {

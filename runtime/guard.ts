@@ -1,8 +1,7 @@
 // The browser guard: the service runs on a machine that browses the web, so a request is served only when its
 // Host names this server (no DNS rebinding), its Origin is this server's own page (no cross-site writes or
 // sockets), and, when STUDIO_TOKEN is set, it carries the token. Pure: a request in, a refusal or null out.
-import { createHash, timingSafeEqual } from "node:crypto";
-import os from "node:os";
+import { sha256 } from "../lib/text/digest.ts";
 
 export interface GuardOptions {
   /** Host names (lowercase, IPv6 in brackets, no port) a request may name; `*` serves any. */
@@ -29,7 +28,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** Bracket a bare IPv6 address as it appears in a Host header. */
-function hostName(address: string): string {
+export function hostName(address: string): string {
   const a = address.toLowerCase();
   return a.includes(":") && !a.startsWith("[") ? `[${a}]` : a;
 }
@@ -41,27 +40,15 @@ function list(text: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** The names this machine answers to when listening beyond loopback: its host name and interface addresses. */
-function machineNames(listen: string): string[] {
-  const names = [hostName(listen)];
-  const hostname = os.hostname().toLowerCase();
-  if (hostname) names.push(hostname, `${hostname}.local`);
-  const wildcard = listen === "0.0.0.0" || listen === "::" || listen === "";
-  if (wildcard) {
-    for (const addrs of Object.values(os.networkInterfaces())) {
-      for (const a of addrs ?? []) names.push(hostName(a.address.replace(/%.*$/, "")));
-    }
-  }
-  return names;
-}
-
 /**
- * The guard for a server listening on `listen`: loopback names always; the listening address and the machine's
- * names when it listens beyond loopback; STUDIO_ALLOWED_HOSTS and STUDIO_ALLOWED_ORIGINS add more.
+ * The guard from the environment: loopback names always, `names` (a listener's own beyond loopback), and what
+ * STUDIO_ALLOWED_HOSTS and STUDIO_ALLOWED_ORIGINS add.
  */
-export function guardOptions(env: Record<string, string | undefined>, listen = "127.0.0.1"): GuardOptions {
-  const hosts = new Set<string>(LOOPBACK_NAMES);
-  if (!isLoopbackHost(listen)) for (const n of machineNames(listen)) hosts.add(n);
+export function guardFromEnv(
+  env: Record<string, string | undefined>,
+  names: readonly string[] = [],
+): GuardOptions {
+  const hosts = new Set<string>([...LOOPBACK_NAMES, ...names]);
   for (const h of list(env.STUDIO_ALLOWED_HOSTS))
     hosts.add(h === "*" ? "*" : hostName(h.replace(/:\d+$/, "")));
   const origins = new Set(list(env.STUDIO_ALLOWED_ORIGINS).map((o) => o.replace(/\/+$/, "")));
@@ -84,10 +71,13 @@ function requestHost(req: Request, url: URL): string {
   return req.headers.get("host") ?? url.host;
 }
 
+// Compares digests of equal length in full, so the time taken says nothing about where the texts differ.
 function sameDigest(a: string, b: string): boolean {
-  const da = createHash("sha256").update(a).digest();
-  const db = createHash("sha256").update(b).digest();
-  return timingSafeEqual(da, db);
+  const da = sha256(a);
+  const db = sha256(b);
+  let diff = 0;
+  for (let i = 0; i < da.length; i++) diff |= da[i] ^ db[i];
+  return diff === 0;
 }
 
 function cookieToken(req: Request): string | undefined {

@@ -7,14 +7,10 @@ import { promisify } from "node:util";
 import { gzip as gzipCb } from "node:zlib";
 import type { FileReply } from "../functions/fn.ts";
 import { StudioError } from "../lib/errors.ts";
+import { acceptsGzip, GZIP_THRESHOLD, toJsonText } from "./json-text.ts";
 
 const gzip = promisify(gzipCb);
-export const GZIP_THRESHOLD = 64 * 1024;
-
-/** JSON text of a reply; bigints (seeds) go out as strings, as the contract wants. */
-export function toJsonText(body: unknown): string {
-  return JSON.stringify(body, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
-}
+export { GZIP_THRESHOLD, toJsonText };
 
 export async function jsonResponse(
   status: number,
@@ -67,16 +63,6 @@ export async function jsonTextResponse(
   }
   out["content-length"] = String(enc.bytes.length);
   return new Response(enc.bytes, { status, headers: out });
-}
-
-function acceptsGzip(header: string | null): boolean {
-  if (!header) return false;
-  return header.split(",").some((part) => {
-    const [name, ...params] = part.trim().toLowerCase().split(";");
-    if (name !== "gzip" && name !== "*") return false;
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return !q || Number(q.slice(2)) > 0;
-  });
 }
 
 const MIME: Record<string, string> = {

@@ -5,10 +5,12 @@ import { studioHome } from "../lib/config/home.ts";
 import type { EventSink, Logger, Services } from "../lib/context.ts";
 import { createEngines, type Engines } from "../lib/engines/registry.ts";
 import { type CompilePool, createCompilePool } from "../lib/episode/compile-pool.ts";
+import { readEpisodeTexts } from "../lib/episode/episode-texts.ts";
 import type { JobKinds } from "../lib/jobs/kinds.ts";
 import type { JobStoreOpener } from "../lib/jobs/store.ts";
 import type { JobStore, NewJob } from "../lib/jobs/types.ts";
 import { createJobSignals } from "../lib/jobs/wake.ts";
+import { shippedRegistry, type TargetRegistryView } from "../lib/targets/registry.ts";
 
 export const DEFAULT_ROLES = ["api", "worker"];
 
@@ -44,10 +46,12 @@ export interface ServiceParts {
   /** Where the kinds of STUDIO_WORKER_EXTRA_HANDLERS are read from (a process that runs jobs); none by default. */
   extraKindsEnv?: Record<string, string | undefined>;
   compile?: CompilePool;
+  /** The shipped targets; by default checked from the files bundled with the code. */
+  targets?: TargetRegistryView;
 }
 
 /** The services built on the basic ones. */
-export type BuiltServices = "jobs" | "jobSignals" | "jobKinds" | "engines" | "compile";
+export type BuiltServices = "jobs" | "jobSignals" | "jobKinds" | "engines" | "compile" | "targets";
 
 /**
  * The basic services plus the ones built on them: job store (opened on first use), job signals, job kinds,
@@ -99,6 +103,8 @@ export function withServices(base: Omit<Services, BuiltServices>, parts: Service
         },
       }),
     compile: parts.compile ?? createCompilePool(),
+    targets: parts.targets ?? shippedRegistry(),
+    readEpisode: (ep) => readEpisodeTexts(services, ep),
     async close() {
       if (opener) await (await opener).close();
       await services.engines.close();

@@ -11,12 +11,15 @@ import { SOURCE_DIRS, STAMP, sourceFiles } from "./launch.js";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dist = path.join(root, "dist");
 
-/** Relative imports stay separate files; their `.ts` becomes `.js`. Packages stay imports too. */
+/**
+ * Relative imports stay separate files; their `.ts` becomes `.js`. Packages stay imports too. JSON modules (the
+ * shipped targets) are inlined: Node 20 warns on importing JSON.
+ */
 const keepImports = {
   name: "keep-imports",
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) => {
-      if (args.kind === "entry-point") return undefined;
+      if (args.kind === "entry-point" || args.path.endsWith(".json")) return undefined;
       if (args.path.startsWith(".")) return { path: args.path.replace(/\.ts$/, ".js"), external: true };
       return { path: args.path, external: true };
     });

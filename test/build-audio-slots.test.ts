@@ -1,12 +1,12 @@
 // Audio policy, retention and reference slots (script format 4.9, 4.10; test cases 6.12, 6.32–6.36).
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BuildResult } from "../lib/compile/build.ts";
-import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
+import { shippedRegistry, type TargetRegistryView } from "../lib/targets/registry.ts";
 import { buildError, type CompileOptions, compileText, entryOf, type Raw } from "./support/compile.ts";
 
 let targets: TargetRegistryView;
 beforeAll(async () => {
-  targets = await shippedTargets();
+  targets = shippedRegistry();
 });
 
 /** `body` (shots) under a one-sequence header, built on H3 Ref2VA. */

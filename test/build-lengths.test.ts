@@ -3,13 +3,13 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BuildError, paceReport } from "../lib/compile/build.ts";
 import { parseScript } from "../lib/script/index.ts";
 import { loadSeries } from "../lib/series/index.ts";
-import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
+import { shippedRegistry, type TargetRegistryView } from "../lib/targets/registry.ts";
 import { buildError, type CompileOptions, compileText, entryOf } from "./support/compile.ts";
 import { seriesS } from "./support/series-s.ts";
 
 let targets: TargetRegistryView;
 beforeAll(async () => {
-  targets = await shippedTargets();
+  targets = shippedRegistry();
 });
 
 const build = (text: string, opts: CompileOptions = {}) => compileText(targets, text, opts);

@@ -4,17 +4,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  BuildError,
-  type BuildResult,
-  buildEpisode,
-  compileOneShot,
-  shotlistFileName,
-  writeBuildOutputs,
-} from "../lib/compile/build.ts";
+import { BuildError, type BuildResult, buildEpisode, compileOneShot } from "../lib/compile/build.ts";
+import { shotlistFileName, writeBuildOutputs } from "../lib/compile/write.ts";
 import { pyJson } from "../lib/script/canonical.ts";
 import { parseScript, shotSeed, storyHash, storyToJson } from "../lib/script/index.ts";
-import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
+import { shippedRegistry, type TargetRegistryView } from "../lib/targets/registry.ts";
 import {
   buildError,
   type CompileOptions,
@@ -26,7 +20,7 @@ import {
 
 let targets: TargetRegistryView;
 beforeAll(async () => {
-  targets = await shippedTargets();
+  targets = shippedRegistry();
 });
 
 const build = (text: string, opts: CompileOptions = {}): BuildResult => compileText(targets, text, opts);

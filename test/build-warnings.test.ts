@@ -1,12 +1,12 @@
 // Story warnings and the series-config recipe checks (script format 4.16, 3.12, 3.13; test cases 6.37, 6.38).
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BuildResult } from "../lib/compile/build.ts";
-import { shippedTargets, type TargetRegistryView } from "../lib/targets/registry.ts";
+import { shippedRegistry, type TargetRegistryView } from "../lib/targets/registry.ts";
 import { compileText, type Raw } from "./support/compile.ts";
 
 let targets: TargetRegistryView;
 beforeAll(async () => {
-  targets = await shippedTargets();
+  targets = shippedRegistry();
 });
 
 const build = (text: string, patch?: (raw: Raw) => void): BuildResult =>

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { BUILTIN_TARGETS } from "../lib/engines/builtin/index.ts";
 import { createEngines, type Engines, laneUnready, localAddress } from "../lib/engines/registry.ts";
-import { shippedTargets } from "../lib/targets/registry.ts";
+import { shippedRegistry } from "../lib/targets/registry.ts";
 
 describe("the engine registry", () => {
   const services = { env: { PATH: process.env.PATH }, home: path.join(os.tmpdir(), "studio-registry-none") };
@@ -82,7 +82,7 @@ describe("the engine registry", () => {
 
 describe("built-in targets", () => {
   it("ships one target per kind for the built-in engine", async () => {
-    const view = await shippedTargets();
+    const view = shippedRegistry();
     for (const [kind, id] of Object.entries(BUILTIN_TARGETS)) {
       const spec = view.get(id)!;
       expect(spec).toMatchObject({ id, kind, backend: "builtin" });

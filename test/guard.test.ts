@@ -10,7 +10,7 @@ import { configFile } from "../lib/config/config.ts";
 import type { Services } from "../lib/context.ts";
 import { createApp } from "../runtime/app.ts";
 import { jsonDepth } from "../runtime/body.ts";
-import { guardOptions } from "../runtime/guard.ts";
+import { guardOptions } from "../runtime/guard-options.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 let env: TestEnv;

@@ -1,14 +1,7 @@
 // Pacing, rounding, seeds, sizes and canonical-JSON hashing (script format 2.10, 4.17; test cases 6.16,
 // 6.20, 6.23–6.26).
 import { describe, expect, it } from "vitest";
-import {
-  canonicalJson,
-  presetHash,
-  pyFloatRepr,
-  pyJson,
-  sha1Hex,
-  storyHash,
-} from "../lib/script/canonical.ts";
+import { canonicalJson, presetHash, pyFloatRepr, pyJson, storyHash } from "../lib/script/canonical.ts";
 import {
   CEILING,
   dialogueSyllables,
@@ -25,6 +18,7 @@ import {
 import { parsePyFloat, parsePyInt, roundHalfEven, roundHalfEvenTo } from "../lib/script/rounding.ts";
 import { MAX_SEED, newSeed53, parseSeed, shotSeed } from "../lib/script/seeds.ts";
 import { canonicalSize, SIZES, sizeInfo, sizeStepsApart, unknownSizeMessage } from "../lib/script/sizes.ts";
+import { sha1Hex } from "../lib/text/digest.ts";
 
 /** The H3 grid, 17k+5 (for the `fits` column). */
 const snapH3 = (f: number) => (f <= 5 ? 5 : 17 * Math.ceil((f - 5) / 17) + 5);

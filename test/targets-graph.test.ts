@@ -15,13 +15,13 @@ import {
   patchGraph,
   targetClasses,
 } from "../lib/targets/graph.ts";
-import { getTarget, type TargetSpec } from "../lib/targets/registry.ts";
+import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
 import { canvasToApi, graphFrom, resolveWorkflow, workflowShotErrors } from "../lib/targets/workflow.ts";
 
 const ROOT = path.join(import.meta.dirname, "..", "lib", "targets");
 
 async function target(id: string): Promise<{ spec: TargetSpec; graph: ApiGraph }> {
-  const spec = (await getTarget(id))!;
+  const spec = shippedRegistry().get(id)!;
   const file = path.join(ROOT, spec.kind, id, "workflow.json");
   return { spec, graph: JSON.parse(await readFile(file, "utf8")) as ApiGraph };
 }
@@ -522,7 +522,7 @@ describe("resolveWorkflow", () => {
   });
 
   it("takes the env variable's file first", async () => {
-    const spec = (await getTarget("flux2_klein"))!;
+    const spec = shippedRegistry().get("flux2_klein")!;
     const r = await resolveWorkflow(spec, {
       env: { H3_FLUX2_KLEIN_WORKFLOW: path.join(dir, "env.json") },
       fetch: answer(200, { "9": { class_type: "X", inputs: {} } }),
@@ -531,7 +531,7 @@ describe("resolveWorkflow", () => {
   });
 
   it("then the copy saved in ComfyUI (a canvas is converted), asked for by its saved name", async () => {
-    const spec = (await getTarget("flux2_klein"))!;
+    const spec = shippedRegistry().get("flux2_klein")!;
     const routes: string[] = [];
     const r = await resolveWorkflow(spec, {
       env: { H3_FLUX2_KLEIN_WORKFLOW: path.join(dir, "missing.json") },
@@ -548,7 +548,7 @@ describe("resolveWorkflow", () => {
   });
 
   it("then the shipped copy when ComfyUI has none (404) or does not answer", async () => {
-    const spec = (await getTarget("flux2_klein"))!;
+    const spec = shippedRegistry().get("flux2_klein")!;
     for (const fetch of [
       answer(404, ""),
       async () => {
@@ -563,7 +563,7 @@ describe("resolveWorkflow", () => {
   });
 
   it("an unreadable candidate is an error for each of the target's shots, not a silent fallback", async () => {
-    const spec = (await getTarget("ltx2"))!;
+    const spec = shippedRegistry().get("ltx2")!;
     const r = await resolveWorkflow(spec, { env: { H3_LTX2_WORKFLOW: path.join(dir, "broken.json") } });
     expect(r.ok).toBe(false);
     expect(!r.ok && r.error).toMatch(
@@ -584,14 +584,16 @@ describe("resolveWorkflow", () => {
     await import("node:fs/promises").then((fs) => fs.mkdir(wfDir, { recursive: true }));
     await writeFile(path.join(wfDir, "h3pipe_ltx2_voice.json"), JSON.stringify(apiGraph));
     await writeFile(path.join(wfDir, "h3pipe_ltx2_5.json"), JSON.stringify(apiGraph));
-    const voice = await resolveWorkflow((await getTarget("ltx2_voice"))!, { env: { COMFYUI_PATH: comfy } });
+    const voice = await resolveWorkflow(shippedRegistry().get("ltx2_voice")!, {
+      env: { COMFYUI_PATH: comfy },
+    });
     expect(voice.ok && voice.source).toBe("repo");
-    const video = await resolveWorkflow((await getTarget("ltx2"))!, { env: { COMFYUI_PATH: comfy } });
+    const video = await resolveWorkflow(shippedRegistry().get("ltx2")!, { env: { COMFYUI_PATH: comfy } });
     expect(video.ok && video.source).toBe("saved");
   });
 
   it("an explicit file is the only candidate", async () => {
-    const spec = (await getTarget("ltx2"))!;
+    const spec = shippedRegistry().get("ltx2")!;
     const r = await resolveWorkflow(spec, {
       explicit: path.join(dir, "nope.json"),
       fetch: answer(200, apiGraph),

@@ -22,7 +22,7 @@ import {
   resolveModels,
   wantedFiles,
 } from "../lib/targets/models.ts";
-import { getTarget, type TargetSpec } from "../lib/targets/registry.ts";
+import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
 
 const ROOT = path.join(import.meta.dirname, "..", "lib", "targets");
 const workflow = async (spec: TargetSpec): Promise<ApiGraph> =>
@@ -256,7 +256,7 @@ describe("safetensors headers", () => {
 
 describe("wantedFiles", () => {
   it("takes the pass preset's files, else final's, else the param's default", async () => {
-    const ltx = (await getTarget("ltx2"))!;
+    const ltx = shippedRegistry().get("ltx2")!;
     const proxy = wantedFiles(ltx, "proxy");
     expect(proxy.files).toMatchObject({
       model: LTX.model, // proxy has no model: final's
@@ -269,7 +269,7 @@ describe("wantedFiles", () => {
     expect(modelFolder(ltx, "upscaler")).toBe("latent_upscale_models");
     expect(modelFolder(ltx, "video_vae")).toBe("vae");
     expect(modelFolder(ltx, "duration_head")).toBe("model_patches");
-    const klein = (await getTarget("flux2_klein"))!;
+    const klein = shippedRegistry().get("flux2_klein")!;
     expect(wantedFiles(klein, "final")).toEqual({
       files: { model: KLEIN.kv, text_encoder: KLEIN.te, vae: KLEIN.small },
       loras: [],
@@ -289,7 +289,7 @@ const LTX_INSTALLED: Listing = {
 
 describe("resolveModels", () => {
   it("falls back to the base preset when the accelerator is missing: base files required, base values applied", async () => {
-    const klein = (await getTarget("flux2_klein"))!;
+    const klein = shippedRegistry().get("flux2_klein")!;
     const r = await resolveModels(klein, "final", {
       diffusion_models: [KLEIN.base],
       text_encoders: [KLEIN.te],
@@ -331,7 +331,7 @@ describe("resolveModels", () => {
   });
 
   it("a family member stands in for the accelerator without falling back", async () => {
-    const klein = (await getTarget("flux2_klein"))!;
+    const klein = shippedRegistry().get("flux2_klein")!;
     const r = await resolveModels(klein, "final", {
       diffusion_models: [KLEIN.base, "flux-2-klein-9b-kv-fp8.safetensors"],
       text_encoders: [KLEIN.te],
@@ -343,7 +343,7 @@ describe("resolveModels", () => {
   });
 
   it("blocks on a missing required file with where to get it", async () => {
-    const klein = (await getTarget("flux2_klein"))!;
+    const klein = shippedRegistry().get("flux2_klein")!;
     const r = await resolveModels(klein, "final", {
       diffusion_models: [KLEIN.kv],
       text_encoders: ["qwen3vl_8b.safetensors"],
@@ -365,7 +365,7 @@ describe("resolveModels", () => {
   });
 
   it("switches optional features off and leaves unlisted folders alone", async () => {
-    const ltx = (await getTarget("ltx2"))!;
+    const ltx = shippedRegistry().get("ltx2")!;
     const r = await resolveModels(ltx, "final", {
       diffusion_models: [LTX.model],
       text_encoders: [LTX.te],
@@ -387,7 +387,7 @@ describe("resolveModels", () => {
   });
 
   it("without a base preset a missing accelerator blocks; a job's own LoRA counts as required", async () => {
-    const ltx = (await getTarget("ltx2"))!;
+    const ltx = shippedRegistry().get("ltx2")!;
     const r = await resolveModels(ltx, "final", LTX_INSTALLED, {
       job: { loras: [{ name: "style.safetensors", strength: 1 }] },
     });
@@ -444,7 +444,7 @@ describe("readiness", () => {
   ];
 
   it("ltx2 is ready with every file and node", async () => {
-    const ltx = (await getTarget("ltx2"))!;
+    const ltx = shippedRegistry().get("ltx2")!;
     const r = await readiness(
       ltx,
       { objectInfo: allNodes(OPTIONAL_NODES), models: LTX_INSTALLED },
@@ -456,7 +456,7 @@ describe("readiness", () => {
   });
 
   it("ltx2 is degraded without optional files or nodes, not_ready without a required file or node", async () => {
-    const ltx = (await getTarget("ltx2"))!;
+    const ltx = shippedRegistry().get("ltx2")!;
     const graph = await workflow(ltx);
     const noHead = await readiness(
       ltx,
@@ -513,7 +513,7 @@ describe("readiness", () => {
   });
 
   it("ltx2 checks the classes only a keyframed or LoRA job sends, at the tier `nodes` gives them", async () => {
-    const ltx = (await getTarget("ltx2"))!;
+    const ltx = shippedRegistry().get("ltx2")!;
     const graph = await workflow(ltx);
     for (const cls of ["LTXVImgToVideoInplace", "LoraLoaderModelOnly"]) {
       const r = await readiness(
@@ -542,7 +542,7 @@ describe("readiness", () => {
   });
 
   it("is not_ready when a param binding selects several nodes, naming the param and the nodes", async () => {
-    const ltx = (await getTarget("ltx2"))!;
+    const ltx = shippedRegistry().get("ltx2")!;
     const graph = await workflow(ltx);
     graph["40"] = { class_type: "EmptyLTXVLatentVideo", inputs: { ...graph["9"].inputs } };
     const r = await readiness(
@@ -555,7 +555,7 @@ describe("readiness", () => {
   });
 
   it("flux2_klein_edit is degraded on the base model alone and unknown when ComfyUI does not answer", async () => {
-    const edit = (await getTarget("flux2_klein_edit"))!;
+    const edit = shippedRegistry().get("flux2_klein_edit")!;
     const graph = await workflow(edit);
     // The workflow's classes and the LoRA loader a job with LoRAs inserts.
     const nodes = [...Object.values(graph).map((n) => n.class_type), "LoraLoaderModelOnly"];
@@ -584,7 +584,7 @@ describe("readiness", () => {
   });
 
   it("ltx2_voice falls back to the dev transformer (base) and needs no optional node to render", async () => {
-    const voice = (await getTarget("ltx2_voice"))!;
+    const voice = shippedRegistry().get("ltx2_voice")!;
     const graph = await workflow(voice);
     // The workflow's classes and the LoRA loader a job with LoRAs inserts.
     const nodes = [...Object.values(graph).map((n) => n.class_type), "LoraLoaderModelOnly"];

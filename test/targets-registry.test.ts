@@ -2,6 +2,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   checkStrictSize,
@@ -12,17 +13,16 @@ import {
   targetFps,
 } from "../lib/targets/grid.ts";
 import {
-  getTarget,
-  loadShowTargets,
-  loadTargetTree,
   parseTarget,
   promptWriter,
-  shippedTargets,
+  shippedRegistry,
   TargetError,
-  targetsForShow,
   videoCapabilities,
-  videoTargetIds,
 } from "../lib/targets/registry.ts";
+import { loadShowTargets, loadTargetTree, targetsForShow } from "../lib/targets/target-tree.ts";
+
+const shipped = shippedRegistry();
+const getTarget = (id: string) => shipped.get(id);
 
 const SHIPPED = [
   "animatic",
@@ -37,11 +37,32 @@ const SHIPPED = [
 
 describe("shipped video targets", () => {
   it("lists the seven reference targets and the animatic, sorted", async () => {
-    expect(await videoTargetIds()).toEqual(SHIPPED);
+    expect(shipped.ids("video")).toEqual(SHIPPED);
   });
 
-  it("is loaded once and cached", async () => {
-    expect(await shippedTargets()).toBe(await shippedTargets());
+  it("bundles every target.json of the shipped folders, checked as the files on disk read", async () => {
+    const onDisk = await loadTargetTree(
+      path.dirname(fileURLToPath(import.meta.resolve("../lib/targets/registry.ts"))),
+    );
+    expect(onDisk.length).toBeGreaterThan(SHIPPED.length);
+    expect(shipped.ids()).toEqual(onDisk.map((s) => s.id).sort());
+    for (const spec of onDisk) expect(shipped.get(spec.id), spec.id).toEqual(spec);
+  });
+
+  it("checks the typed blocks of a target.json, naming the field", () => {
+    const base = { id: "x", kind: "video", template: {}, presets: { final: {} } };
+    expect(() => parseTarget({ ...base, template: { frames: { step: 0, base: 1, max: 2 } } }, "x")).toThrow(
+      /target x: template\.frames\.step/,
+    );
+    expect(() => parseTarget({ ...base, template: { fps: "fast" } }, "x")).toThrow(/template\.fps/);
+    expect(() => parseTarget({ ...base, recipe: { policies: ["loud"] } }, "x")).toThrow(
+      /recipe\.policies\.0/,
+    );
+    expect(() => parseTarget({ ...base, presets: { final: { steps: "8" } } }, "x")).toThrow(
+      /presets\.final\.steps/,
+    );
+    const kept = parseTarget({ ...base, recipe: { policies: ["dub"], extra: 1 } }, "x");
+    expect(kept.recipe).toEqual({ policies: ["dub"], extra: 1 });
   });
 
   it("drops comment keys at every level", async () => {
@@ -177,20 +198,20 @@ describe("custom show targets", () => {
   });
 
   it("loads the show's own targets, ignores shipped ids and reports broken ones", async () => {
-    const { targets, errors } = await loadShowTargets(show);
+    const { targets, errors } = await loadShowTargets(shipped, show);
     expect(targets.map((t) => t.id)).toEqual(["my_model"]);
     expect(targets[0]).not.toHaveProperty("_note");
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/folder name 'broken'/);
-    const view = await targetsForShow(show);
+    const view = await targetsForShow(shipped, show);
     expect(view.ids("video")).toContain("my_model");
     expect(view.get("ltx2")!.label).not.toBe("fake");
     expect(view.get("my_model")!.custom).toBe(true);
   });
 
   it("has nothing to add for a show without a targets folder", async () => {
-    expect((await loadShowTargets(path.join(show, "nowhere"))).targets).toEqual([]);
-    expect(await targetsForShow(null)).toBe(await shippedTargets());
+    expect((await loadShowTargets(shipped, path.join(show, "nowhere"))).targets).toEqual([]);
+    expect(await targetsForShow(shipped, null)).toBe(shipped);
   });
 
   it("reads any kind folder that exists under a tree", async () => {

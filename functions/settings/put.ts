@@ -11,7 +11,7 @@ export default defineFunction({
   summary: "Change settings (any subset; null clears a field, api_key null removes the key); answers as GET",
   input: settingsUpdateSchema,
   async handler(input, ctx) {
-    await checkSettingsTargets(input);
+    checkSettingsTargets(input, ctx.targets);
     return writeSettings(ctx, input);
   },
 });

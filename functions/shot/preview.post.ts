@@ -1,10 +1,9 @@
-// POST /studio/shot/preview: one edited shot compiled in memory (optionally for another target); nothing is written.
+// POST /studio/shot/preview: one edited shot compiled in memory (optionally for another target), with the script and
+// series config carried in the request or read from the episode; nothing is written.
 import { z } from "zod";
-import { compileEnv } from "../../lib/episode/compile-env.ts";
-import { mergeShotText } from "../../lib/episode/preview.ts";
-import { readSources } from "../../lib/episode/sources.ts";
+import { mergeShotText, wholeScript } from "../../lib/episode/preview.ts";
+import { seriesText, textsToCompile } from "../../lib/episode/request-texts.ts";
 import { badRequest } from "../../lib/errors.ts";
-import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, shotId, targetId } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -13,28 +12,40 @@ export default defineFunction({
   path: "/shot/preview",
   summary: "Compile one shot from edited text: target, size, length, prompt, pacing",
   input: z.object({
-    ep,
+    ep: ep
+      .nullish()
+      .describe(
+        "The episode folder (an absolute path inside a root) whose script and series config are used; left out, the request carries them and nothing on disk is read (shipped targets, built-in default target)",
+      ),
     pass,
     shot: shotId,
-    text: z.string().describe("The shot's edited text, from its header to the next shot"),
+    text: z.string().describe("The shot's edited text, from its header to the next shot, or a whole script"),
     target: targetId.nullish().describe("Compile for this video target instead of the shot's own"),
+    script: z
+      .string()
+      .nullish()
+      .describe(
+        "The episode's script the shot's text replaces its block in, instead of the episode's on disk",
+      ),
+    series: seriesText
+      .nullish()
+      .describe("The series config, as JSON text or an object, instead of the episode's on disk"),
   }),
   async handler(input, ctx) {
-    const ep = await resolveEpisode(input.ep, ctx);
-    const sources = await readSources(ep);
-    if (!sources.series)
-      return { ok: false, error: `no series.json in ${ep} or its parent folder`, line: null };
-    const env = await compileEnv(ctx, sources.showDir);
-    if (input.target && env.targets.get(input.target)?.kind !== "video") {
+    const texts = await textsToCompile(ctx, input, { script: !wholeScript(input.text), series: true });
+    if (texts.seriesText === null)
+      return { ok: false, error: `no series.json in ${texts.ep} or its parent folder`, line: null };
+    const targets = await texts.targets();
+    if (input.target && targets.get(input.target)?.kind !== "video") {
       throw badRequest(
-        `target: '${input.target}' is not a video target (known: ${env.targets.ids("video").join(", ")})`,
+        `target: '${input.target}' is not a video target (known: ${targets.ids("video").join(", ")})`,
       );
     }
-    const { script, offset } = mergeShotText(sources.script?.text ?? "", input.shot, input.text);
+    const { script, offset } = mergeShotText(texts.scriptText ?? "", input.shot, input.text);
     return ctx.compile.run("preview", {
-      showDir: sources.showDir,
-      defaultTarget: env.defaultTarget,
-      seriesText: sources.series.text,
+      showDir: texts.showDir,
+      defaultTarget: texts.defaultTarget,
+      seriesText: texts.seriesText,
       scriptText: script,
       shot: input.shot,
       pass: input.pass,

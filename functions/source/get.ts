@@ -1,6 +1,6 @@
 // GET /studio/source: the script or series config as the editor reads it (normalised text, hash, shot spans).
 import { z } from "zod";
-import { prepare } from "../../lib/episode/compile-env.ts";
+import { prepare } from "../../lib/episode/prepare.ts";
 import { readSourceFile } from "../../lib/episode/source-file.ts";
 import { readSources } from "../../lib/episode/sources.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";

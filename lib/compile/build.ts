@@ -23,7 +23,6 @@ import { storyWarnings } from "./warnings.ts";
 export type { PaceReport, PaceRow } from "./pace.ts";
 export { paceReport } from "./pace.ts";
 export * from "./types.ts";
-export { shotlistFileName, type WrittenOutputs, writeBuildOutputs } from "./write.ts";
 
 /** The default machine target when the settings name none: a timing animatic needs no model. */
 export const FALLBACK_DEFAULT_TARGET = "animatic";

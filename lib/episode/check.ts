@@ -6,10 +6,10 @@ import { shotSpans } from "../script/story.ts";
 import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
 import { loadSeries } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
-import type { CompileEnv } from "./compile-env.ts";
 import { buildErrorDiagnostics, type Diagnostic, parseDiagnostics, sortDiagnostics } from "./diagnostics.ts";
 import { jsonKeyLines, lineOfKey } from "./json-lines.ts";
 import { locateBuildError, locateMessage, ScriptIndex } from "./locate.ts";
+import type { CompileEnv } from "./prepare.ts";
 
 export interface CheckEntry {
   file: "script" | "series";

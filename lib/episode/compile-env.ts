@@ -1,35 +1,17 @@
-// What every in-memory compile of an episode needs: the loaded series config, the parsed story,
-// the machine default video target and the targets the show can use.
+// The compile environment of a show on disk: the machine's default video target (settings) and the shipped
+// targets plus the show's own.
 import { defaultVideoTarget, readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
-import { parseScript } from "../script/parse.ts";
-import type { Diagnostic, Story } from "../script/types.ts";
-import { loadSeries } from "../series/load.ts";
-import type { SeriesConfig } from "../series/types.ts";
-import { type TargetRegistryView, targetsForShow } from "../targets/registry.ts";
-
-export interface CompileEnv {
-  defaultTarget: string;
-  targets: TargetRegistryView;
-}
+import { targetsForShow } from "../targets/target-tree.ts";
+import type { CompileEnv } from "./prepare.ts";
 
 export async function compileEnv(
-  services: Pick<Services, "home">,
+  services: Parameters<typeof readSettings>[0] & Pick<Services, "targets">,
   showDir: string | null,
 ): Promise<CompileEnv> {
-  const [settings, targets] = await Promise.all([readSettings(services), targetsForShow(showDir)]);
+  const [settings, targets] = await Promise.all([
+    readSettings(services),
+    targetsForShow(services.targets, showDir),
+  ]);
   return { defaultTarget: defaultVideoTarget(settings), targets };
-}
-
-export interface Prepared {
-  series: SeriesConfig;
-  story: Story;
-  parseWarnings: Diagnostic[];
-}
-
-/** Load the series config, then parse the script against it; throws JsonSyntaxError, SeriesError or ScriptError. */
-export function prepare(seriesText: string, scriptText: string): Prepared {
-  const series = loadSeries(seriesText);
-  const { story, warnings } = parseScript(scriptText, series);
-  return { series, story, parseWarnings: warnings };
 }

@@ -10,7 +10,7 @@ import type { Story } from "../script/types.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import { errorMessage, num } from "../store/json-guards.ts";
 import { targetFps } from "../targets/grid.ts";
-import type { CompileEnv } from "./compile-env.ts";
+import type { CompileEnv } from "./prepare.ts";
 import type { Build, BuiltShot } from "./shotlists.ts";
 import { identity, intern, registryKey } from "./view-inputs.ts";
 

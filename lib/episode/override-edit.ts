@@ -11,7 +11,8 @@ import type { Story } from "../script/types.ts";
 import { loadSeries, type Profile, parseLoras, parseSeriesJson, validateProfiles } from "../series/load.ts";
 import { errorMessage, isObject, isWhole, oneOf } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
-import { type CompileEnv, compileEnv } from "./compile-env.ts";
+import { compileEnv } from "./compile-env.ts";
+import type { CompileEnv } from "./prepare.ts";
 import { episodeName, PASSES } from "./cut.ts";
 import {
   type EpisodeTargets,
@@ -56,7 +57,7 @@ export interface EpisodeTargeting {
 
 /** What target choice needs besides overrides.json: the series target, profiles and the show's targets. */
 export async function episodeTargeting(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
 ): Promise<EpisodeTargeting> {
   const sources = await readSources(ep);
@@ -191,7 +192,7 @@ interface ShotBuilds {
 }
 
 async function shotBuilds(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
   shot: string,
   pass: Pass,
@@ -296,7 +297,7 @@ export interface PutOverrideInput {
 }
 
 export function putOverride(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
   input: PutOverrideInput,
 ): Promise<OverrideAnswer> {
@@ -341,7 +342,7 @@ export function putOverride(
 
 /** DELETE /override: with `pass` that pass's fields only; without, the current target's block and the retarget. */
 export function deleteOverride(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
   shot: string,
   pass: Pass | null,
@@ -437,7 +438,7 @@ export interface EpisodeTargetAnswer {
 
 /** PUT /episode-target: store `episode.target` (null clears; the plain name comes back when nothing else is set). */
 export function setEpisodeTarget(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
   target: string | null,
 ): Promise<EpisodeTargetAnswer> {

@@ -17,7 +17,7 @@ import { allShots } from "../script/story.ts";
 import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
 import { isObject } from "../store/json-guards.ts";
 import { snapFrames } from "../targets/grid.ts";
-import { type CompileEnv, prepare } from "./compile-env.ts";
+import { type CompileEnv, prepare } from "./prepare.ts";
 import { describeLoadError } from "./load-error.ts";
 import { locateBuildError, ScriptIndex } from "./locate.ts";
 
@@ -32,12 +32,15 @@ const BLOCK_END = /^#{1,2} /;
  * The script to compile: `text` itself when it is a whole script (it has an `= ` header), else the shot's
  * block in `diskScript` replaced by `text`. `offset` turns a line of the result into a line of `text`.
  */
+/** Whether `text` is a whole script (it has an `= ` header) rather than one shot's block. */
+export const wholeScript = (text: string): boolean => HEADER.test(text);
+
 export function mergeShotText(
   diskScript: string,
   shot: string,
   text: string,
 ): { script: string; offset: number } {
-  if (HEADER.test(text)) return { script: text, offset: 0 };
+  if (wholeScript(text)) return { script: text, offset: 0 };
   const lines = diskScript.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
   const header = new RegExp(`^## ${shot.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\s|$)`);
   const start = lines.findIndex((l) => header.test(l));

@@ -268,7 +268,7 @@ export interface ShotDetailInput {
 }
 
 export async function shotDetail(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   input: ShotDetailInput,
   now: Date,
 ): Promise<Record<string, unknown>> {

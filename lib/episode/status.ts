@@ -278,7 +278,7 @@ const sameDeps = (a: readonly unknown[], b: readonly unknown[]) =>
  * file is probed. (The sweep of queued takes whose job is gone belongs to the job queue and is not done here.)
  */
 export async function episodeStatusText(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
   pass: Pass,
   now: Date,
@@ -294,7 +294,7 @@ export interface StatusAnswer {
 
 /** The episode status with its entity tag (see episodeStatusText), or null when the pass has no build. */
 export async function episodeStatus(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
   pass: Pass,
   now: Date,

@@ -12,7 +12,8 @@ import { loadSeries, type Profile, validateProfiles } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import { errorMessage, isObject } from "../store/json-guards.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
-import { type CompileEnv, compileEnv } from "./compile-env.ts";
+import { compileEnv } from "./compile-env.ts";
+import type { CompileEnv } from "./prepare.ts";
 import { type CutEntry, type CutFile, cutPath, normaliseList } from "./cut.ts";
 import { cutEntryRecord, cutRecord } from "./cut-record.ts";
 import { type OverridesFile, overridesPath } from "./overrides-file.ts";
@@ -136,7 +137,7 @@ export function configSeriesTarget(raw: Record<string, unknown> | null): string 
 
 /** Everything but the takes, or null when the pass has no build. */
 export async function loadViewInputs(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "targets">,
   ep: string,
   pass: Pass,
 ): Promise<ViewInputs | null> {

@@ -11,7 +11,6 @@ import type { ViewInputs } from "../episode/view-inputs.ts";
 import { episodeFence, fileInside, guardPath, readShowText, showFence } from "../paths/guarded.ts";
 import { parseJson } from "../store/json-file.ts";
 import { isObject, num, trimmed } from "../store/json-guards.ts";
-import { shippedTargets } from "../targets/registry.ts";
 import { takeGraph } from "./comfy-graph.ts";
 import type { RenderPayload } from "./payload.ts";
 import { frozenPath } from "./queue.ts";
@@ -85,7 +84,7 @@ async function audioOf(vi: ViewInputs | null, entry: Entry): Promise<EngineJob["
 }
 
 export interface EngineJobInput {
-  services: Pick<Services, "env">;
+  services: Pick<Services, "env" | "targets">;
   t: TakeRef;
   payload: RenderPayload;
   /** The take's sidecar as queued. */
@@ -133,7 +132,7 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
   };
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
-  const spec = vi?.env.targets.get(p.target) ?? (await shippedTargets()).get(p.target);
+  const spec = vi?.env.targets.get(p.target) ?? input.services.targets.get(p.target);
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
     const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph);
     job.graph = patched.graph;

@@ -233,7 +233,7 @@ function continuityModes(vi: ViewInputs): Map<string, Continuous | null> {
 
 /** The render plan of the request: shots to queue in cut order, and those skipped or in error. */
 export async function planRender(
-  services: Pick<Services, "home" | "engines"> & { env?: Services["env"] },
+  services: Pick<Services, "home" | "engines" | "targets"> & { env?: Services["env"] },
   ep: string,
   req: RenderRequest,
   deps: PlanDeps,

@@ -285,7 +285,7 @@ async function paidLimitReached(
 
 /** Plan the request and queue what can be queued; events are emitted before the answer. */
 export async function queueRender(
-  services: Pick<Services, "home" | "env" | "events" | "now" | "engines">,
+  services: Pick<Services, "home" | "env" | "events" | "now" | "engines" | "targets">,
   ep: string,
   req: RenderRequest,
   deps: QueueDeps,

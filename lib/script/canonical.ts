@@ -1,8 +1,8 @@
 // Python-compatible JSON text: the canonical form the story/preset hashes are taken of (script format 4.17,
 // open point 2), and the indented form of shots.json. JavaScript cannot tell 3.0 from 3, so the writer is
 // told which keys hold Python floats and prints those with Python's float repr (`3.0`, `1e-05`, `1e+16`).
-import { createHash } from "node:crypto";
 import { isObject } from "../store/json-guards.ts";
+import { sha1Hex } from "../text/digest.ts";
 
 /**
  * Keys whose numbers the reference writes as floats in compiled entries and presets: timing seconds
@@ -112,10 +112,6 @@ export function pyJson(value: unknown, options: PyJsonOptions = {}): string {
 /** `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`: the text hashes are taken of. */
 export function canonicalJson(value: unknown, floatKeys: ReadonlySet<string> = FLOAT_KEYS): string {
   return pyJson(value, { sortKeys: true, floatKeys });
-}
-
-export function sha1Hex(text: string): string {
-  return createHash("sha1").update(text, "utf8").digest("hex");
 }
 
 /** Render settings: they change how a take looks, not what the story asks, so they do not make it stale. */

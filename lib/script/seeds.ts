@@ -1,5 +1,5 @@
 // Shot seeds: 63-bit, derived from ids only, so an untouched shot re-renders identically (script format 4.8).
-import { createHash, randomBytes } from "node:crypto";
+import { sha256 } from "../text/digest.ts";
 
 export const MAX_SEED = (1n << 63n) - 1n;
 const MASK_53 = (1n << 53n) - 1n;
@@ -7,13 +7,13 @@ const DECIMAL = /^\d+$/;
 
 /** First 8 bytes of SHA-256(`ep::seq::shot`), big-endian, top bit cleared. */
 export function shotSeed(ep: string, seq: string, shot: string): bigint {
-  const digest = createHash("sha256").update(`${ep}::${seq}::${shot}`, "utf8").digest();
-  return digest.readBigUInt64BE(0) & MAX_SEED;
+  const digest = sha256(`${ep}::${seq}::${shot}`);
+  return new DataView(digest.buffer).getBigUint64(0) & MAX_SEED;
 }
 
 /** A fresh random seed that is still exact as a JavaScript number (render-time "new seed"). */
 export function newSeed53(): bigint {
-  return randomBytes(8).readBigUInt64BE(0) & MASK_53;
+  return new DataView(crypto.getRandomValues(new Uint8Array(8)).buffer).getBigUint64(0) & MASK_53;
 }
 
 /** A seed typed as decimal text (editor APIs pass seeds as strings); null unless it is within 0..2^63-1. */

@@ -19,18 +19,11 @@ import {
 } from "./modelid.ts";
 import { baseName, type ComfyAnswer, modelFolder, modelSpecs, type Readiness, readiness } from "./models.ts";
 import { cachedReadiness, fetchComfyAnswer, storeReadiness } from "./readiness-cache.ts";
-import {
-  loadShowTargets,
-  shippedTargets,
-  TARGET_KINDS,
-  type TargetKind,
-  type TargetSpec,
-  targetsForShow,
-  videoCapabilities,
-} from "./registry.ts";
+import { TARGET_KINDS, type TargetKind, type TargetSpec, videoCapabilities } from "./registry.ts";
+import { loadShowTargets, targetsForShow } from "./target-tree.ts";
 import { resolveWorkflow, workflowName } from "./workflow.ts";
 
-type Svc = Pick<Services, "home" | "env" | "log" | "engines">;
+type Svc = Pick<Services, "home" | "env" | "log" | "engines" | "targets">;
 
 /** The machine defaults when settings choose none and nothing was detected: the built-in targets. */
 export const BUILTIN_DEFAULTS: Readonly<Record<TargetKind, string>> = {
@@ -250,14 +243,14 @@ export async function listTargets(
   services: Svc,
   q: ListingQuery,
 ): Promise<{ targets: Record<string, unknown>[]; default: Record<TargetKind, string> }> {
-  const shipped = await shippedTargets();
+  const shipped = services.targets;
   const specs: TargetSpec[] = [];
   for (const kind of TARGET_KINDS) {
     if (q.kind && kind !== q.kind) continue;
     for (const id of shipped.ids(kind)) specs.push(shipped.get(id)!);
   }
   if (q.showDir) {
-    const own = await loadShowTargets(q.showDir);
+    const own = await loadShowTargets(services.targets, q.showDir);
     for (const e of own.errors) services.log.warn(`custom target skipped: ${e}`);
     for (const s of own.targets) if (!q.kind || s.kind === q.kind) specs.push(s);
   }
@@ -317,7 +310,7 @@ export interface PickerQuery {
 
 /** GET /studio/models: the local engine's files for one model param, the target's family first. */
 export async function modelsPicker(services: Svc, q: PickerQuery): Promise<Record<string, unknown>> {
-  const registry = await targetsForShow(q.showDir);
+  const registry = await targetsForShow(services.targets, q.showDir);
   const spec = registry.get(q.target);
   if (!spec) throw badRequest(`unknown target ${JSON.stringify(q.target)}`);
   const m = modelSpecs(spec)[q.param];

@@ -1,12 +1,11 @@
-// The target registry: shipped `lib/targets/<kind>/<id>/target.json` files (loaded once) plus a show's own targets.
-import type { Dirent } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { StudioError } from "../errors.ts";
-import { folderFence, readShowDirents, readShowText } from "../paths/guarded.ts";
-import { errorCode, errorMessage, isObject, type JsonObject } from "../store/json-guards.ts";
+// The target registry: target.json checked into a TargetSpec, read-only views over specs, and the view of the
+// shipped targets (bundled with the code). Reading a show's own targets from disk is target-tree.ts's.
+import { z } from "zod";
+import { studioErrorMap } from "../schema/messages.ts";
+import { isObject, type JsonObject } from "../store/json-guards.ts";
+import { describeIssues } from "../validate.ts";
 import type { FrameGrid } from "./grid.ts";
+import { SHIPPED_TARGET_FILES } from "./shipped.ts";
 
 export type TargetKind = "video" | "image" | "audio";
 export type Policy = "generate" | "dub" | "dub_keep_foley" | "clone" | "silent";
@@ -142,7 +141,97 @@ export class TargetError extends Error {
   }
 }
 
-const SHIPPED_ROOT = path.dirname(fileURLToPath(import.meta.url));
+// The typed blocks of a target.json, checked when it is read: known fields must have their type, others are kept.
+const count = z.number().int().min(1);
+const policy = z.enum(["generate", "dub", "dub_keep_foley", "clone", "silent"]);
+const keyframeEnd = z.enum(["first", "last"]);
+const stringMap = z.record(z.string(), z.string());
+
+const loraItem: z.ZodType<LoraItem> = z.looseObject({
+  name: z.string(),
+  strength: z.number(),
+  stage: z.string().optional(),
+});
+
+const presetSchema: z.ZodType<Preset> = z.looseObject({
+  model: z.string().nullish(),
+  lora: z.string().nullish(),
+  loras: z.array(loraItem).optional(),
+  steps: z.number().optional(),
+  width: z.number().optional(),
+  height: z.number().optional(),
+  base: z.record(z.string(), z.unknown()).optional(),
+});
+
+const presetsSchema: z.ZodType<TargetSpec["presets"]> = z.looseObject({
+  final: presetSchema.optional(),
+  proxy: presetSchema.optional(),
+});
+
+const templateSchema: z.ZodType<Template> = z.looseObject({
+  fps: z.union([z.number(), z.literal("series")]).optional(),
+  default_fps: z.number().optional(),
+  frames: z
+    .object({ step: count, base: count, max: count }, "needs whole numbers step, base and max")
+    .optional(),
+  size_multiple: z.number().optional(),
+  max_size: z.looseObject({ long_side: z.number().optional(), pixels: z.number().optional() }).optional(),
+  size_fit: z.enum(["error", "snap"]).optional(),
+  size_from: z.enum(["pass", "series_target", "preset"]).optional(),
+  trained_frames: z.number().optional(),
+});
+
+const panelLayout: z.ZodType<PanelLayout> = z.looseObject({
+  sheet_panels: z.number().optional(),
+  views: z.looseObject({ body: z.number().optional(), face: z.number().optional() }).optional(),
+  face_sizes: z.array(z.string()).optional(),
+  plate: z.boolean().optional(),
+  required: z.boolean().optional(),
+  optional: z.boolean().optional(),
+});
+
+const refKindSpec: z.ZodType<RefKindSpec> = z.object({
+  kind: z.string(),
+  shape: z.enum(["sheet", "object", "plate", "voice"]),
+  views: z.array(z.string()).optional(),
+});
+
+const recipeSchema: z.ZodType<Recipe> = z.looseObject({
+  policies: z.array(policy).optional(),
+  policy_fallback: z.object({ to: policy, why: z.string().optional() }).optional(),
+  keyframes: z.array(keyframeEnd).optional(),
+  keyframe_required: z.partialRecord(keyframeEnd, z.string()).optional(),
+  keyframe_path: z.string().optional(),
+  subject_slots: z.array(z.string()).optional(),
+  plate_slot: z.string().optional(),
+  voice_slots: z.array(z.string()).optional(),
+  sheet_panels: z.number().optional(),
+  panels: z.number().optional(),
+  face_sizes: z.array(z.string()).optional(),
+  retention: z
+    .object({
+      values: z.array(z.string()).optional(),
+      default: stringMap.optional(),
+      from_preserve: stringMap.optional(),
+    })
+    .optional(),
+  refs: z.partialRecord(z.enum(["character", "object", "location", "voice"]), refKindSpec).optional(),
+  size_hints: stringMap.optional(),
+  reference_sheet: panelLayout.optional(),
+  reference_image: panelLayout.optional(),
+  ic_lora: z.string().optional(),
+  trained_frames: z.number().optional(),
+  fixed_steps: z.boolean().optional(),
+  prompt: z.string().optional(),
+});
+
+/** `value` as `schema` reads it, else a TargetError naming the block's field and what it expected. */
+function checked<T>(schema: z.ZodType<T>, value: unknown, block: string, folderId: string): T {
+  const result = schema.safeParse(value, { error: studioErrorMap });
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({ ...issue, path: [block, ...issue.path] }));
+  throw new TargetError(`target ${folderId}: ${describeIssues(issues, block)}`, folderId);
+}
 
 /** A copy without comment keys (`_…`), at every level. */
 export function stripComments(value: unknown): unknown {
@@ -186,17 +275,7 @@ export function parseTarget(raw: unknown, folderId: string, kind?: TargetKind, c
   if (!isObject(obj.presets) || (!isObject(obj.presets.final) && !isObject(obj.presets.proxy))) {
     throw new TargetError(`${where}: "presets" needs a "final" or "proxy" preset`, folderId);
   }
-  const template = (obj.template ?? {}) as Template;
-  const frames = template.frames;
-  if (frames !== undefined) {
-    const ok =
-      isObject(frames) &&
-      [frames.step, frames.base, frames.max].every(
-        (n) => typeof n === "number" && Number.isInteger(n) && n >= 1,
-      );
-    if (!ok)
-      throw new TargetError(`${where}: template.frames needs whole numbers step, base and max`, folderId);
-  }
+  const template = checked(templateSchema, obj.template ?? {}, "template", folderId);
   const label = typeof obj.label === "string" && obj.label ? obj.label : obj.id;
   const short = typeof obj.short === "string" && obj.short ? obj.short : label;
   const spec: TargetSpec = {
@@ -207,78 +286,15 @@ export function parseTarget(raw: unknown, folderId: string, kind?: TargetKind, c
     short,
     capabilities: isObject(obj.capabilities) ? obj.capabilities : {},
     template,
-    recipe: (isObject(obj.recipe) ? obj.recipe : {}) as Recipe,
+    recipe: checked(recipeSchema, isObject(obj.recipe) ? obj.recipe : {}, "recipe", folderId),
     binding: isObject(obj.binding) ? obj.binding : {},
-    presets: obj.presets as TargetSpec["presets"],
+    presets: checked(presetsSchema, obj.presets, "presets", folderId),
   };
   if (custom) {
     spec.custom = true;
     if (spec.kind === "video" && spec.code === undefined) spec.code = "builtin:video_prose";
   }
   return spec;
-}
-
-// How a folder is listed and a file read: plainly for the shipped tree, through the guarded door for a show's own.
-interface TreeReader {
-  dirents(dir: string): Promise<Dirent[]>;
-  text(file: string): Promise<string>;
-}
-
-const SHIPPED_READER: TreeReader = {
-  dirents: (dir) => readdir(dir, { withFileTypes: true }),
-  text: (file) => readFile(file, "utf8"),
-};
-
-async function listDirs(dir: string, reader: TreeReader): Promise<string[]> {
-  try {
-    const entries = await reader.dirents(dir);
-    return entries
-      .filter((e) => e.isDirectory() && !e.name.startsWith(".") && !e.name.startsWith("_"))
-      .map((e) => e.name)
-      .sort();
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return [];
-    throw err;
-  }
-}
-
-async function readTargetFile(
-  file: string,
-  folderId: string,
-  reader: TreeReader,
-): Promise<unknown | undefined> {
-  let text: string;
-  try {
-    text = await reader.text(file);
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return undefined;
-    throw err;
-  }
-  try {
-    return JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch (err) {
-    throw new TargetError(
-      `target ${folderId}: target.json is not valid JSON (${errorMessage(err)})`,
-      folderId,
-    );
-  }
-}
-
-/** Load every `<root>/<kind>/<id>/target.json`, kinds in the order video, image, audio, folders sorted by name. */
-export async function loadTargetTree(root: string): Promise<TargetSpec[]> {
-  const out: TargetSpec[] = [];
-  for (const kind of TARGET_KINDS) {
-    const dir = path.join(root, kind);
-    const ids = await listDirs(dir, SHIPPED_READER);
-    const specs = await Promise.all(
-      ids.map(async (id) => {
-        const raw = await readTargetFile(path.join(dir, id, "target.json"), id, SHIPPED_READER);
-        return raw === undefined ? undefined : parseTarget(raw, id, kind);
-      }),
-    );
-    for (const s of specs) if (s) out.push(s);
-  }
-  return out;
 }
 
 /** A read-only view over target specs (first occurrence of an id wins). */
@@ -305,77 +321,12 @@ export function registryView(specs: Iterable<TargetSpec>): TargetRegistryView {
   };
 }
 
-let shipped: Promise<TargetRegistryView> | undefined;
-
-/** The shipped targets, read once per process. */
-export function shippedTargets(): Promise<TargetRegistryView> {
-  if (!shipped) {
-    shipped = loadTargetTree(SHIPPED_ROOT).then(registryView);
-    // A failed load must not be cached forever: the next call retries.
-    shipped.catch(() => {
-      shipped = undefined;
-    });
-  }
-  return shipped;
-}
-
-export async function getTarget(id: string): Promise<TargetSpec | undefined> {
-  return (await shippedTargets()).get(id);
-}
-
-export async function videoTargetIds(): Promise<string[]> {
-  return (await shippedTargets()).ids("video");
-}
-
 /**
- * A show's own targets (`<show>/targets/<id>/target.json`, kind read from the file). An id equal to a shipped
- * id is ignored (no shadowing); a broken file is reported in `errors` and skipped so it cannot stop a build.
- * `showDir` is a checked real folder: a targets/ folder that leads out of it is refused (403), and a target.json
- * that does is reported and skipped, never read.
+ * The shipped targets as one view, checked from the files bundled with the code. Built by whoever holds the
+ * process's services (once per process, once per compile thread), never kept here.
  */
-export async function loadShowTargets(showDir: string): Promise<{ targets: TargetSpec[]; errors: string[] }> {
-  const base = await shippedTargets();
-  const fence = folderFence(showDir, "the show folder");
-  const reader: TreeReader = {
-    dirents: (d) => readShowDirents(fence, d),
-    text: (f) => readShowText(fence, f),
-  };
-  const dir = path.join(showDir, "targets");
-  const ids = await listDirs(dir, reader);
-  const targets: TargetSpec[] = [];
-  const errors: string[] = [];
-  await Promise.all(
-    ids.map(async (id) => {
-      if (base.get(id)) return;
-      try {
-        const raw = await readTargetFile(path.join(dir, id, "target.json"), id, reader);
-        if (raw !== undefined) targets.push(parseTarget(raw, id, undefined, true));
-      } catch (err) {
-        errors.push(errorMessage(err));
-      }
-    }),
-  );
-  targets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  errors.sort();
-  return { targets, errors };
-}
-
-/**
- * Shipped targets plus the show's own, as one view (what a build of an episode of that show uses). A show whose
- * targets/ leads out of its folder compiles with the shipped targets only: a compile thread cannot carry the
- * refusal's status, and the listing of the show's targets refuses it.
- */
-export async function targetsForShow(showDir: string | null): Promise<TargetRegistryView> {
-  const base = await shippedTargets();
-  if (!showDir) return base;
-  const { targets } = await loadShowTargets(showDir).catch((err: unknown) => {
-    if (err instanceof StudioError && err.status === 403) return { targets: [] };
-    throw err;
-  });
-  if (targets.length === 0) return base;
-  const all: TargetSpec[] = [];
-  for (const kind of TARGET_KINDS) for (const id of base.ids(kind)) all.push(base.get(id)!);
-  return registryView([...all, ...targets]);
+export function shippedRegistry(): TargetRegistryView {
+  return registryView(SHIPPED_TARGET_FILES.map((f) => parseTarget(f.raw, f.id, f.kind)));
 }
 
 /** The capabilities the targets listing reports (targets 1.3), derived from the file's other keys. */

@@ -2,14 +2,13 @@
 // its field asks for. Checked before the settings store writes, which knows nothing of targets.
 import type { SettingsUpdate } from "../config/settings-schema.ts";
 import { badRequest } from "../errors.ts";
-import { shippedTargets, TARGET_KINDS, type TargetKind } from "./registry.ts";
+import { TARGET_KINDS, type TargetKind, type TargetRegistryView } from "./registry.ts";
 
 type TargetFields = Pick<SettingsUpdate, "default_targets" | "detected_targets" | "deployments">;
 
-/** A 400 naming the first field whose target id is unknown or of the wrong kind. */
-export async function checkSettingsTargets(update: TargetFields): Promise<void> {
+/** A 400 naming the first field whose target id is unknown or of the wrong kind among the shipped `targets`. */
+export function checkSettingsTargets(update: TargetFields, targets: TargetRegistryView): void {
   if (!update.default_targets && !update.detected_targets && !update.deployments) return;
-  const targets = await shippedTargets();
   for (const field of ["default_targets", "detected_targets"] as const) {
     for (const kind of TARGET_KINDS) {
       const id = update[field]?.[kind];
@@ -19,12 +18,7 @@ export async function checkSettingsTargets(update: TargetFields): Promise<void> 
   for (const id of Object.keys(update.deployments ?? {})) checkTarget(`deployments.${id}`, id, null, targets);
 }
 
-function checkTarget(
-  field: string,
-  id: string,
-  kind: TargetKind | null,
-  targets: Awaited<ReturnType<typeof shippedTargets>>,
-): void {
+function checkTarget(field: string, id: string, kind: TargetKind | null, targets: TargetRegistryView): void {
   const spec = targets.get(id);
   const what = kind ? `${kind} target` : "target";
   if (!spec) {

@@ -2,9 +2,9 @@
 // description in the series config, when the override is the built prompt with only that text replaced.
 import { sentence } from "../../compile/prompts/text.ts";
 import { isGroup } from "../../compile/slots.ts";
-import { sha1Hex } from "../../script/canonical.ts";
 import type { SeriesConfig } from "../../series/types.ts";
 import { isObject, type JsonObject, objectOr } from "../../store/json-guards.ts";
+import { sha1Hex } from "../../text/digest.ts";
 import type { Candidate, Inputs, LeftEntry, RefOverridesFile, View } from "./types.ts";
 import { VIEWS } from "./types.ts";
 

@@ -14,7 +14,7 @@ import { JsonSyntaxError, SeriesError } from "../../series/errors.ts";
 import { type Lora, loadSeries, parseLoras, validateProfiles } from "../../series/load.ts";
 import type { SeriesConfig } from "../../series/types.ts";
 import { isObject } from "../../store/json-guards.ts";
-import type { CompileEnv } from "../compile-env.ts";
+import type { CompileEnv } from "../prepare.ts";
 import { locateBuildError, ScriptIndex } from "../locate.ts";
 import { type OverridesFile, type PassOverride, targetBlock } from "../overrides-file.ts";
 import { shotTarget } from "../target-choice.ts";

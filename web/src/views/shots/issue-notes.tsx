@@ -6,6 +6,7 @@ import { useStudio } from "../../context.ts";
 import type { Pass } from "../../route.ts";
 import type { Issue } from "../../types.ts";
 import { ErrorText, useAction } from "../../ui.tsx";
+import { OPEN_DELAY_MS } from "./use-shot.ts";
 
 /** The longest note the service keeps. */
 const NOTE_MAX = 4000;
@@ -25,7 +26,7 @@ export function IssueNotes({ ep, pass, shot }: { ep: string; pass: Pass; shot: s
     }
   }, [ep, pass, shot]);
   useEffect(() => {
-    void load();
+    const first = setTimeout(() => void load(), OPEN_DELAY_MS);
     const offs = [
       studio.on("studio.issues", () => void load()),
       // Addressed is worked out on every read: a new take or a script change can flip it.
@@ -39,6 +40,7 @@ export function IssueNotes({ ep, pass, shot }: { ep: string; pass: Pass; shot: s
       }),
     ];
     return () => {
+      clearTimeout(first);
       for (const off of offs) off();
     };
   }, [studio, load, ep, shot]);

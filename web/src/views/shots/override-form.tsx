@@ -15,7 +15,7 @@ const LABELS: Record<OverrideField, string> = {
   model: "Model file",
   loras: "LoRAs (name:strength, comma-separated)",
   size: "Size (WxH)",
-  note: "Note",
+  note: "Note kept with each take",
   target: "Target",
 };
 

@@ -121,7 +121,7 @@ function Row({
           else onOpen(id);
         }}
       >
-        <Thumb ep={ep} take={row.shown} width={128} label={`${id} picture`} />
+        <Thumb ep={ep} take={row.shown ?? row.latest} width={128} label={`${id} picture`} />
         <span class="shot-name">
           <strong>{id}</strong>
           <span class="muted"> {e.sequence}</span>
@@ -154,6 +154,11 @@ function Row({
               {s}
             </span>
           ))}
+          {e.override?.fields.length && !e.override.stale ? (
+            <span class="tag" title={`Overridden: ${e.override.fields.join(", ")}`}>
+              override
+            </span>
+          ) : null}
           {missing ? (
             <span class="tag warn" title={e.missing_refs.map((m) => `${m.slot}: ${m.path}`).join("\n")}>
               ⚠ {missing} ref{missing === 1 ? "" : "s"} missing

@@ -31,7 +31,8 @@ export function ShotsView() {
     if (id) studio.router.go({ shot: id });
   };
   const openShot = (id: string) => {
-    setSelection((s) => clickSelect(s, order, id, "one"));
+    // Opening a shot leaves the render selection alone; it only marks where a shift-click range starts.
+    setSelection((s) => ({ ...s, anchor: id }));
     setOpen(true);
     go(id);
   };

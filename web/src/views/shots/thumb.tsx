@@ -32,7 +32,7 @@ export function Thumb({
         role="img"
         aria-label={`${label}: ${why || "no picture"}`}
       >
-        {why}
+        {take ? why : null}
       </span>
     );
   }

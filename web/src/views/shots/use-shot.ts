@@ -14,6 +14,8 @@ export interface ShotState {
 
 /** Events come in bursts (a render of many shots): one read per burst. */
 const SETTLE_MS = 150;
+/** Holding J runs through shots faster than they load: a shot is read once it stays open this long. */
+export const OPEN_DELAY_MS = 90;
 
 export function useShot(ep: string, pass: Pass, shot: string): ShotState {
   const studio = useStudio();
@@ -34,8 +36,7 @@ export function useShot(ep: string, pass: Pass, shot: string): ShotState {
   useEffect(() => {
     setDetail(null);
     setError(null);
-    void reload();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined = setTimeout(() => void reload(), OPEN_DELAY_MS);
     const later = () => {
       clearTimeout(timer);
       timer = setTimeout(() => void reload(), SETTLE_MS);
