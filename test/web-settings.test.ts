@@ -119,9 +119,9 @@ describe("readinessRows", () => {
       ],
       null,
     );
-    expect(row.summary).toMatch(/did not answer/);
+    expect(row.summary).toBe("unknown");
     expect(row.error).toBe("refused");
-    expect(detailSummary(row)).toBe("no answer");
+    expect(detailSummary(row)).toBe("the engine did not answer");
   });
 });
 

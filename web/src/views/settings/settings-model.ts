@@ -109,7 +109,7 @@ const SUMMARY: Record<ReadinessRow["status"], string> = {
   ready: "ready",
   degraded: "ready, with less",
   not_ready: "not ready",
-  unknown: "unknown: the engine did not answer",
+  unknown: "unknown",
   "not asked": "not checked",
 };
 
@@ -145,7 +145,7 @@ export function detailSummary(row: ReadinessRow): string {
   if (row.nodes.length) parts.push(`${row.nodes.length} node${row.nodes.length === 1 ? "" : "s"}`);
   const missing = parts.length ? `${parts.join(", ")} missing` : "";
   const off = row.featuresOff.length ? `${row.featuresOff.length} off` : "";
-  const error = row.error ? (row.status === "unknown" ? "no answer" : "see why") : "";
+  const error = row.error ? (row.status === "unknown" ? "the engine did not answer" : "see why") : "";
   return [missing, off, error].filter(Boolean).join(" · ");
 }
 
