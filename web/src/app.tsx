@@ -60,7 +60,7 @@ function Frame({ studio, views, Start }: { studio: Studio; views: Views; Start: 
         <button
           type="button"
           class="brand"
-          onClick={() => studio.router.go({ ep: null })}
+          onClick={() => studio.router.go({ ep: null, view: "shots" })}
           title="All episodes"
         >
           Episode Studio

@@ -93,8 +93,9 @@ export interface ShotEntry {
   shot: string;
   orphan: boolean;
   sequence: string;
-  length: number;
-  seconds: number;
+  /** Null on an orphan (in the cut, not in the script). */
+  length: number | null;
+  seconds: number | null;
   length_estimated?: boolean;
   size: string | null;
   subjects: string[];
