@@ -283,6 +283,15 @@ export function SourcePane({
     [studio, ep, file],
   );
 
+  // The problem list under the editor grows and shrinks with the check: keep the line being typed in sight.
+  const shownProblems = problems?.length ?? 0;
+  useEffect(() => {
+    const v = view.current;
+    if (v?.hasFocus) {
+      v.dispatch({ effects: EditorView.scrollIntoView(v.state.selection.main.head, { y: "nearest" }) });
+    }
+  }, [shownProblems]);
+
   const apiRef = useRef<PaneApi | null>(null);
   apiRef.current = {
     goto: (line, col) => goto(line, col),
