@@ -111,6 +111,8 @@ function overlapFraction(spans: Span[], atLeast: number): number {
 interface Figures {
   busy: number;
   overhead: number;
+  /** Process CPU time per job (user + system): the service's own work, whatever the machine's other load. */
+  cpu: number;
   queuedAhead: number;
   wall: number;
   failed: number;
@@ -150,9 +152,11 @@ async function once(outbox: boolean): Promise<Figures> {
     });
     const engine = scriptedEngine(trace);
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     pool.start();
     await done;
     const wall = performance.now() - t0;
+    const cpuUsed = process.cpuUsage(cpu0);
     await pool.stop({ graceful: true });
     await writer?.flush();
 
@@ -169,7 +173,8 @@ async function once(outbox: boolean): Promise<Figures> {
     });
     const overhead = overheads.reduce((a, b) => a + b, 0) / overheads.length;
     const failed = (await store.list()).jobs.filter((j) => j.status !== "succeeded").length;
-    return { busy: fraction, overhead, queuedAhead, wall, failed };
+    const cpu = (cpuUsed.user + cpuUsed.system) / 1000 / JOBS;
+    return { busy: fraction, overhead, queuedAhead, wall, failed, cpu };
   } finally {
     await store.close();
     await rm(dir, { recursive: true, force: true });
@@ -201,6 +206,9 @@ export async function run(): Promise<void> {
     );
     console.log(
       `    overhead per job   ${overhead.toFixed(2)} ms  (${(overhead / OVERHEAD_GOAL_MS).toFixed(2)}x of the ${OVERHEAD_GOAL_MS} ms goal; ${spread((f) => f.overhead, 2)} ms)`,
+    );
+    console.log(
+      `    CPU per job        ${median((f) => f.cpu).toFixed(2)} ms  (${spread((f) => f.cpu, 2)} ms; the overhead above also holds waits for a busy machine)`,
     );
     console.log(
       `    ${PARALLEL} jobs in the engine ${(median((f) => f.queuedAhead) * 100).toFixed(1)}% of the time; wall ${median((f) => f.wall).toFixed(0)} ms (engine alone ${JOBS * ENGINE_MS} ms)`,
