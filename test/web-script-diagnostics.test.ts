@@ -2,14 +2,8 @@
 // and columns turned into document offsets, clamped to the document, a null line on the first line.
 import { Text } from "@codemirror/state";
 import { describe, expect, it } from "vitest";
-import {
-  type CheckAnswer,
-  countText,
-  type Problem,
-  place,
-  placeAll,
-  problemsOf,
-} from "../web/src/views/script/diagnostics.ts";
+import type { CheckAnswer } from "../web/src/types.ts";
+import { countText, type Problem, place, placeAll, problemsOf } from "../web/src/views/script/diagnostics.ts";
 
 const doc = Text.of(["= e01  T", "# sq01 kitchen", "## sh010", "  dur: 3s", "", "Ada waits."]);
 const problem = (p: Partial<Problem>): Problem => ({
