@@ -52,7 +52,11 @@ export function TakeCard({
     await api.post("cancel", { ep, pass, shot, take: take.take });
     await after();
   });
-  const job = typeof take.sidecar?.job === "string" ? take.sidecar.job : null;
+  // The queue's job id: the sidecar's `job`, else `backend_prompt_id`, which the contract says carries it.
+  const job =
+    typeof take.sidecar?.job === "string" && take.sidecar.job
+      ? take.sidecar.job
+      : (take.backend_prompt_id ?? null);
   const retry = useAction(async () => {
     if (job) await api.post("jobs/retry", { id: job });
   });
