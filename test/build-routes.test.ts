@@ -116,12 +116,18 @@ describe("POST /studio/build", () => {
       ok: false,
       error: expect.stringContaining("no series.json"),
       passes: {},
+      diagnostics: [
+        { severity: "error", file: "series", line: null, message: expect.stringContaining("no series.json") },
+      ],
     });
     const noScript = await episode({ series: seriesS() });
     expect((await call("/build", { ep: noScript })).body).toEqual({
       ok: false,
       error: expect.stringContaining("no script"),
       passes: {},
+      diagnostics: [
+        { severity: "error", file: "script", line: null, message: expect.stringContaining("no script") },
+      ],
     });
   });
 

@@ -8,7 +8,10 @@ import { defineFunction } from "../fn.ts";
 export default defineFunction({
   method: "POST",
   path: "/build",
-  summary: "Build the episode: final then proxy shot lists, shots.json and the reference work order",
+  summary:
+    "Build the episode: final then proxy shot lists, shots.json and the reference work order. Extra field " +
+    "`diagnostics`: [{severity (error|warning), file (script|series), line (1-based or null), col?, message}], " +
+    "every error of both passes (not only the first) and every warning, each at the line that is wrong",
   input: z.object({ ep }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);

@@ -4,10 +4,13 @@
 import { buildEpisode } from "../compile/build.ts";
 import { BuildError, type BuildInput, type Pass } from "../compile/types.ts";
 import type { ScriptError } from "../script/errors.ts";
-import type { ScriptDiagnostics } from "../script/parse.ts";
+import { diagnoseScript, type ScriptDiagnostics } from "../script/parse.ts";
 import type { Diagnostic as ParseWarning, Story } from "../script/types.ts";
+import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
+import { loadSeries } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
-import { type Located, locateBuildError, ScriptIndex } from "./locate.ts";
+import { jsonKeyLines, lineOfKey } from "./json-lines.ts";
+import { type Located, locateBuildError, locateMessage, ScriptIndex } from "./locate.ts";
 
 export interface Diagnostic {
   severity: "error" | "warning";
@@ -20,7 +23,7 @@ export interface Diagnostic {
 }
 
 /** Builds tried after the first build error, each without what the errors before it were about. */
-const MORE_BUILDS = 8;
+const MORE_BUILDS = 6;
 
 export const scriptError = (err: ScriptError): Diagnostic => ({
   severity: "error",
@@ -49,8 +52,8 @@ export interface BuildScope {
   env: Pick<BuildInput, "defaultTarget" | "targets">;
   scriptText: string;
   seriesText: string | null;
-  /** Lines read as action that look like dialogue (the parser's `dialogueLike`). */
-  dialogueLike: readonly number[];
+  /** Lines read as action that look like dialogue (the parser's `dialogueLike`); parsed again when absent. */
+  dialogueLike?: readonly number[];
 }
 
 /**
@@ -59,7 +62,8 @@ export interface BuildScope {
  */
 export function buildErrorDiagnostics(first: BuildError, scope: BuildScope): Diagnostic[] {
   const index = new ScriptIndex(scope.story, scope.scriptText);
-  const out = [located(first, scope, index)];
+  const dialogueLike = scope.dialogueLike ?? diagnoseScript(scope.scriptText, scope.series).dialogueLike;
+  const out = [located(first, { ...scope, dialogueLike }, index)];
   let story = scope.story;
   let err: BuildError = first;
   const removed = new Set<string>();
@@ -77,14 +81,18 @@ export function buildErrorDiagnostics(first: BuildError, scope: BuildScope): Dia
       // A shot now continuing another than in the script would be an error of the leaving-out, not the script's.
       if (e.shot && followsRemoved(scope.story, e.shot, removed) && e.message.includes("continu")) break;
       err = e;
-      out.push(located(err, scope, index));
+      out.push(located(err, { ...scope, dialogueLike }, index));
     }
   }
   return out;
 }
 
 /** A build error at its line; a shot left without dialogue points at its line that looks like dialogue. */
-function located(err: BuildError, scope: BuildScope, index: ScriptIndex): Diagnostic {
+function located(
+  err: BuildError,
+  scope: BuildScope & { dialogueLike: readonly number[] },
+  index: ScriptIndex,
+): Diagnostic {
   const where: Located = locateBuildError(err, index, scope.seriesText);
   const span = err.shot ? spanOf(scope.story, err.shot) : null;
   if (span && err.message.includes("dialogue")) {
@@ -99,6 +107,42 @@ function located(err: BuildError, scope: BuildScope, index: ScriptIndex): Diagno
     }
   }
   return { severity: "error", file: where.file, line: where.line, message: err.message };
+}
+
+/** A build's warnings (plain text) at the lines they are about. */
+export function buildWarningDiagnostics(
+  warnings: readonly string[],
+  story: Story,
+  scriptText: string,
+  seriesText: string | null,
+): Diagnostic[] {
+  const index = new ScriptIndex(story, scriptText);
+  return warnings.map((message) => ({
+    severity: "warning",
+    ...locateMessage(message, index, seriesText),
+    message,
+  }));
+}
+
+/**
+ * Why the texts did not even load: the series config's error (invalid JSON at its position, else the key it
+ * names), or every error and warning of the script.
+ */
+export function loadDiagnostics(seriesText: string, scriptText: string): Diagnostic[] {
+  let series: SeriesConfig;
+  try {
+    series = loadSeries(seriesText);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) {
+      return [{ severity: "error", file: "series", line: err.line, col: err.col, message: err.message }];
+    }
+    if (err instanceof SeriesError) {
+      const line = err.key ? lineOfKey(jsonKeyLines(seriesText), err.key) : null;
+      return [{ severity: "error", file: "series", line, message: err.message }];
+    }
+    throw err;
+  }
+  return sortDiagnostics(parseDiagnostics(diagnoseScript(scriptText, series)));
 }
 
 function spanOf(story: Story, id: string): { line: number; end: number } | null {

@@ -1,10 +1,11 @@
 // POST /studio/build's work: compile final then proxy from the files on disk and write each pass's outputs.
-import { writeBuildOutputs } from "../compile/build.ts";
 import type { BuildResult, Pass, Report } from "../compile/types.ts";
+import { writeBuildOutputs } from "../compile/write.ts";
 import { defaultVideoTarget, readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { withLock } from "../store/lock.ts";
 import { noteBuildOutcome } from "./build-failure.ts";
+import type { Diagnostic } from "./diagnostics.ts";
 import { readSources } from "./sources.ts";
 
 export interface PassAnswer {
@@ -30,7 +31,16 @@ export interface BuildAnswer {
   ok: boolean;
   error?: string;
   passes: Partial<Record<Pass, PassAnswer>>;
+  /** Every error (not only the first) and warning of both passes, each at the line that is wrong. */
+  diagnostics: Diagnostic[];
 }
+
+const fileMissing = (file: Diagnostic["file"], error: string): BuildAnswer => ({
+  ok: false,
+  error,
+  passes: {},
+  diagnostics: [{ severity: "error", file, line: null, message: error }],
+});
 
 const PASSES: readonly Pass[] = ["final", "proxy"];
 
@@ -38,10 +48,9 @@ const PASSES: readonly Pass[] = ["final", "proxy"];
 export async function buildFolder(services: Services, ep: string): Promise<BuildAnswer> {
   return withLock(ep, async () => {
     const sources = await readSources(ep);
-    if (!sources.series)
-      return { ok: false, error: `no series.json in ${ep} or its parent folder`, passes: {} };
+    if (!sources.series) return fileMissing("series", `no series.json in ${ep} or its parent folder`);
     if (!sources.script) {
-      return { ok: false, error: `no script in ${ep}: name it after the folder (<folder>.md)`, passes: {} };
+      return fileMissing("script", `no script in ${ep}: name it after the folder (<folder>.md)`);
     }
     const compiled = await services.compile.run("compileBoth", {
       showDir: sources.showDir,
@@ -49,10 +58,11 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
       seriesText: sources.series.text,
       scriptText: sources.script.text,
     });
+    const { diagnostics } = compiled;
     if (compiled.loadError) {
       const error = compiled.loadError;
       await noteBuildOutcome(ep, { final: error, proxy: error }, services.now());
-      return { ok: false, error, passes: { final: failed(error), proxy: failed(error) } };
+      return { ok: false, error, passes: { final: failed(error), proxy: failed(error) }, diagnostics };
     }
     const passes: Partial<Record<Pass, PassAnswer>> = {};
     for (const pass of PASSES) {
@@ -72,7 +82,9 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
     await noteBuildOutcome(ep, { final: passes.final?.error, proxy: passes.proxy?.error }, services.now());
     services.events.emit("studio.episode", { ep });
     const firstError = PASSES.map((p) => passes[p]?.error).find(Boolean);
-    return firstError ? { ok: false, error: firstError, passes } : { ok: true, passes };
+    return firstError
+      ? { ok: false, error: firstError, passes, diagnostics }
+      : { ok: true, passes, diagnostics };
   });
 }
 
