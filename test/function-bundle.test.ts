@@ -172,6 +172,20 @@ describe("runtime/worker-entry.ts bundled for a browser-like platform", () => {
   });
 });
 
+describe("wrangler.toml.example", () => {
+  it("names in STUDIO_FUNCTIONS only routes the worker entry can serve", async () => {
+    const text = await readFile(path.join(root, "wrangler.toml.example"), "utf8");
+    const list = /^STUDIO_FUNCTIONS = "([^"]*)"/m.exec(text)?.[1];
+    expect(list).toBeTruthy();
+    const { platformFunctions } = await import("../runtime/worker-entry.ts");
+    const fns = await platformFunctions(list);
+    expect(fns.map((f) => `${f.method} ${f.path}`).sort()).toEqual([
+      "POST /shot/preview",
+      "POST /source/check",
+    ]);
+  });
+});
+
 describe("the bundle check", () => {
   it("reports the Node-only modules a route that needs disk pulls in (GET /studio/config)", async () => {
     const { nodeOnly } = await bundle({
