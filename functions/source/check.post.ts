@@ -10,7 +10,10 @@ export default defineFunction({
   method: "POST",
   path: "/source/check",
   summary:
-    "Check a script or series config text (parse, load, build the final pass in memory); nothing is written",
+    "Check a script or series config text (parse, load, build the final pass in memory); nothing is written. " +
+    "Extra field `diagnostics`: [{severity (error|warning), file (script|series), line (1-based or null), col?, " +
+    "message}], every error (`errors` keeps the first) and every warning in line order, each at the line that is " +
+    "wrong, including lines read as action that look like dialogue or a key line",
   input: z.object({
     ep: ep
       .nullish()

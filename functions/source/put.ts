@@ -10,7 +10,8 @@ export default defineFunction({
   method: "PUT",
   path: "/source",
   summary:
-    "Save the script or series config (history copy, same BOM and line endings), check it and rebuild; 409 when base_hash is stale",
+    "Save the script or series config (history copy, same BOM and line endings), check it and rebuild; 409 when base_hash is stale. " +
+    "`check` and `build` carry the extra field `diagnostics` (every error and warning at its line, as POST /studio/source/check)",
   input: z.object({
     ep,
     file: sourceFile,
