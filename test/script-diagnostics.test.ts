@@ -158,6 +158,10 @@ describe("lines that look like dialogue or a key line but read as action", () =>
       "`who ada, bo` looks like a `who:` line without its colon (`who: ada, bo`): read as action",
     ],
     [
+      "plate kitchen_rev",
+      "`plate kitchen_rev` looks like a `plate:` line without its colon (`plate: kitchen_rev`): read as action",
+    ],
+    [
       "durr: 3",
       "`durr:` looks like a key line but is not a known key (did you mean `dur:`?): read as action",
     ],
@@ -189,6 +193,8 @@ describe("lines that look like dialogue or a key line but read as action", () =>
       "camera pans left across the table.", // a free-text key word starting prose
       "with a sigh, Bo sits.", // `with` followed by words that are not subjects
       "size matters here.", // `size` followed by something that is no size
+      "target practice on the lawn.", // `target` and `profile` are never guessed at
+      "plate smashes on the floor.", // `plate` followed by something that is no location
       "Ada waits (patiently).",
       "BO glances at ADA.",
     ];

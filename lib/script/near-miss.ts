@@ -3,7 +3,7 @@
 // format keeps such lines as prose (existing scripts parse the same), so these are warnings, never errors.
 import { DIALOGUE, KEY_LINE, KNOWN_KEYS } from "./lines.ts";
 import { isPace } from "./pacing.ts";
-import { parsePyFloat, parsePyInt } from "./rounding.ts";
+import { parsePyInt } from "./rounding.ts";
 import { canonicalSize } from "./sizes.ts";
 
 export interface NearMissLookup {
@@ -11,6 +11,8 @@ export interface NearMissLookup {
   speakers: ReadonlyMap<string, string>;
   /** Every subject id (characters, props, vehicles). */
   subjects: ReadonlySet<string>;
+  /** Every location key (a `plate:` names one). */
+  locations: ReadonlySet<string>;
   /** A character's display name, lower-cased with runs of spaces, dots and hyphens as `_` → its id. */
   characterNames: ReadonlyMap<string, string>;
 }
@@ -40,7 +42,8 @@ const KEY_NO_COLON = /^([a-z_]+)\s+(\S.*)$/;
 const LETTER = /[A-Za-z]/;
 const NAME_GLUE = /[\s.-]+/g;
 const KEYFRAME = /^(?:generate|import|none|continuity|\S+\.(?:png|jpe?g|webp))$/i;
-const ONE_TOKEN = /^\S+$/;
+const MODEL_FILE = /^\S+\.(?:safetensors|gguf|ckpt|pt|pth)$/i;
+const LORA = /^(?:none|off|-|\S+\.safetensors(?::\d*\.?\d+)?)$/i;
 const AUDIO_WINDOW = /^[\d.]+\s*-\s*[\d.]+$/;
 const SECONDS_WITH_UNIT = /^(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds?)?$/i;
 
@@ -218,9 +221,19 @@ function valueFits(key: string, value: string, lookup: NearMissLookup): boolean 
     case "first":
     case "last":
       return KEYFRAME.test(value);
+    case "plate":
+      return lookup.locations.has(value);
+    case "policy":
+      return /^(?:generate|dub|dub_keep_foley|clone)$/.test(value);
+    case "retention":
+      return /^(?:fully_copy|partially_copy|reference)$/.test(value);
+    case "model":
+      return MODEL_FILE.test(value);
+    case "lora":
+      return LORA.test(value);
     default:
-      // target, profile, plate, policy, retention, model, lora: one word.
-      return ONE_TOKEN.test(value) && parsePyFloat(value) === null;
+      // target, profile: any word could follow them in prose (`target practice`), so never warned.
+      return false;
   }
 }
 

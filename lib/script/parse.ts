@@ -183,6 +183,7 @@ class Parser {
     this.lookup = {
       speakers: this.speakers,
       subjects: new Set(Object.keys(series.subjects)),
+      locations: new Set(Object.keys(series.locations)),
       characterNames: names,
     };
   }
