@@ -9,6 +9,7 @@ import { assembleEpisode } from "../lib/assemble/assemble.ts";
 import { buildFolder } from "../lib/episode/run-build.ts";
 import { concatList, videoCodecArgs } from "../lib/media/assemble-args.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { createMediaTools } from "../lib/media/tools.ts";
 import { mapLimit } from "../lib/store/map-limit.ts";
 import { benchServices } from "./show.ts";
 import { line, type Timing, time } from "./stats.ts";
@@ -119,7 +120,7 @@ async function joins(
 }
 
 export async function run(): Promise<void> {
-  const { ffmpeg } = await mediaTools({ PATH: process.env.PATH });
+  const { ffmpeg } = await mediaTools(createMediaTools(() => ({ PATH: process.env.PATH })));
   const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-assemble-"));
   try {
     const small = await episode(dir, ffmpeg, 256, 144);

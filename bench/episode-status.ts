@@ -10,6 +10,7 @@ import { buildFolder } from "../lib/episode/run-build.ts";
 import { readBuild } from "../lib/episode/shotlists.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
+import type { WithCaches } from "../lib/store/caches.ts";
 import { createApp } from "../runtime/app.ts";
 import { syntheticScript } from "./build.ts";
 import { benchSeries, benchServices } from "./show.ts";
@@ -32,9 +33,10 @@ function sidecarText(fields: Record<string, unknown>, seed: bigint): string {
 }
 
 async function writeTakes(
+  services: WithCaches,
   ep: string,
 ): Promise<{ shots: string[]; sidecar(shot: string, take: number, note: string): Promise<void> }> {
-  const build = (await readBuild(ep, "proxy"))!;
+  const build = (await readBuild(services, ep, "proxy"))!;
   const texts = new Map<string, (take: number, note: string) => string>();
   for (const [id, s] of build.shots) {
     const defaults = build.docs[s.target].defaults;
@@ -102,7 +104,7 @@ export async function run(): Promise<void> {
   const services = benchServices(path.join(dir, "home"), { STUDIO_ROOTS: root });
   const built = await buildFolder(services, ep);
   if (!built.ok) throw new Error(`the synthetic episode does not build: ${built.error}`);
-  const takes = await writeTakes(ep);
+  const takes = await writeTakes(services, ep);
 
   // Cold: each sample is the first request on a fresh copy of the episode (every file cache misses).
   const copies: string[] = [];

@@ -6,6 +6,9 @@ import type { EpisodeReader } from "./episode/episode-texts.ts";
 import type { JobKinds } from "./jobs/kinds.ts";
 import type { JobStore } from "./jobs/types.ts";
 import type { JobSignals } from "./jobs/wake.ts";
+import type { MediaTools } from "./media/tools.ts";
+import type { Caches } from "./store/caches.ts";
+import type { Locks } from "./store/lock.ts";
 import type { TargetRegistryView } from "./targets/registry.ts";
 
 export interface Logger {
@@ -53,6 +56,12 @@ export interface Services {
   targets: TargetRegistryView;
   /** Reads an episode's compile inputs from its folder; absent where there are no show folders (per-function). */
   readEpisode?: EpisodeReader;
+  /** The process's caches (parsed files, listings, answers): one set for the life of the services. */
+  caches: Caches;
+  /** Per-episode write serialization, shared by every writer of the process. */
+  locks: Locks;
+  /** ffmpeg and ffprobe as found from `env` (looked up once). */
+  media: MediaTools;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

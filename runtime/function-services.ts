@@ -38,5 +38,8 @@ export function functionServices(opts: {
     engines: absent("rendering engines"),
     compile: createInlineCompiler(targets),
     targets,
+    caches: absent("the caches of show files"),
+    locks: absent("episode locks"),
+    media: absent("ffmpeg and ffprobe"),
   };
 }

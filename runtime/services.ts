@@ -10,6 +10,9 @@ import type { JobKinds } from "../lib/jobs/kinds.ts";
 import type { JobStoreOpener } from "../lib/jobs/store.ts";
 import type { JobStore, NewJob } from "../lib/jobs/types.ts";
 import { createJobSignals } from "../lib/jobs/wake.ts";
+import { createMediaTools } from "../lib/media/tools.ts";
+import { createCaches } from "../lib/store/caches.ts";
+import { createLocks } from "../lib/store/lock.ts";
 import { shippedRegistry, type TargetRegistryView } from "../lib/targets/registry.ts";
 
 export const DEFAULT_ROLES = ["api", "worker"];
@@ -51,11 +54,20 @@ export interface ServiceParts {
 }
 
 /** The services built on the basic ones. */
-export type BuiltServices = "jobs" | "jobSignals" | "jobKinds" | "engines" | "compile" | "targets";
+export type BuiltServices =
+  | "jobs"
+  | "jobSignals"
+  | "jobKinds"
+  | "engines"
+  | "compile"
+  | "targets"
+  | "caches"
+  | "locks"
+  | "media";
 
 /**
  * The basic services plus the ones built on them: job store (opened on first use), job signals, job kinds,
- * engines, the compile thread (started on first use).
+ * engines, the compile thread (started on first use), the caches, the per-episode locks and the media tools.
  */
 export function withServices(base: Omit<Services, BuiltServices>, parts: ServiceParts = {}): OwnedServices {
   const logged = new WeakMap<JobStore, JobStore>();
@@ -101,10 +113,19 @@ export function withServices(base: Omit<Services, BuiltServices>, parts: Service
         get home() {
           return services.home;
         },
+        get media() {
+          return services.media;
+        },
+        get caches() {
+          return services.caches;
+        },
       }),
     compile: parts.compile ?? createCompilePool(),
     targets: parts.targets ?? shippedRegistry(),
     readEpisode: (ep) => readEpisodeTexts(services, ep),
+    caches: createCaches(),
+    locks: createLocks(),
+    media: createMediaTools(() => services.env),
     async close() {
       if (opener) await (await opener).close();
       await services.engines.close();

@@ -11,6 +11,7 @@ import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { clipSamples, concatList, fpsText, graphPath, soundGraph } from "../lib/media/assemble-args.ts";
 import type { ClipInfo } from "../lib/media/clip-probe.ts";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
+import type { MediaTools } from "../lib/media/tools.ts";
 import { assembleJob } from "../workers/jobs/assemble.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { makeStudio, refusal, type Studio } from "./support/studio-episode.ts";
@@ -230,14 +231,14 @@ describe("the assembly planner", () => {
 
 let s: Studio;
 let ffmpeg: string;
-let env: Record<string, string | undefined>;
+let media: MediaTools;
 
 beforeAll(async () => {
   s = await makeStudio();
   // The machine's ffmpeg (the README's set-up), like the other media tests.
   s.env.services.env.PATH = process.env.PATH;
-  env = s.env.services.env;
-  ffmpeg = (await mediaTools(env)).ffmpeg;
+  media = s.env.services.media;
+  ffmpeg = (await mediaTools(media)).ffmpeg;
 });
 afterAll(() => s.cleanup());
 
@@ -346,7 +347,7 @@ async function measure(file: string) {
       encoding: "buffer",
     },
   );
-  const info = await probe(file, env);
+  const info = await probe(file, media);
   return {
     frames: Number(v.nb_read_frames),
     width: Number(v.width),

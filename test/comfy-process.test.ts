@@ -11,7 +11,7 @@ import { settingsFile } from "../lib/config/settings.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { isObject } from "../lib/store/json-guards.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { hostMedia, makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -264,7 +264,7 @@ describe("ComfyUI renders through a real server process", () => {
         expect(jobOf(list, q.prompt_id), where).toMatchObject({ lane: "local", status: "succeeded" });
         const mp4 = path.join(ep, t.mp4);
         expect((await stat(mp4)).size, where).toBeGreaterThan(0);
-        expect(await countFrames(mp4, process.env), where).toBe(row(status, q.shot).length);
+        expect(await countFrames(mp4, hostMedia), where).toBe(row(status, q.shot).length);
         const sc = await sidecar(q.shot, q.take);
         expect(sc, where).toMatchObject({ status: "ok", target: "ltx2", backend: "local" });
         expect(sc.resolved, where).toMatchObject({
@@ -406,7 +406,7 @@ describe("ComfyUI renders through a real server process", () => {
       expect((await sidecar(dropped.shot, dropped.take)).backend_prompt_id, said()).toBe(runningAtDrop);
       const t = takeOf(status, dropped.shot, dropped.take);
       expect(t, JSON.stringify(t) + said()).toMatchObject({ status: "ok", has_video: true, target: "ltx2" });
-      expect(await countFrames(path.join(ep, t.mp4), process.env), said()).toBe(
+      expect(await countFrames(path.join(ep, t.mp4), hostMedia), said()).toBe(
         row(status, dropped.shot).length,
       );
 

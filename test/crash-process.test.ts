@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probe } from "../lib/media/ffmpeg.ts";
 import { assembleWorkPath, tempPath } from "../lib/store/temp-names.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { hostMedia, makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -262,7 +262,7 @@ describe("kill -9 and a restart", () => {
       );
       expect(ended, said(server)).toMatchObject({ status: "succeeded" });
       expect(Date.parse(ended.started) - restarted, said(server)).toBeLessThan(LEASE_MS / 3);
-      const info = await probe(path.join(out, "ep01_proxy.mp4"), process.env);
+      const info = await probe(path.join(out, "ep01_proxy.mp4"), hostMedia);
       expect(info.video, said(server)).toMatchObject({ width: 1280, height: 720 });
       await waitFor(
         server,

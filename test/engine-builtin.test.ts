@@ -11,10 +11,11 @@ import { wrapText } from "../lib/engines/builtin/text.ts";
 import type { EngineJob, EngineOutputs, EngineProgress, RunHooks } from "../lib/engines/types.ts";
 import { countFrames, mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../lib/media/take-media.ts";
+import { createMediaTools } from "../lib/media/tools.ts";
 import { episodeFence, type Fence } from "../lib/paths/guarded.ts";
 
-const env = process.env;
-const engine = createBuiltinEngine(env);
+const media = createMediaTools(() => process.env);
+const engine = createBuiltinEngine(media);
 let root: string;
 // The take media are made inside the test's folder, as a take's are inside its episode.
 let fence: Fence;
@@ -27,7 +28,7 @@ let n = 0;
 beforeAll(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), "studio-builtin-")));
   fence = episodeFence(root);
-  ffmpeg = (await mediaTools(env)).ffmpeg;
+  ffmpeg = (await mediaTools(media)).ffmpeg;
   red = path.join(root, "red.png");
   blue = path.join(root, "blue.png");
   // A keyframe of another aspect than the frame, so scale-and-crop is exercised.
@@ -143,7 +144,7 @@ async function loudness(file: string): Promise<{ mean: number; max: number }> {
 }
 
 async function streamDurations(file: string): Promise<Record<string, number>> {
-  const { stdout } = await execa((await mediaTools(env)).ffprobe, [
+  const { stdout } = await execa((await mediaTools(media)).ffprobe, [
     "-v",
     "error",
     "-show_entries",
@@ -193,8 +194,8 @@ describe("animatic", () => {
     expect(out.video).toBe(path.join(j.workDir, `${j.stem}.mp4`));
     expect(out.audio).toBe(path.join(j.workDir, `${j.stem}.wav`));
     expect(out.frames).toBe(frames);
-    expect(await countFrames(out.video!, env)).toBe(frames);
-    const info = await probe(out.video!, env);
+    expect(await countFrames(out.video!, media)).toBe(frames);
+    const info = await probe(out.video!, media);
     expect(info.video).toMatchObject({ codec: "h264", width: 160, height: 96, pixFmt: "yuv420p" });
     expect(info.video!.fps).toBeCloseTo(fps, 3);
     expect(info.audio).toMatchObject({ codec: "aac", sampleRate: 48000, channels: 2 });
@@ -204,7 +205,7 @@ describe("animatic", () => {
     const streams = await streamDurations(out.video!);
     expect(streams.audio).toBeCloseTo(frames / fps, 2);
     expect(streams.video).toBeCloseTo(frames / fps, 3);
-    const wav = await probe(out.audio!, env);
+    const wav = await probe(out.audio!, media);
     expect(wav.audio).toMatchObject({ codec: "pcm_s16le", sampleRate: 48000 });
     expect(wav.duration!).toBeCloseTo(frames / fps, 3);
     // Only the outputs are left in the work folder: no temporaries, no scratch folder.
@@ -274,7 +275,7 @@ describe("animatic", () => {
 
   it("pads a short window with silence to the shot's length", async () => {
     const out = await render(job({ frames: 48, audio: { path: tone, start: 5.5, end: 6 } }));
-    const info = await probe(out.audio!, env);
+    const info = await probe(out.audio!, media);
     expect(info.duration!).toBeCloseTo(2, 3);
   });
 
@@ -373,7 +374,7 @@ describe("silence", () => {
 
   it("lasts frames / fps seconds, 48 kHz mono, silent", async () => {
     const out = await render(voice({ frames: 60, fps: 24 }));
-    const info = await probe(out.audio!, env);
+    const info = await probe(out.audio!, media);
     expect(info.audio).toMatchObject({ codec: "pcm_s16le", sampleRate: 48000, channels: 1 });
     expect(info.duration!).toBeCloseTo(2.5, 4);
     // volumedetect's floor for digital silence in 16 bits.
@@ -382,7 +383,7 @@ describe("silence", () => {
 
   it("lasts 3 s without frames", async () => {
     const out = await render(voice({ frames: 0 }));
-    expect((await probe(out.audio!, env)).duration!).toBeCloseTo(3, 4);
+    expect((await probe(out.audio!, media)).duration!).toBeCloseTo(3, 4);
   });
 });
 
@@ -398,7 +399,7 @@ describe("take media", () => {
 
   it("makes a thumbnail at most 512 px wide", async () => {
     const jpg = path.join(root, "thumb", "sh010_t01.jpg");
-    await makeThumbnail(fence, clip, jpg, env);
+    await makeThumbnail(fence, clip, jpg, media);
     const meta = await sharp(jpg).metadata();
     expect(meta.format).toBe("jpeg");
     expect(meta.width).toBe(512);
@@ -408,13 +409,13 @@ describe("take media", () => {
   it("keeps a small clip's own width", async () => {
     const small = (await render(job({ frames: 1 }))).video!;
     const jpg = path.join(root, "thumb", "small.jpg");
-    await makeThumbnail(fence, small, jpg, env);
+    await makeThumbnail(fence, small, jpg, media);
     expect((await sharp(jpg).metadata()).width).toBe(160);
   });
 
   it("makes an 8-cell strip", async () => {
     const jpg = path.join(root, "strip", "sh010_t01_strip.jpg");
-    await makeStrip(fence, clip, jpg, env);
+    await makeStrip(fence, clip, jpg, media);
     const meta = await sharp(jpg).metadata();
     expect(meta.format).toBe("jpeg");
     const cell = meta.width! / 8;
@@ -428,7 +429,7 @@ describe("take media", () => {
   it("fills every cell of a clip shorter than the strip", async () => {
     const one = (await render(job({ frames: 3, inputs: { first: red } }))).video!;
     const jpg = path.join(root, "strip", "short_strip.jpg");
-    await makeStrip(fence, one, jpg, env);
+    await makeStrip(fence, one, jpg, media);
     const { data, info } = await sharp(jpg).raw().toBuffer({ resolveWithObject: true });
     expect(info.width).toBe(8 * 160);
     // The middle of the last cell is the red keyframe, not an empty tile.
@@ -438,8 +439,8 @@ describe("take media", () => {
 
   it("extracts the sound as a 48 kHz wav", async () => {
     const wav = path.join(root, "wav", "sh010_t01.wav");
-    await extractWav(fence, clip, wav, env);
-    const info = await probe(wav, env);
+    await extractWav(fence, clip, wav, media);
+    const info = await probe(wav, media);
     expect(info.audio).toMatchObject({ codec: "pcm_s16le", sampleRate: 48000 });
     expect(info.duration!).toBeCloseTo(2, 2);
     expect((await loudness(wav)).mean).toBeGreaterThan(-30);

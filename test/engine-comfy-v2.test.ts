@@ -17,6 +17,7 @@ import {
 import type { ApiGraph, EngineJob, EngineProgress, RunHooks } from "../lib/engines/types.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { startComfyV2Double, type V2Double } from "./support/comfy-v2-double.ts";
+import { hostMedia } from "./support/ctx.ts";
 
 let root: string;
 const open: { engines: ComfyV2Engine[]; doubles: V2Double[] } = { engines: [], doubles: [] };
@@ -160,7 +161,7 @@ describe("engine against the v2 double", () => {
     });
     const out = await e.collect(j, submitted, hooks(progress));
     expect(out.video).toBe(path.join(j.workDir, "studio_00001_.mp4"));
-    expect(await countFrames(out.video as string, process.env)).toBe(17);
+    expect(await countFrames(out.video as string, hostMedia)).toBe(17);
     expect(progress.some((p) => p.progress > 0 && p.progress < 1 && p.step?.startsWith("KSampler"))).toBe(
       true,
     );

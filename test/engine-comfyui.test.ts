@@ -27,6 +27,7 @@ import type { ApiGraph, EngineJob, EngineProgress, RunHooks } from "../lib/engin
 import { countFrames, probe } from "../lib/media/ffmpeg.ts";
 import { flux2KleinGraph, ltx2Graph, tinyImageGraph } from "./support/comfy-double/graphs.ts";
 import { type ComfyDouble, type Profile, startComfyDouble } from "./support/comfy-double/index.ts";
+import { hostMedia } from "./support/ctx.ts";
 
 let root: string;
 // The look-ups as a process's engines hold them.
@@ -648,8 +649,8 @@ describe.each(["old", "new"] as Profile[])("against the double (%s profile)", (p
       const { outputs } = await run(engine, j, progress);
       expect(outputs.video).toMatch(/\.mp4$/);
       expect(path.dirname(outputs.video!)).toBe(j.workDir);
-      expect(await countFrames(outputs.video!, process.env)).toBe(17);
-      const info = await probe(outputs.video!, process.env);
+      expect(await countFrames(outputs.video!, hostMedia)).toBe(17);
+      const info = await probe(outputs.video!, hostMedia);
       expect([info.video?.width, info.video?.height]).toEqual([128, 128]);
       if (saver === "h3") expect(outputs.audio).toMatch(/_h3\.wav$/);
       else expect(outputs.audio).toBeUndefined();

@@ -49,7 +49,7 @@ async function useDouble(lacking: string[] = []): Promise<ComfyDouble> {
   const double = await startComfyDouble({ models: DEFAULT_MODELS, nodes, stepMs: 1 });
   doubles.push(double);
   s.env.services.engines.lookups.clear();
-  clearTargetReadiness();
+  clearTargetReadiness(s.env.services);
   const file = settingsFile(s.env.services);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, JSON.stringify({ local_url: double.url }));

@@ -7,14 +7,21 @@ import { afterAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { BUILTIN_TARGETS } from "../lib/engines/builtin/index.ts";
 import { createEngines, type Engines, laneUnready, localAddress } from "../lib/engines/registry.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { shippedRegistry } from "../lib/targets/registry.ts";
+import { hostMedia } from "./support/ctx.ts";
 
 describe("the engine registry", () => {
-  const services = { env: { PATH: process.env.PATH }, home: path.join(os.tmpdir(), "studio-registry-none") };
+  const services = {
+    env: { PATH: process.env.PATH },
+    home: path.join(os.tmpdir(), "studio-registry-none"),
+    caches: createCaches(),
+    media: hostMedia,
+  };
   const homes: string[] = [];
   const made: Engines[] = [];
   /** A registry as a process's services hold one. */
-  const registry = (at: { env: Record<string, string | undefined>; home: string }) => {
+  const registry = (at: Parameters<typeof createEngines>[0]) => {
     const engines = createEngines(at);
     made.push(engines);
     return engines;
@@ -48,18 +55,20 @@ describe("the engine registry", () => {
   it("reads the local address from settings: local_url, else engine_url, else the default", async () => {
     const home = await mkdtemp(path.join(os.tmpdir(), "studio-registry-"));
     homes.push(home);
-    const at = { home, env: {} };
+    const at = { home, env: {}, caches: createCaches() };
     expect(await localAddress(at)).toBe("http://127.0.0.1:8188");
     const file = settingsFile(at);
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, JSON.stringify({ engine_url: "http://127.0.0.1:9001" }));
-    const second = { home: `${home}/.`, env: {} };
+    const second = { home: `${home}/.`, env: {}, caches: createCaches() };
     expect(await localAddress(second)).toBe("http://127.0.0.1:9001");
     await writeFile(
       file,
       JSON.stringify({ engine_url: "http://127.0.0.1:9001", local_url: "http://127.0.0.1:9002" }),
     );
-    expect(await localAddress({ home: `${home}/./.`, env: {} })).toBe("http://127.0.0.1:9002");
+    expect(await localAddress({ home: `${home}/./.`, env: {}, caches: createCaches() })).toBe(
+      "http://127.0.0.1:9002",
+    );
     expect(engines.comfyAt("http://127.0.0.1:9002")).toBe(engines.comfyAt("http://127.0.0.1:9002"));
     expect(engines.comfyAt("http://127.0.0.1:9002").url).toMatch(/^http:\/\/127\.0\.0\.1:9002/);
   });

@@ -8,6 +8,7 @@ import { functions } from "../functions/index.ts";
 import { readBuild } from "../lib/episode/shotlists.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { createApp } from "../runtime/app.ts";
 import { seriesS } from "./support/series-s.ts";
 import { useStudio } from "./support/studio-episode.ts";
@@ -68,7 +69,7 @@ const takeOf = (body: Any, shot: string, take: number) =>
 
 /** The built entry of a shot and its document's defaults, as a render would hash them. */
 async function built(ep: string, shot: string, pass: "final" | "proxy" = "proxy") {
-  const b = await readBuild(ep, pass);
+  const b = await readBuild({ caches: createCaches() }, ep, pass);
   const s = b!.shots.get(shot)!;
   return { entry: s.entry, defaults: b!.docs[s.target].defaults, target: s.target };
 }

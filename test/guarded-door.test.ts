@@ -14,8 +14,10 @@ import { StudioError } from "../lib/errors.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../lib/media/take-media.ts";
 import { thumbCacheDir, thumbnail } from "../lib/media/thumbs.ts";
+import { createMediaTools } from "../lib/media/tools.ts";
 import { episodeFence, listShowFiles, readListedJson, rootsFence, showFence } from "../lib/paths/guarded.ts";
 import { cutLastFrame, frameOutdated } from "../lib/render/continuity.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import type { TargetSpec } from "../lib/targets/registry.ts";
 import { resolveWorkflow } from "../lib/targets/workflow.ts";
 import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
@@ -27,7 +29,7 @@ let clip: string; // a short mp4 with sound, inside the root
 let outsideClip: string;
 let n = 0;
 
-const env = process.env;
+const media = createMediaTools(() => process.env);
 
 /** A fresh empty folder outside the roots, to link to and to check that nothing landed in. */
 async function outsideDir(): Promise<string> {
@@ -45,7 +47,7 @@ async function linkedOut(ep: string, rel: string): Promise<string> {
 }
 
 async function makeClip(file: string): Promise<void> {
-  const { ffmpeg } = await mediaTools(env);
+  const { ffmpeg } = await mediaTools(media);
   await execa(ffmpeg, [
     "-v",
     "error",
@@ -93,7 +95,7 @@ afterAll(async () => {
 });
 
 describe("the built-in engine", () => {
-  const engine = createBuiltinEngine(env);
+  const engine = createBuiltinEngine(media);
 
   function job(ep: string, over: Partial<EngineJob>): EngineJob {
     return {
@@ -192,14 +194,14 @@ describe("take listings", () => {
     await writeFile(path.join(out, "secret.json"), JSON.stringify({ status: "ok", prompt: "SECRET" }));
     await symlink(path.join(out, "secret.json"), path.join(dir, "sh010_t01.json"));
     await writeFile(path.join(dir, "sh010_t02.json"), JSON.stringify({ status: "failed", prompt: "own" }));
-    const takes = await listTakes(ep, "proxy", "sh010");
+    const takes = await listTakes({ caches: createCaches() }, ep, "proxy", "sh010");
     expect(takes.map((t) => t.take)).toEqual([2]);
     expect(JSON.stringify(takes)).not.toContain("SECRET");
     const listing = await listShowFiles(episodeFence(ep), dir);
     expect(listing?.files).toEqual(["sh010_t02.json"]);
-    await expect(readListedJson(listing!, "sh010_t01.json", "take sidecar")).rejects.toThrow(
-      /not a file of the listed/,
-    );
+    await expect(
+      readListedJson({ caches: createCaches() }, listing!, "sh010_t01.json", "take sidecar"),
+    ).rejects.toThrow(/not a file of the listed/);
   });
 });
 
@@ -213,20 +215,20 @@ describe("take media", () => {
     const out = await linkedOut(ep, "renders_proxy/sh020");
     const dir = path.join(ep, "renders_proxy", "sh020");
     await refused(
-      makeThumbnail(fence, mp4, path.join(dir, "x.jpg"), env),
+      makeThumbnail(fence, mp4, path.join(dir, "x.jpg"), media),
       /leads outside the episode folder/,
     );
     await refused(
-      makeStrip(fence, mp4, path.join(dir, "x_strip.jpg"), env),
+      makeStrip(fence, mp4, path.join(dir, "x_strip.jpg"), media),
       /leads outside the episode folder/,
     );
-    await refused(extractWav(fence, mp4, path.join(dir, "x.wav"), env), /leads outside the episode folder/);
+    await refused(extractWav(fence, mp4, path.join(dir, "x.wav"), media), /leads outside the episode folder/);
     expect(await readdir(out)).toEqual([]);
     // The same clip makes all three inside the episode.
     const own = path.dirname(mp4);
-    await makeThumbnail(fence, mp4, path.join(own, "sh010_t01.jpg"), env);
-    await makeStrip(fence, mp4, path.join(own, "sh010_t01_strip.jpg"), env);
-    await extractWav(fence, mp4, path.join(own, "sh010_t01_h3.wav"), env);
+    await makeThumbnail(fence, mp4, path.join(own, "sh010_t01.jpg"), media);
+    await makeStrip(fence, mp4, path.join(own, "sh010_t01_strip.jpg"), media);
+    await extractWav(fence, mp4, path.join(own, "sh010_t01_h3.wav"), media);
     expect((await readdir(own)).sort()).toEqual([
       "sh010_t01.jpg",
       "sh010_t01.mp4",
@@ -242,8 +244,8 @@ describe("take media", () => {
     await mkdir(dir, { recursive: true });
     const link = path.join(dir, "sh010_t01.mp4");
     await symlink(outsideClip, link);
-    await refused(makeThumbnail(fence, link, path.join(dir, "sh010_t01.jpg"), env), /leads outside/);
-    await refused(extractWav(fence, link, path.join(dir, "sh010_t01_h3.wav"), env), /leads outside/);
+    await refused(makeThumbnail(fence, link, path.join(dir, "sh010_t01.jpg"), media), /leads outside/);
+    await refused(extractWav(fence, link, path.join(dir, "sh010_t01_h3.wav"), media), /leads outside/);
     expect(await readdir(dir)).toEqual(["sh010_t01.mp4"]);
   });
 });
@@ -258,17 +260,17 @@ describe("continuity", () => {
     const out = await linkedOut(ep, "refs/shots/sh020");
     const frame = path.join(ep, "refs", "shots", "sh020", "first.png");
     await refused(frameOutdated(fence, frame, video), /leads outside the episode folder/);
-    await refused(cutLastFrame(fence, video, frame, env), /leads outside the episode folder/);
+    await refused(cutLastFrame(fence, video, frame, media), /leads outside the episode folder/);
     expect(await readdir(out)).toEqual([]);
 
     const linkedVideo = path.join(ep, "renders_proxy", "sh010", "sh010_t02.mp4");
     await symlink(outsideClip, linkedVideo);
     const own = path.join(ep, "refs", "shots", "sh030", "first.png");
-    await refused(cutLastFrame(fence, linkedVideo, own, env), /leads outside the episode folder/);
+    await refused(cutLastFrame(fence, linkedVideo, own, media), /leads outside the episode folder/);
     expect(await readdir(path.dirname(own)).catch(() => [])).toEqual([]);
     // A clip and a folder inside the episode still give the frame.
     expect(await frameOutdated(fence, own, video)).toBe("missing");
-    await cutLastFrame(fence, video, own, env);
+    await cutLastFrame(fence, video, own, media);
     expect((await sharp(own).metadata()).width).toBe(64);
   });
 
@@ -294,7 +296,7 @@ describe("thumbnails", () => {
     const link = path.join(ep, "pic.png");
     await symlink(pic, link);
     const fence = rootsFence([root]);
-    await refused(thumbnail(s.env.home, fence, link, 128), /leads outside the configured roots/);
+    await refused(thumbnail(s.env.services, fence, link, 128), /leads outside the configured roots/);
     const cached = await readdir(thumbCacheDir(s.env.home)).catch(() => []);
     expect(cached).toEqual([]);
     // A picture inside the roots is made small and cached.
@@ -302,7 +304,7 @@ describe("thumbnails", () => {
     await sharp({ create: { width: 40, height: 30, channels: 3, background: "#0000ff" } })
       .png()
       .toFile(own);
-    const made = await thumbnail(s.env.home, fence, own, 128);
+    const made = await thumbnail(s.env.services, fence, own, 128);
     expect(made && path.dirname(made)).toBe(thumbCacheDir(s.env.home));
   });
 });
@@ -321,7 +323,7 @@ describe("staleness inputs", () => {
     await mkdir(path.join(keyOut, "sh010"), { recursive: true });
     await writeFile(path.join(keyOut, "sh010", "first.png"), "outside keyframe");
 
-    const probe = new FileProbe(showFence(ep), [keyframeGate(ep)]);
+    const probe = new FileProbe({ caches: createCaches() }, showFence(ep), [keyframeGate(ep)]);
     expect(await probe.exists(ref)).toBe(false);
     expect(await probe.sha1(ref)).toBeNull();
     expect(await probe.exists(path.join(ep, "refs", "shots", "sh010", "first.png"))).toBe(false);

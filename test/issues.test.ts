@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readBuild } from "../lib/episode/shotlists.ts";
 import { storyHash } from "../lib/script/canonical.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 
 const s = useStudio();
@@ -22,7 +23,7 @@ describe("POST /studio/issues", () => {
 
     const res = await note(ep, { note: "  Ada's coat is blue  " });
     expect(res.status).toBe(200);
-    const entry = (await readBuild(ep, "proxy"))!.shots.get("sh010")!.entry;
+    const entry = (await readBuild({ caches: createCaches() }, ep, "proxy"))!.shots.get("sh010")!.entry;
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}$/),
       shot: "sh010",

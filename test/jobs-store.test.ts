@@ -12,6 +12,7 @@ import { relaxCommits } from "../lib/jobs/commit-mode.ts";
 import { MIGRATIONS, migrate } from "../lib/jobs/migrate.ts";
 import { createJobStore, jobStoreOpener, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { NewJob } from "../lib/jobs/types.ts";
+import { createLocks } from "../lib/store/lock.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 let env: TestEnv;
@@ -29,9 +30,12 @@ afterAll(async () => {
 const dbUrl = () => pathToFileURL(path.join(env.dir, `jobs-${++n}.db`)).href;
 
 /** A store on a fresh file with a clock the test moves (starts at 2030-01-01, +1 ms per reading). */
+// The stores of this file are one process's: they share its locks, as stores opened through its services would.
+const processLocks = createLocks();
+
 async function fresh(url = dbUrl()) {
   const clock = { t: Date.UTC(2030, 0, 1) };
-  const store = await createJobStore(url, { now: () => clock.t++ });
+  const store = await createJobStore(url, { now: () => clock.t++, locks: processLocks });
   open.push(store);
   return { store, clock, url };
 }
@@ -456,10 +460,11 @@ describe("outbox, paid counter, migrations, opening", () => {
 
   it("applies migrations once, also when two stores open a new database together", async () => {
     const url = dbUrl();
-    const [a, b] = await Promise.all([createJobStore(url), createJobStore(url)]);
+    const locks = processLocks;
+    const [a, b] = await Promise.all([createJobStore(url, { locks }), createJobStore(url, { locks })]);
     open.push(a, b);
     await a.add(job("kept"));
-    const c = await createJobStore(url);
+    const c = await createJobStore(url, { locks: processLocks });
     open.push(c);
     expect((await c.list()).jobs.map((j) => j.title)).toEqual(["kept"]);
     const client = createClient({ url });
@@ -495,7 +500,7 @@ describe("outbox, paid counter, migrations, opening", () => {
 
   it("opens <home>/studio.db once per process, or STUDIO_DB_URL", async () => {
     const home = path.join(env.dir, "home-open");
-    const services = { home, env: {}, now: () => new Date() };
+    const services = { home, env: {}, now: () => new Date(), locks: createLocks() };
     const jobs = jobStoreOpener(services);
     const first = await jobs.open();
     expect(await jobs.open()).toBe(first);

@@ -12,6 +12,7 @@ import { jobFolders, sweepAtStart } from "../lib/jobs/leftover-sweep.ts";
 import { newOwner, ownerGone, parseOwner, pidAlive, thisProcess } from "../lib/jobs/owner.ts";
 import { createJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { Job } from "../lib/jobs/types.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { type LeftoverRules, sweepLeftovers } from "../lib/store/leftovers.ts";
 import { assembleWorkPath, jobWorkPath, leftoverOwner, tempName, tempPath } from "../lib/store/temp-names.ts";
 import { plainKind } from "../workers/jobs/index.ts";
@@ -442,7 +443,7 @@ describe("a job's leftovers when it ends", () => {
     stores.push(store);
     for (const ep of [jobOnly, outside])
       await store.add({ kind: "render", lane: "builtin", title: "t", info: { ep }, payload: null });
-    const removed = await sweepAtStart({ home, env: { STUDIO_ROOTS: shows } }, store);
+    const removed = await sweepAtStart({ home, env: { STUDIO_ROOTS: shows }, caches: createCaches() }, store);
     expect(removed.sort()).toEqual(swept.sort());
     // An episode outside the roots is never touched, even when a job names it.
     expect(await exists(kept)).toBe(true);

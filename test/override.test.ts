@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { readBuild } from "../lib/episode/shotlists.ts";
 import { storyHash } from "../lib/script/canonical.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { parseJson } from "../lib/store/json-file.ts";
 import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 
@@ -14,7 +15,7 @@ const overridesText = (ep: string) => readFile(path.join(ep, "overrides.json"), 
 // biome-ignore lint/suspicious/noExplicitAny: the file is checked field by field
 const overrides = async (ep: string): Promise<any> => parseJson(await overridesText(ep));
 const hashOf = async (ep: string, pass: "final" | "proxy", shot: string) =>
-  storyHash((await readBuild(ep, pass))!.shots.get(shot)!.entry);
+  storyHash((await readBuild({ caches: createCaches() }, ep, pass))!.shots.get(shot)!.entry);
 const put = (ep: string, shot: string, fields: Record<string, unknown>, more: Record<string, unknown> = {}) =>
   s.call("PUT", "/override", { ep, pass: "proxy", shot, fields, ...more });
 

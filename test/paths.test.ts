@@ -24,7 +24,11 @@ import {
   validateFolderName,
   writeShowFile,
 } from "../lib/paths/index.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+
+/** New caches: each look-up reads the disk as it is now. */
+const fresh = () => ({ caches: createCaches() });
 
 async function put(file: string, text = "x"): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
@@ -173,20 +177,20 @@ describe("resolveEpisode", () => {
 
 describe("seriesHome", () => {
   it("tells which config applies and what it opens", async () => {
-    expect(await seriesHome(epA1)).toEqual({
+    expect(await seriesHome(fresh(), epA1)).toEqual({
       config: path.join(showA, "series.json"),
       home: showA,
       inParent: true,
       opensParentRefsAudio: false,
     });
-    expect(await seriesHome(epB1)).toEqual({
+    expect(await seriesHome(fresh(), epB1)).toEqual({
       config: path.join(epB1, "series.json"),
       home: epB1,
       inParent: false,
       opensParentRefsAudio: true,
     });
-    expect((await seriesHome(epC)).opensParentRefsAudio).toBe(false);
-    expect(await seriesHome(path.join(showB, "other"))).toEqual({
+    expect((await seriesHome(fresh(), epC)).opensParentRefsAudio).toBe(false);
+    expect(await seriesHome(fresh(), path.join(showB, "other"))).toEqual({
       config: null,
       home: path.join(showB, "other"),
       inParent: false,
@@ -197,7 +201,7 @@ describe("seriesHome", () => {
   it("sees ../refs in a config that does not parse", async () => {
     const dir = path.join(root, "showD", "broken");
     await put(path.join(dir, "series.json"), '{"subjects": {"a": {"sheet": "../audio/a.wav"}');
-    expect((await seriesHome(dir)).opensParentRefsAudio).toBe(true);
+    expect((await seriesHome(fresh(), dir)).opensParentRefsAudio).toBe(true);
   });
 });
 
@@ -253,7 +257,10 @@ describe("resolveInEpisode: inside the episode", () => {
   });
 
   it('refuses ".." that comes back into the episode when its own config is in force', async () => {
-    await refused(resolveInEpisode(epB1, "renders/../cut.json", { series: await seriesHome(epB1) }), 400);
+    await refused(
+      resolveInEpisode(epB1, "renders/../cut.json", { series: await seriesHome(fresh(), epB1) }),
+      400,
+    );
   });
 
   it("refuses a symlink that points out of the episode with 403 (or 400 when asked)", async () => {
@@ -268,7 +275,7 @@ describe("resolveInEpisode: inside the episode", () => {
 describe("resolveInEpisode: a series config in the parent opens the show folder", () => {
   let opts: ResolveOptions;
   beforeAll(async () => {
-    opts = { series: await seriesHome(epA1), roots: [root] };
+    opts = { series: await seriesHome(fresh(), epA1), roots: [root] };
   });
 
   it("opens the whole parent folder", async () => {
@@ -302,7 +309,7 @@ describe("resolveInEpisode: a series config in the parent opens the show folder"
 describe("resolveInEpisode: an episode config naming ../refs and ../audio", () => {
   let opts: ResolveOptions;
   beforeAll(async () => {
-    opts = { series: await seriesHome(epB1), roots: [root] };
+    opts = { series: await seriesHome(fresh(), epB1), roots: [root] };
   });
 
   it("opens exactly the show's refs/ and audio/", async () => {
@@ -341,7 +348,7 @@ describe("resolveInEpisode: an episode config naming ../refs and ../audio", () =
   });
 
   it("does not open refs/ when the config names nothing above the episode", async () => {
-    await refused(resolveInEpisode(epC, "../refs/dean.png", { series: await seriesHome(epC) }), 400);
+    await refused(resolveInEpisode(epC, "../refs/dean.png", { series: await seriesHome(fresh(), epC) }), 400);
   });
 
   it("refuses the parent's folders when the parent is outside every root (403)", async () => {
@@ -350,7 +357,7 @@ describe("resolveInEpisode: an episode config naming ../refs and ../audio", () =
     await put(path.join(env.dir, "refs", "dean.png"));
     const real = await realpath(epRoot);
     await refused(
-      resolveInEpisode(real, "../refs/dean.png", { series: await seriesHome(real), roots: [real] }),
+      resolveInEpisode(real, "../refs/dean.png", { series: await seriesHome(fresh(), real), roots: [real] }),
       403,
     );
   });
@@ -446,7 +453,7 @@ describe("an episode lies strictly inside a root", () => {
     const roots = await realRoots(env.services);
     expect(await findSeriesConfig(root)).toEqual({ path: above, inParent: true });
     expect(await findSeriesConfig(root, roots)).toBeNull();
-    expect((await seriesHome(root, roots)).config).toBeNull();
+    expect((await seriesHome(fresh(), root, roots)).config).toBeNull();
     // The root itself is a fine show folder: an episode right below it takes its config.
     await put(path.join(root, "series.json"), config());
     const top = path.join(root, "top");

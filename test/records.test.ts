@@ -18,7 +18,9 @@ import { isPreSidecar } from "../lib/episode/staleness.ts";
 import { upscaleRecord } from "../lib/episode/upscale-record.ts";
 import { sidecarText } from "../lib/render/sidecar.ts";
 import { parseSidecar } from "../lib/render/sidecar-record.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { parseJson } from "../lib/store/json-file.ts";
+import { createLocks } from "../lib/store/lock.ts";
 
 const FULL_SIDECAR = {
   version: 1,
@@ -191,7 +193,9 @@ describe("cut.json record", () => {
     const read = cutRecord.parse(parseJson(CUT_TEXT));
     expect(read?.episode).toBe("ep01");
     // The episode is named, so the writer needs no build to find it.
-    expect(cutText(await cutToWrite("/no/such/episode", read ?? {}))).toBe(CUT_TEXT);
+    expect(cutText(await cutToWrite({ caches: createCaches() }, "/no/such/episode", read ?? {}))).toBe(
+      CUT_TEXT,
+    );
   });
 
   it("keeps unknown fields in their order, in the file and in an entry", () => {
@@ -362,7 +366,7 @@ describe("settings.json record", () => {
   it("a write keeps the file's unknown fields in their order and round-trips the rest byte for byte", async () => {
     const home = await mkdtemp(path.join(os.tmpdir(), "records-settings-"));
     try {
-      const services = { home, env: {} };
+      const services = { home, env: {}, caches: createCaches(), locks: createLocks() };
       const file = settingsFile(services);
       await mkdir(path.dirname(file), { recursive: true });
       const before = {

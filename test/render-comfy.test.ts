@@ -149,7 +149,7 @@ describe("rendering on the local ComfyUI", () => {
       expect(sc.resolved.text_encoder).toMatchObject({ how: "exact", tier: "required" });
       const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
       expect((await stat(mp4)).size).toBeGreaterThan(0);
-      expect(await countFrames(mp4, s.env.services.env)).toBe(sc.length);
+      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
       expect(sc.frames).toBe(sc.length);
     }
     expect(double.prompts.length).toBeGreaterThanOrEqual(3);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { readBuild } from "../lib/episode/shotlists.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { presetHash, storyHash } from "../lib/script/canonical.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
@@ -42,7 +43,7 @@ describe("POST /studio/render: the answer, takes and jobs", () => {
     const ep = await s.episode(SCRIPT);
     const res = await render({ ep });
     expect(res.status).toBe(200);
-    const build = await readBuild(ep, "proxy");
+    const build = await readBuild({ caches: createCaches() }, ep, "proxy");
     const seedOf = (shot: string) => String(build!.shots.get(shot)!.entry.seed);
     expect(res.body).toEqual({
       queued: ["sh010", "sh020", "sh030"].map((shot) => ({
@@ -226,7 +227,9 @@ describe("seeds: a typed digit string, then the override pin, same or new, else 
 
   it("follows the precedence: override pin, same, new in auto on a redo, else the built seed", async () => {
     const ep = await s.episode(SCRIPT);
-    const built = String((await readBuild(ep, "proxy"))!.shots.get("sh010")!.entry.seed);
+    const built = String(
+      (await readBuild({ caches: createCaches() }, ep, "proxy"))!.shots.get("sh010")!.entry.seed,
+    );
 
     const stable = await render({ ep, shots: ["sh010"] });
     expect(stable.body.queued[0]).toMatchObject({ seed: built, seed_source: "stable" });

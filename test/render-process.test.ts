@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countFrames, probe } from "../lib/media/ffmpeg.ts";
 import { JOB_GONE } from "../lib/render/sweep.ts";
-import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { hostMedia, makeTestEnv, type TestEnv } from "./support/ctx.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -164,7 +164,7 @@ async function expectUsable(server: ServerProcess, status: Any, shot: string, ta
   expect(t.mp4, where).toBe(`renders_proxy/${shot}/${stem}.mp4`);
   expect(t.thumb, where).toBe(`renders_proxy/${shot}/${stem}.jpg`);
   expect(t.strip, where).toBe(`renders_proxy/${shot}/${stem}_strip.jpg`);
-  expect(await countFrames(file(t.mp4), process.env), where).toBe(r.length);
+  expect(await countFrames(file(t.mp4), hostMedia), where).toBe(r.length);
   for (const f of [t.mp4, t.thumb, t.strip]) expect(await size(file(f)), `${f} ${where}`).toBeGreaterThan(0);
 }
 
@@ -474,14 +474,14 @@ describe("renders through a real server process", () => {
       });
       const mp4 = file(assembled.output);
       expect(await size(mp4), said(server)).toBeGreaterThan(0);
-      const info = await probe(mp4, process.env);
+      const info = await probe(mp4, hostMedia);
       expect(info.video, said(server)).toMatchObject({ width: 448, height: 256 });
       expect(info.audio, said(server)).not.toBeNull();
       expect(
         Math.abs((info.duration ?? 0) - frames / fps),
         `duration ${info.duration} s, cut ${frames} frames at ${fps} fps${said(server)}`,
       ).toBeLessThanOrEqual(1 / fps);
-      const counted = await countFrames(mp4, process.env);
+      const counted = await countFrames(mp4, hostMedia);
       console.log(
         `assembled ${counted} frames, ${info.duration} s (the cut: ${lengths.join("+")} = ${frames} frames, ${frames / fps} s)`,
       );

@@ -125,7 +125,7 @@ describe("rendering on the built-in animatic", () => {
         job: q.prompt_id,
       });
       expect(sc.finished).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
-      expect(await countFrames(path.join(dir, `${q.shot}_t01.mp4`), s.env.services.env)).toBe(
+      expect(await countFrames(path.join(dir, `${q.shot}_t01.mp4`), s.env.services.media)).toBe(
         lengths[q.shot],
       );
       for (const f of [`${q.shot}_t01.jpg`, `${q.shot}_t01_strip.jpg`, `${q.shot}_t01_h3.wav`]) {

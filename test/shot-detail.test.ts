@@ -7,6 +7,7 @@ import { functions } from "../functions/index.ts";
 import { readBuild } from "../lib/episode/shotlists.ts";
 import { storyHash } from "../lib/script/canonical.ts";
 import { writeFileAtomic } from "../lib/store/atomic.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { createApp } from "../runtime/app.ts";
 import { seriesS } from "./support/series-s.ts";
 import { useStudio } from "./support/studio-episode.ts";
@@ -67,7 +68,7 @@ const writeOverrides = (ep: string, value: unknown) =>
   );
 
 async function entryOf(ep: string, id: string) {
-  const b = await readBuild(ep, "proxy");
+  const b = await readBuild({ caches: createCaches() }, ep, "proxy");
   return b!.shots.get(id)!.entry;
 }
 

@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeFileAtomic, writeJsonAtomic } from "../lib/store/atomic.ts";
-import { withLock } from "../lib/store/lock.ts";
+import { createLocks, withLock } from "../lib/store/lock.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 let env: TestEnv;
@@ -29,6 +29,7 @@ describe("atomic writes", () => {
 });
 
 describe("withLock", () => {
+  const locks = { locks: createLocks() };
   it("serializes work on one key and lets other keys run", async () => {
     const order: string[] = [];
     const slow = (tag: string, ms: number) => async () => {
@@ -38,9 +39,9 @@ describe("withLock", () => {
       return tag;
     };
     const results = await Promise.all([
-      withLock("ep1", slow("a", 30)),
-      withLock("ep1", slow("b", 1)),
-      withLock("ep2", slow("c", 1)),
+      withLock(locks, "ep1", slow("a", 30)),
+      withLock(locks, "ep1", slow("b", 1)),
+      withLock(locks, "ep2", slow("c", 1)),
     ]);
     expect(results).toEqual(["a", "b", "c"]);
     expect(order.indexOf("b+")).toBeGreaterThan(order.indexOf("a-"));
@@ -48,7 +49,9 @@ describe("withLock", () => {
   });
 
   it("keeps going after a failed holder", async () => {
-    await expect(withLock("ep3", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
-    expect(await withLock("ep3", async () => "next")).toBe("next");
+    await expect(withLock(locks, "ep3", async () => Promise.reject(new Error("boom")))).rejects.toThrow(
+      "boom",
+    );
+    expect(await withLock(locks, "ep3", async () => "next")).toBe("next");
   });
 });

@@ -18,7 +18,6 @@ const doubles: ComfyDouble[] = [];
 afterEach(async () => {
   await Promise.all(doubles.splice(0).map((d) => d.close()));
   await Promise.all(envs.splice(0).map((e) => e.cleanup()));
-  clearTargetReadiness();
 });
 
 async function double(models?: Record<string, string[]>): Promise<ComfyDouble> {
@@ -270,14 +269,14 @@ describe("readiness (GET /studio/targets?ready=1)", () => {
 
   it("keeps an answer briefly: a second call does not ask the engine again", async () => {
     const d = await double();
-    const { get } = await withEngine(d.url);
+    const { env, get } = await withEngine(d.url);
     const first = await get("/studio/targets?ready=1");
     const asked = d.requests.length;
     expect(asked).toBeGreaterThan(0);
     const second = await get("/studio/targets?ready=1");
     expect(d.requests.length).toBe(asked);
     expect(byId(second.body, "ltx2").readiness).toEqual(byId(first.body, "ltx2").readiness);
-    clearTargetReadiness(d.url);
+    clearTargetReadiness(env.services, d.url);
     await get("/studio/targets?ready=1&kind=image");
     expect(d.requests.length).toBeGreaterThan(asked);
   });

@@ -36,7 +36,7 @@ export default defineFunction({
     const size = input.size ? parseSize(input.size) : null;
     const ep = await resolveEpisode(input.ep, ctx);
     const { pass } = input;
-    await mediaTools(ctx.env);
+    await mediaTools(ctx.media);
     const store = await ctx.jobs();
     // Waiting on a paused lane would hang the request for its whole limit: say so at once instead.
     if ((await store.list()).lanes.builtin?.paused) {

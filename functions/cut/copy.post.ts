@@ -19,7 +19,7 @@ export default defineFunction({
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     if (input.from === input.to) throw badRequest("from and to must be different passes");
-    const cut = await copyCut(ep, input.from, input.to, input.what, ctx.now());
+    const cut = await copyCut(ctx, ep, input.from, input.to, input.what, ctx.now());
     ctx.events.emit("studio.episode", { ep });
     return { cut };
   },

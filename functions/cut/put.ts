@@ -19,7 +19,7 @@ export default defineFunction({
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const cut = await replaceCut(ep, input.pass, input.entries, ctx.now());
+    const cut = await replaceCut(ctx, ep, input.pass, input.entries, ctx.now());
     ctx.events.emit("studio.episode", { ep });
     return { cut };
   },

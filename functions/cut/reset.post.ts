@@ -16,7 +16,7 @@ export default defineFunction({
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const cut = await resetCut(ep, input.pass, input.what, ctx.now());
+    const cut = await resetCut(ctx, ep, input.pass, input.what, ctx.now());
     ctx.events.emit("studio.episode", { ep });
     return { cut };
   },

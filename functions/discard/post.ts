@@ -17,7 +17,7 @@ export default defineFunction({
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const answer = await discardTake(ep, input.pass, input.shot, input.take, ctx.now());
+    const answer = await discardTake(ctx, ep, input.pass, input.shot, input.take, ctx.now());
     ctx.events.emit("studio.episode", { ep });
     return answer;
   },

@@ -25,9 +25,9 @@ export default defineFunction({
       .filter(Boolean);
     const pass = input.pass;
     let result: Awaited<ReturnType<typeof removeIssues>>;
-    if (ids.length) result = await removeIssues(ep, { ids }, pass);
+    if (ids.length) result = await removeIssues(ctx, ep, { ids }, pass);
     else if (input.clear) {
-      result = await removeIssues(ep, { pass, addressedOnly: input.addressed }, pass);
+      result = await removeIssues(ctx, ep, { pass, addressedOnly: input.addressed }, pass);
     } else {
       throw badRequest("give id (comma-separated for several) or pass with clear=1 to remove issue notes");
     }

@@ -18,7 +18,7 @@ export default defineFunction({
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     const opts = { pass: input.pass, includeAddressed: input.addressed };
-    if (input.format === "json") return exportJson(ep, opts);
-    return { format: "md", text: await exportMarkdown(ep, opts) };
+    if (input.format === "json") return exportJson(ctx, ep, opts);
+    return { format: "md", text: await exportMarkdown(ctx, ep, opts) };
   },
 });

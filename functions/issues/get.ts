@@ -12,6 +12,6 @@ export default defineFunction({
   input: z.object({ ep, pass: passFilter }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    return { issues: await listIssues(ep, input.pass) };
+    return { issues: await listIssues(ctx, ep, input.pass) };
   },
 });

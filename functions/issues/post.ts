@@ -20,6 +20,7 @@ export default defineFunction({
     const ep = await resolveEpisode(input.ep, ctx);
     const pass = input.pass;
     const issue = await addIssue(
+      ctx,
       ep,
       { pass, shot: input.shot, note: input.note, take: input.take },
       ctx.now(),

@@ -16,7 +16,7 @@ export default defineFunction({
     ep: ep.optional().describe("An episode, so a show's own targets are found too"),
   }),
   async handler(input, ctx) {
-    const showDir = input.ep ? await showDirOf(await resolveEpisode(input.ep, ctx)) : null;
+    const showDir = input.ep ? await showDirOf(ctx, await resolveEpisode(input.ep, ctx)) : null;
     return modelsPicker(ctx, { target: input.target, param: input.param || "model", showDir });
   },
 });

@@ -20,6 +20,7 @@ export default defineFunction({
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
     const cut = await pickTake(
+      ctx,
       ep,
       {
         pass: input.pass,

@@ -19,7 +19,7 @@ export default defineFunction({
   }),
   async handler(input, ctx) {
     const kind = parseKind(input.kind);
-    const showDir = input.ep ? await showDirOf(await resolveEpisode(input.ep, ctx)) : null;
+    const showDir = input.ep ? await showDirOf(ctx, await resolveEpisode(input.ep, ctx)) : null;
     return listTargets(ctx, { kind, ready: input.ready, showDir });
   },
 });

@@ -26,7 +26,7 @@ export default defineFunction({
     const file = await servedFile(ctx, input.ep, input.path);
     // The served file may lie above the episode (the show's refs, a sibling's candidates): the roots fence it.
     const fence = rootsFence(await realRoots(ctx));
-    const thumb = await thumbnail(ctx.home, fence, file, thumbWidth(Number(w)));
+    const thumb = await thumbnail(ctx, fence, file, thumbWidth(Number(w)));
     return thumb ? new FileReply(thumb, "image/jpeg") : new FileReply(file);
   },
 });

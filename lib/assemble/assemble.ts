@@ -119,27 +119,26 @@ const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
  * assembled; throws only for what a person must fix on the machine (no media tools: 500) or a cancel.
  */
 export function assembleEpisode(
-  services: Pick<Services, "env" | "now">,
+  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media">,
   ep: string,
   pass: Pass,
   opts: AssembleOptions = {},
   hooks: AssembleHooks = {},
 ): Promise<AssembleAnswer> {
   // One assembly of an episode at a time in this process: two would race for the same output names.
-  return withLock(`assemble\0${ep}`, () => assemble(services, ep, pass, opts, hooks));
+  return withLock(services, `assemble\0${ep}`, () => assemble(services, ep, pass, opts, hooks));
 }
 
 async function assemble(
-  services: Pick<Services, "env" | "now">,
+  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media">,
   ep: string,
   pass: Pass,
   opts: AssembleOptions,
   hooks: AssembleHooks,
 ): Promise<AssembleAnswer> {
-  const env = services.env;
   const progress = (p: number, step: string) => hooks.progress?.({ progress: Math.min(1, p), step });
   progress(0, "reading the cut");
-  const build = await readBuild(ep, pass);
+  const build = await readBuild(services, ep, pass);
   const blank = (fps: number, width: number, height: number): AssembleReport => ({
     pass,
     fps,
@@ -164,23 +163,23 @@ async function assemble(
       error: `the ${pass} pass has not been built yet: build the episode first`,
     };
   }
-  await mediaTools(env);
+  await mediaTools(services.media);
 
   const d = build.docs[build.seriesTarget]?.defaults ?? {};
-  const fps = isNum(d.fps) ? d.fps : ((await readStory(ep))?.series.fps ?? 24);
-  const cut = await readCutList(ep, pass);
+  const fps = isNum(d.fps) ? d.fps : ((await readStory(services, ep))?.series.fps ?? 24);
+  const cut = await readCutList(services, ep, pass);
   const shots: CutShot[] = await Promise.all(
     cut.map(async (entry) => {
       const a = entry.audio;
       let audioTakes: readonly TakeRecord[] | null = null;
       if (a && a.source === "take") {
         const p = a.pass === "final" || a.pass === "proxy" ? a.pass : pass;
-        audioTakes = await folderTakes(ep, p, typeof a.shot === "string" ? a.shot : entry.shot);
+        audioTakes = await folderTakes(services, ep, p, typeof a.shot === "string" ? a.shot : entry.shot);
       }
       return {
         entry,
         orphan: !build.shots.has(entry.shot),
-        takes: await folderTakes(ep, entry.pass ?? pass, entry.shot),
+        takes: await folderTakes(services, ep, entry.pass ?? pass, entry.shot),
         audioTakes,
       };
     }),
@@ -194,7 +193,7 @@ async function assemble(
         const wav = await wavInfo(file);
         if (wav) return wav;
       }
-      return await probeClip(file, env);
+      return await probeClip(services, file);
     } catch (err) {
       return errorCode(err) === "ENOENT" ? "the file is gone" : firstLine(err);
     }
@@ -241,7 +240,7 @@ async function assemble(
     };
   }
 
-  const name = await episodeName(ep);
+  const name = await episodeName(services, ep);
   const names = assembledNames(name, pass);
   const outDir = path.join(ep, passFolder(pass));
   // The output folder must really lie inside the episode (renders_proxy may be a link leading out).
@@ -251,7 +250,7 @@ async function assemble(
   const tmpOut = tempPath(path.join(outDir, path.basename(names.mp4)));
   try {
     const effort = encodeEffort(pass);
-    const parts = await prepareClips(plan.clips, format, effort, work, env, hooks, progress);
+    const parts = await prepareClips(services, plan.clips, format, effort, work, hooks, progress);
     const total = parts.reduce((s, p) => s + p.frames, 0);
     const samples = clipSamples(
       parts.map((p) => p.frames),
@@ -271,7 +270,7 @@ async function assemble(
     const step = `joining ${parts.length} clip${parts.length > 1 ? "s" : ""}`;
     progress(joinFrom, step);
     await runFfmpeg(joinArgs({ listFile, graphFile, out: tmpOut, effort }), {
-      env,
+      media: services.media,
       signal: hooks.signal,
       onProgress: (s) => progress(joinFrom + (0.98 - joinFrom) * Math.min(1, s / (seconds || 1)), step),
     });
@@ -320,11 +319,11 @@ const reencodeShare = (todo: number) => 0.05 + (0.85 * todo) / (todo + 1);
  * waited for, so nothing still writes into `work` when the caller removes it).
  */
 async function prepareClips(
+  services: Pick<Services, "caches" | "media">,
   clips: readonly PlannedClip[],
   format: CutFormat,
   effort: EncodeEffort,
   work: string,
-  env: Record<string, string | undefined>,
   hooks: AssembleHooks,
   progress: (p: number, step: string) => void,
 ): Promise<Part[]> {
@@ -362,7 +361,7 @@ async function prepareClips(
       try {
         const o = { width: format.width, height: format.height, fps: format.fps, effort, timescale, out };
         await runFfmpeg(reencodeArgs(clip, o), {
-          env,
+          media: services.media,
           signal: stop.signal,
           onProgress: (sec) => {
             done[k] = Math.min(1, (sec * format.fps) / clip.frames);
@@ -371,7 +370,7 @@ async function prepareClips(
         });
         // A rate conversion may round to a frame more or less: the join places each clip by its real length.
         const converted = clip.convertedFrames !== clip.srcFrames;
-        const frames = converted ? ((await probeClip(out, env)).video?.frames ?? 0) : clip.frames;
+        const frames = converted ? ((await probeClip(services, out)).video?.frames ?? 0) : clip.frames;
         if (frames <= 0) throw new Error(`re-encoding ${clip.shot} made no frame`);
         Object.assign(p, { file: out, frames, reencoded: true });
         done[k] = 1;

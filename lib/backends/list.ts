@@ -71,7 +71,7 @@ export interface ProbeOptions {
 
 /** GET /studio/backends: every configured backend, each asked (in parallel, bounded) whether it answers. */
 export async function listBackends(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   opts: ProbeOptions = {},
 ): Promise<BackendsAnswer> {
   const s = await effectiveSettings(services);

@@ -19,7 +19,7 @@ export interface PassOptions {
  * other answer that is not a JSON 200.
  */
 export async function passThrough(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   route: string,
   missing: string,
   opts: PassOptions = {},

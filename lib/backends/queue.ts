@@ -35,7 +35,7 @@ export interface QueueOptions {
  * already lists under its `backend_prompt_id` is not listed twice.
  */
 export async function queueAnswer(
-  services: Pick<Services, "home" | "env" | "now" | "jobs">,
+  services: Pick<Services, "home" | "env" | "now" | "jobs" | "caches">,
   opts: QueueOptions = {},
 ): Promise<QueueAnswer> {
   const address = engineAddress(await effectiveSettings(services));

@@ -74,10 +74,9 @@ function block(c: Collect, path: string, shot: string): void {
   else if (!list.includes(shot)) list.push(shot);
 }
 
-/** Syllables and pauses of a shot's lines, counted once per story (both passes and every target reuse them). */
-const measures = new WeakMap<readonly DialogueLine[], { syl: number; pauses: number }>();
-
-function measure(dialogue: readonly DialogueLine[]): { syl: number; pauses: number } {
+/** Syllables and pauses of a shot's lines, counted once per build (every target of the pass reuses them). */
+function measure(ctx: BuildCtx, dialogue: readonly DialogueLine[]): { syl: number; pauses: number } {
+  const measures = ctx.memo.measures;
   let m = measures.get(dialogue);
   if (!m) {
     m = { syl: dialogueSyllables(dialogue), pauses: pauses(dialogue) };
@@ -95,7 +94,7 @@ function paceWarning(
 ): string | null {
   const { shot } = sc;
   if (shot.dialogue.length === 0) return null;
-  const { syl, pauses: air } = measure(shot.dialogue);
+  const { syl, pauses: air } = measure(ctx, shot.dialogue);
   if (syl === 0) return null;
   const pace = shotPace(ctx, shot);
   const held = length / fps;

@@ -1,6 +1,6 @@
 // What every compile step reads: the story flattened once, the series blocks the build uses, validated up front.
 import { isPace, type Pace } from "../script/pacing.ts";
-import type { Shot } from "../script/types.ts";
+import type { DialogueLine, Shot } from "../script/types.ts";
 import { SeriesError } from "../series/errors.ts";
 import { type Profile, validateProfiles } from "../series/load.ts";
 import type { Location, SeriesConfig, Subject } from "../series/types.ts";
@@ -32,6 +32,15 @@ export interface BuildCtx {
   passBlock: Record<string, unknown> | undefined;
   /** Episode-wide default latent hold (`continuous.overlap`). */
   overlap: number | undefined;
+  /** What this build works out once and reads many times (a build's own, so nothing outlives it). */
+  memo: BuildMemo;
+}
+
+export interface BuildMemo {
+  /** Each speaker's longest line, made on first use. */
+  longest?: Map<string, string>;
+  /** Syllables and pauses of each shot's lines. */
+  measures: WeakMap<readonly DialogueLine[], { syl: number; pauses: number }>;
 }
 
 export function flattenShots(story: BuildInput["story"]): ShotCtx[] {
@@ -100,6 +109,7 @@ export function makeContext(input: BuildInput): BuildCtx {
     defaultPace: shots.length ? readPace(series.raw) : "normal",
     passBlock: pass === "final" ? (isObject(series.series) ? series.series : undefined) : series.proxy,
     overlap: typeof cont === "number" ? cont : undefined,
+    memo: { measures: new WeakMap() },
   };
 }
 

@@ -1,7 +1,6 @@
 // What each needed reference file is and how to make it (script format 4.18; targets 3.5.7, 3.5.9).
 import { speechSeconds } from "../script/pacing.ts";
 import { roundHalfEven } from "../script/rounding.ts";
-import type { Story } from "../script/types.ts";
 import type { Subject } from "../series/types.ts";
 import { type BuildCtx, locationOf, subjectOf } from "./context.ts";
 import { sentence } from "./prompts/text.ts";
@@ -52,14 +51,12 @@ export function plateRef(ctx: BuildCtx, key: string): NeededRef {
   };
 }
 
-const longest = new WeakMap<Story, Map<string, string>>();
-
-/** Each speaker's longest line in the episode (by characters, whitespace normalised). */
-function longestLines(story: Story): Map<string, string> {
-  let map = longest.get(story);
+/** Each speaker's longest line in the episode (by characters, whitespace normalised), once per build. */
+function longestLines(ctx: BuildCtx): Map<string, string> {
+  let map = ctx.memo.longest;
   if (!map) {
     map = new Map();
-    for (const seq of story.sequences) {
+    for (const seq of ctx.story.sequences) {
       for (const shot of seq.shots) {
         for (const d of shot.dialogue) {
           const line = d.line.replace(/\s+/g, " ").trim();
@@ -67,7 +64,7 @@ function longestLines(story: Story): Map<string, string> {
         }
       }
     }
-    longest.set(story, map);
+    ctx.memo.longest = map;
   }
   return map;
 }
@@ -77,7 +74,7 @@ export function voiceRef(ctx: BuildCtx, id: string): { path: string; ref: Needed
   const name = nameOf(id, s);
   const firstDesign = designOf(s).split(/(?<=[.!?])\s/)[0] ?? "";
   const voice = typeof s?.voice === "string" ? s.voice.trim() : "";
-  const line = longestLines(ctx.story).get(id) ?? `Hello, my name is ${name}, and this is how I sound.`;
+  const line = longestLines(ctx).get(id) ?? `Hello, my name is ${name}, and this is how I sound.`;
   const seconds = Math.max(2, roundHalfEven(speechSeconds([{ speaker: id, line }], "normal")));
   const who = firstDesign ? `${name}, ${firstDesign.replace(/\.$/, "")}.` : `${name}.`;
   return {

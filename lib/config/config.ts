@@ -36,7 +36,7 @@ export interface ConfigUpdate {
 
 export const DEFAULT_ENGINE = "http://127.0.0.1:8188";
 
-type ConfigServices = Pick<Services, "home" | "env">;
+type ConfigServices = Pick<Services, "home" | "env" | "caches">;
 
 export function configFile(services: Pick<Services, "home">): string {
   return path.join(studioDataDir(services.home), "config.json");
@@ -72,7 +72,7 @@ export async function writeConfig(services: ConfigServices, update: ConfigUpdate
   const review_copy = update.review_copy ?? stored?.review_copy ?? false;
   const file = configFile(services);
   await writeJsonAtomic(file, { roots, review_copy, version: 1 });
-  forgetJsonFile(file);
+  forgetJsonFile(services, file);
   return readConfig(services);
 }
 
@@ -97,7 +97,7 @@ interface Stored {
 
 async function readStored(services: ConfigServices): Promise<Stored | undefined> {
   const file = configFile(services);
-  const raw = await readJsonFile(file, "config.json");
+  const raw = await readJsonFile(services, file, "config.json");
   if (raw === undefined) return undefined;
   const obj = configRecord.parse(raw);
   if (!isObject(raw) || obj === null) {

@@ -2,6 +2,7 @@
 // their order, a wrong-typed field read as null), and the one writer of the file.
 import { z } from "zod";
 import { writeJsonAtomic } from "../store/atomic.ts";
+import type { WithCaches } from "../store/caches.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
 import { type Lenient, recordKind } from "../store/record.ts";
 
@@ -35,7 +36,11 @@ export type SettingsRecord = Lenient<typeof SETTINGS_SHAPE>;
 export const settingsRecord = recordKind(SETTINGS_SHAPE);
 
 /** Write the whole file atomically (the caller merged its change into the record it read, keeping the rest). */
-export async function writeSettingsRecord(file: string, record: SettingsRecord): Promise<void> {
+export async function writeSettingsRecord(
+  services: WithCaches,
+  file: string,
+  record: SettingsRecord,
+): Promise<void> {
   await writeJsonAtomic(file, record);
-  forgetJsonFile(file);
+  forgetJsonFile(services, file);
 }

@@ -61,7 +61,7 @@ export interface SettingsAnswer {
   from_env: Partial<Record<SettingsField, string>>;
 }
 
-type SettingsServices = Pick<Services, "home" | "env">;
+type SettingsServices = Pick<Services, "home" | "env" | "caches">;
 
 export async function effectiveSettings(services: SettingsServices): Promise<EffectiveSettings> {
   const s = await readSettings(services);
@@ -97,12 +97,12 @@ export async function settingsAnswer(services: SettingsServices): Promise<Settin
  * the target registry first (lib/targets/settings-check.ts): settings sit below the targets.
  */
 export async function writeSettings(
-  services: SettingsServices,
+  services: SettingsServices & Pick<Services, "locks">,
   update: SettingsUpdate,
 ): Promise<SettingsAnswer> {
   if (update.path?.trim()) await checkFolder(update.path);
   const file = settingsFile(services);
-  await withLock(file, async () => {
+  await withLock(services, file, async () => {
     const next: SettingsRecord = { ...(await readSettingsFile(services)) };
     const put = <K extends SettingsField>(field: K, value: SettingsRecord[K] | undefined) => {
       if (value === null || value === undefined) delete next[field];
@@ -132,7 +132,7 @@ export async function writeSettings(
       }
       put(field, nonEmpty(out));
     }
-    await writeSettingsRecord(file, next);
+    await writeSettingsRecord(services, file, next);
   });
   return settingsAnswer(services);
 }

@@ -29,7 +29,7 @@ export function settingsFile(services: Pick<Services, "home">): string {
  * Given `env`, a setting an environment variable sets (settings-env.ts) replaces the file's value.
  */
 export async function readSettings(
-  services: Pick<Services, "home"> & { env?: Services["env"] },
+  services: Pick<Services, "home" | "caches"> & { env?: Services["env"] },
 ): Promise<Settings> {
   const raw = await readSettingsFile(services);
   return {
@@ -41,9 +41,9 @@ export async function readSettings(
 }
 
 /** The file as stored (shared with the cache: do not mutate); `{}` when absent, 500 when not an object. */
-export async function readSettingsFile(services: Pick<Services, "home">): Promise<SettingsRecord> {
+export async function readSettingsFile(services: Pick<Services, "home" | "caches">): Promise<SettingsRecord> {
   const file = settingsFile(services);
-  const raw = await readJsonFile(file, "settings.json");
+  const raw = await readJsonFile(services, file, "settings.json");
   if (raw === undefined) return {};
   const record = settingsRecord.parse(raw);
   if (record === null) throw new StudioError(500, `settings.json at ${file} must be a JSON object`);

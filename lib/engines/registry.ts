@@ -23,7 +23,7 @@ export interface Engines {
 }
 
 /** The ComfyUI address of the `local` lane: `local_url`, else `engine_url`, else http://127.0.0.1:8188. */
-export async function localAddress(services: Pick<Services, "home" | "env">): Promise<string> {
+export async function localAddress(services: Pick<Services, "home" | "env" | "caches">): Promise<string> {
   return engineAddress(await effectiveSettings(services));
 }
 
@@ -43,13 +43,13 @@ function laneProblem(backend: string, s: EffectiveSettings): string | null {
  */
 export async function laneUnready(
   backend: string,
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
 ): Promise<string | null> {
   if (backend !== "cloud" && deploymentTarget(backend) === null) return null;
   return laneProblem(backend, await effectiveSettings(services));
 }
 
-export function createEngines(services: Pick<Services, "env" | "home">): Engines {
+export function createEngines(services: Pick<Services, "env" | "home" | "media" | "caches">): Engines {
   let builtin: Engine | null = null;
   // One ComfyUI engine per address; one Comfy API v2 engine per backend, address and key.
   const comfies = new Map<string, ComfyEngine>();
@@ -117,7 +117,7 @@ export function createEngines(services: Pick<Services, "env" | "home">): Engines
   return {
     get(backend) {
       if (backend === BUILTIN_BACKEND) {
-        builtin ??= createBuiltinEngine(services.env);
+        builtin ??= createBuiltinEngine(services.media);
         return builtin;
       }
       if (backend === "local" || isV2(backend)) {

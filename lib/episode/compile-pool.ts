@@ -37,7 +37,7 @@ export function createCompilePool(): CompilePool {
 
 /** The editor's check of `text` as the episode's `file`, the other file read from disk, on the compile thread. */
 export async function runCheck(
-  services: Pick<Services, "home" | "compile">,
+  services: Pick<Services, "home" | "compile" | "caches">,
   ep: string,
   file: "script" | "series",
   text: string,

@@ -8,11 +8,12 @@ import { passSettings, presetExtras } from "../compile/settings.ts";
 import type { Entry, Pass } from "../compile/types.ts";
 import type { Story } from "../script/types.ts";
 import type { SeriesConfig } from "../series/types.ts";
+import { type Caches, cacheSlot } from "../store/caches.ts";
 import { errorMessage, num } from "../store/json-guards.ts";
 import { targetFps } from "../targets/grid.ts";
 import type { CompileEnv } from "./prepare.ts";
 import type { Build, BuiltShot } from "./shotlists.ts";
-import { identity, intern, registryKey } from "./view-inputs.ts";
+import { identities } from "./view-inputs.ts";
 
 export interface Current {
   entry: Entry;
@@ -32,6 +33,7 @@ export interface CompileSources {
   series: SeriesConfig | null;
   seriesError: string | null;
   env: CompileEnv;
+  caches: Caches;
 }
 
 /** The frame rate a target renders the episode at (the series fps where the target follows it). */
@@ -42,10 +44,11 @@ export function fpsOf(src: CompileSources, target: string): number {
   return num(src.build.docs[target]?.defaults?.fps) ?? seriesFps;
 }
 
-const cache = new Map<string, CurrentResult>();
+const COMPILED = cacheSlot("entries compiled for another target", () => new Map<string, CurrentResult>());
 const MAX_CACHED = 20_000;
 
 function cacheKey(src: CompileSources, shot: string, target: string): string {
+  const { identity, intern, registryKey } = identities(src);
   return [
     identity(src.build),
     identity(src.story),
@@ -100,6 +103,7 @@ export function builtEntry(src: CompileSources, built: BuiltShot): Current {
 /** The entry `built` would render with on `target`, or why it cannot be compiled. */
 export function currentEntry(src: CompileSources, built: BuiltShot, target: string): CurrentResult {
   if (target === built.target) return { ok: true, value: builtEntry(src, built) };
+  const cache = src.caches.of(COMPILED);
   const key = cacheKey(src, built.id, target);
   const hit = cache.get(key);
   if (hit) return hit;

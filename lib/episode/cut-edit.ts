@@ -1,6 +1,7 @@
 // The cut's edits: replace a pass's list, pick a take, reset, copy (api extras 1.10; 6, rules 5 and 6).
 // Each runs under the episode lock and answers the whole cut.json as stored.
 import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { parseSeriesJson } from "../series/load.ts";
 import { isObject, isWhole } from "../store/json-guards.ts";
@@ -94,7 +95,7 @@ function checkAudio(shot: string, audio: unknown): void {
  * The pass's frame rate: the series config's `series.fps`, else the pass's shot list `defaults.fps`, else 24
  * (api extras 1.10). Trims count frames at this rate.
  */
-export async function passFps(ep: string, pass: Pass): Promise<number> {
+export async function passFps(services: Pick<Services, "caches">, ep: string, pass: Pass): Promise<number> {
   try {
     const sources = await readSources(ep);
     const raw = sources.series ? parseSeriesJson(sources.series.text) : null;
@@ -103,14 +104,19 @@ export async function passFps(ep: string, pass: Pass): Promise<number> {
   } catch {
     // An unreadable config falls through to the build's rate.
   }
-  const build = await readBuild(ep, pass);
+  const build = await readBuild(services, ep, pass);
   const fps = Number(build?.docs[build.seriesTarget]?.defaults?.fps);
   return fps > 0 ? fps : 24;
 }
 
 /** The take the entry plays (its own pick, else the newest usable of the pass it plays from), or null. */
-export async function entryTake(ep: string, listPass: Pass, e: CutEntry): Promise<TakeRecord | null> {
-  const takes = await listTakes(ep, e.pass ?? listPass, e.shot);
+export async function entryTake(
+  services: Pick<Services, "caches">,
+  ep: string,
+  listPass: Pass,
+  e: CutEntry,
+): Promise<TakeRecord | null> {
+  const takes = await listTakes(services, ep, e.pass ?? listPass, e.shot);
   if (e.take !== undefined) return takes.find((t) => t.take === e.take) ?? null;
   return latestUsable(takes);
 }
@@ -126,13 +132,18 @@ export function takeFramesAt(t: TakeRecord | null, fps: number): number | null {
 const leavesAFrame = (frames: number, tin: number, tout: number) => frames - tin - tout >= 1 - 1e-9;
 
 /** 400 when an entry's trims leave less than one frame of its take (only when the frame count is known). */
-async function checkTrims(ep: string, pass: Pass, entries: readonly CutEntry[]): Promise<void> {
-  const fps = await passFps(ep, pass);
+async function checkTrims(
+  services: Pick<Services, "caches">,
+  ep: string,
+  pass: Pass,
+  entries: readonly CutEntry[],
+): Promise<void> {
+  const fps = await passFps(services, ep, pass);
   for (const e of entries) {
     const tin = e.trim_in ?? 0;
     const tout = e.trim_out ?? 0;
     if (tin === 0 && tout === 0) continue;
-    const t = await entryTake(ep, pass, e);
+    const t = await entryTake(services, ep, pass, e);
     const frames = takeFramesAt(t, fps);
     if (frames !== null && t && !leavesAFrame(frames, tin, tout)) {
       throw badRequest(
@@ -144,17 +155,23 @@ async function checkTrims(ep: string, pass: Pass, entries: readonly CutEntry[]):
 }
 
 /** PUT /cut: replace the pass's list with the checked entries (orphans allowed; `locked` is not enforced). */
-export function replaceCut(ep: string, pass: Pass, entries: readonly unknown[], now: Date): Promise<CutFile> {
+export function replaceCut(
+  services: Pick<Services, "caches" | "locks">,
+  ep: string,
+  pass: Pass,
+  entries: readonly unknown[],
+  now: Date,
+): Promise<CutFile> {
   const clean = checkCutEntries(entries, pass);
-  return withLock(ep, async () => {
-    await checkTrims(ep, pass, clean);
+  return withLock(services, ep, async () => {
+    await checkTrims(services, ep, pass, clean);
     const stored = await readCutFile(ep);
-    return (await writeCut(ep, stored, { ...stored.file, [pass]: clean }, now)).cut;
+    return (await writeCut(services, ep, stored, { ...stored.file, [pass]: clean }, now)).cut;
   });
 }
 
-async function builtOrder(ep: string, pass: Pass): Promise<string[]> {
-  const build = await readBuild(ep, pass);
+async function builtOrder(services: Pick<Services, "caches">, ep: string, pass: Pass): Promise<string[]> {
+  const build = await readBuild(services, ep, pass);
   if (!build) throw notFound(`the ${pass} pass has no build: build the episode first`);
   return build.order;
 }
@@ -168,18 +185,23 @@ export interface PickInput {
 }
 
 /** PUT /pick: lock and usability are separate refusals; `force` lifts both. Writes the full order. */
-export function pickTake(ep: string, input: PickInput, now: Date): Promise<CutFile> {
+export function pickTake(
+  services: Pick<Services, "caches" | "locks">,
+  ep: string,
+  input: PickInput,
+  now: Date,
+): Promise<CutFile> {
   const { pass, shot, take, force } = input;
   const from = input.fromPass ?? pass;
-  return withLock(ep, async () => {
-    const order = await builtOrder(ep, pass);
+  return withLock(services, ep, async () => {
+    const order = await builtOrder(services, ep, pass);
     const stored = await readCutFile(ep);
     const list = normaliseList(stored.file[pass], pass, order);
     const entry = list.find((e) => e.shot === shot);
     if (!entry) throw notFound(`${shot} is not in the ${pass} build or the ${pass} cut`);
     let record: TakeRecord | undefined;
     if (take !== null) {
-      record = (await listTakes(ep, from, shot)).find((t) => t.take === take);
+      record = (await listTakes(services, ep, from, shot)).find((t) => t.take === take);
       if (!record) throw notFound(`${shot} has no ${from} take ${take}`);
     }
     if (entry.locked && !force) {
@@ -196,7 +218,7 @@ export function pickTake(ep: string, input: PickInput, now: Date): Promise<CutFi
     else entry.take = take;
     if (from !== pass) entry.pass = from;
     else delete entry.pass;
-    return (await writeCut(ep, stored, { ...stored.file, [pass]: list }, now)).cut;
+    return (await writeCut(services, ep, stored, { ...stored.file, [pass]: list }, now)).cut;
   });
 }
 
@@ -206,9 +228,15 @@ const wants = (what: CutWhat, part: "order" | "trims" | "audio") => what === "al
  * POST /cut/reset: `order` puts the pass's script order back (orphans after, in their current order;
  * picks, locks, notes, `out` and `flag` kept); `trims` / `audio` clear those except on locked entries.
  */
-export function resetCut(ep: string, pass: Pass, what: CutWhat, now: Date): Promise<CutFile> {
-  return withLock(ep, async () => {
-    const order = await builtOrder(ep, pass);
+export function resetCut(
+  services: Pick<Services, "caches" | "locks">,
+  ep: string,
+  pass: Pass,
+  what: CutWhat,
+  now: Date,
+): Promise<CutFile> {
+  return withLock(services, ep, async () => {
+    const order = await builtOrder(services, ep, pass);
     const stored = await readCutFile(ep);
     let list = normaliseList(stored.file[pass], pass, order);
     if (wants(what, "order")) {
@@ -224,7 +252,7 @@ export function resetCut(ep: string, pass: Pass, what: CutWhat, now: Date): Prom
       }
       if (wants(what, "audio")) delete e.audio;
     }
-    return (await writeCut(ep, stored, { ...stored.file, [pass]: list }, now)).cut;
+    return (await writeCut(services, ep, stored, { ...stored.file, [pass]: list }, now)).cut;
   });
 }
 
@@ -232,10 +260,17 @@ export function resetCut(ep: string, pass: Pass, what: CutWhat, now: Date): Prom
  * POST /cut/copy: one pass's order, trims and/or audio onto the other. Picks, placeholder passes,
  * locks, notes and flags are never copied; locked target entries keep their trims, audio and `out`.
  */
-export function copyCut(ep: string, from: Pass, to: Pass, what: CutWhat, now: Date): Promise<CutFile> {
-  return withLock(ep, async () => {
-    const fromOrder = await builtOrder(ep, from);
-    const toOrder = await builtOrder(ep, to);
+export function copyCut(
+  services: Pick<Services, "caches" | "locks">,
+  ep: string,
+  from: Pass,
+  to: Pass,
+  what: CutWhat,
+  now: Date,
+): Promise<CutFile> {
+  return withLock(services, ep, async () => {
+    const fromOrder = await builtOrder(services, ep, from);
+    const toOrder = await builtOrder(services, ep, to);
     const stored = await readCutFile(ep);
     const source = normaliseList(stored.file[from], from, fromOrder);
     let list = normaliseList(stored.file[to], to, toOrder);
@@ -243,13 +278,13 @@ export function copyCut(ep: string, from: Pass, to: Pass, what: CutWhat, now: Da
 
     if (wants(what, "order")) list = copyOrder(list, bySource);
     if (wants(what, "trims")) {
-      const [fromFps, toFps] = [await passFps(ep, from), await passFps(ep, to)];
+      const [fromFps, toFps] = [await passFps(services, ep, from), await passFps(services, ep, to)];
       for (const e of list) {
         const src = bySource.get(e.shot)?.e;
         if (!src || e.locked) continue;
         let tin = Math.round(((src.trim_in ?? 0) * toFps) / fromFps);
         let tout = Math.round(((src.trim_out ?? 0) * toFps) / fromFps);
-        const frames = takeFramesAt(await entryTake(ep, to, e), toFps);
+        const frames = takeFramesAt(await entryTake(services, ep, to, e), toFps);
         if (frames !== null && !leavesAFrame(frames, tin, tout)) {
           // Cut down so at least one frame of the target take stays, taking from trim_out first.
           const room = Math.max(0, Math.floor(frames - 1 + 1e-9));
@@ -268,7 +303,7 @@ export function copyCut(ep: string, from: Pass, to: Pass, what: CutWhat, now: Da
         else delete e.audio;
       }
     }
-    return (await writeCut(ep, stored, { ...stored.file, [to]: list }, now)).cut;
+    return (await writeCut(services, ep, stored, { ...stored.file, [to]: list }, now)).cut;
   });
 }
 

@@ -2,6 +2,7 @@
 // cut's pick, the moved-shot flags and each latent continuation's neighbour.
 import { stat } from "node:fs/promises";
 import type { Pass } from "../compile/types.ts";
+import { cacheSlot, type WithCaches } from "../store/caches.ts";
 import type { CutEntry } from "./cut.ts";
 import type { ChainView } from "./staleness.ts";
 import { listTakes, shotFolder, type TakeRecord, takeStatus, takeUsable } from "./takes.ts";
@@ -13,7 +14,7 @@ interface Listed {
   racy: boolean;
   queued: boolean;
 }
-const takeLists = new Map<string, Listed>();
+const TAKE_LISTS = cacheSlot("shot folders' takes", () => new Map<string, Listed>());
 /** A folder changed this recently may change again within the same timestamp tick: list it again next time. */
 const RACY_MS = 100;
 
@@ -26,7 +27,13 @@ const sameRecords = (a: readonly TakeRecord[], b: readonly TakeRecord[]) =>
  * moves it. Queued takes are re-read every time anyway, since they are the ones about to change. The same array
  * comes back while nothing changed, so callers may key their own caches on it.
  */
-export async function folderTakes(ep: string, pass: Pass, shot: string): Promise<readonly TakeRecord[]> {
+export async function folderTakes(
+  services: WithCaches,
+  ep: string,
+  pass: Pass,
+  shot: string,
+): Promise<readonly TakeRecord[]> {
+  const takeLists = services.caches.of(TAKE_LISTS);
   const dir = shotFolder(ep, pass, shot);
   const st = await stat(dir, { bigint: true }).catch(() => null);
   if (!st?.isDirectory()) {
@@ -37,7 +44,7 @@ export async function folderTakes(ep: string, pass: Pass, shot: string): Promise
   const hit = takeLists.get(dir);
   if (hit && hit.key === key && !hit.racy && !hit.queued) return hit.takes;
   const racy = Date.now() - Number(st.mtimeNs / 1_000_000n) < RACY_MS;
-  const takes = await listTakes(ep, pass, shot);
+  const takes = await listTakes(services, ep, pass, shot);
   const queued = takes.some((t) => takeStatus(t) === "queued");
   if (hit && sameRecords(hit.takes, takes)) {
     Object.assign(hit, { key, racy, queued });

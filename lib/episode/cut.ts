@@ -2,6 +2,7 @@
 // `_history/` copy of the previous bytes only when the content really changes.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, readShowFile, writeShowFile } from "../paths/guarded.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
@@ -127,34 +128,47 @@ export function normaliseList(raw: unknown, listPass: Pass, scriptOrder: readonl
 }
 
 /** The pass's script order from its build, or [] when the pass has not been built. */
-export async function scriptOrder(ep: string, pass: Pass): Promise<string[]> {
-  return (await readBuild(ep, pass))?.order ?? [];
+export async function scriptOrder(
+  services: Pick<Services, "caches">,
+  ep: string,
+  pass: Pass,
+): Promise<string[]> {
+  return (await readBuild(services, ep, pass))?.order ?? [];
 }
 
 /** The pass's list as the reading rules give it. */
-export async function readCutList(ep: string, pass: Pass, stored?: StoredCut): Promise<CutEntry[]> {
+export async function readCutList(
+  services: Pick<Services, "caches">,
+  ep: string,
+  pass: Pass,
+  stored?: StoredCut,
+): Promise<CutEntry[]> {
   const { file } = stored ?? (await readCutFile(ep));
-  return normaliseList(file[pass], pass, await scriptOrder(ep, pass));
+  return normaliseList(file[pass], pass, await scriptOrder(services, ep, pass));
 }
 
 /** The episode's name as the build knows it (the script's header id), else the folder's name. */
-export async function episodeName(ep: string): Promise<string> {
+export async function episodeName(services: Pick<Services, "caches">, ep: string): Promise<string> {
   for (const pass of PASSES) {
-    const build = await readBuild(ep, pass);
+    const build = await readBuild(services, ep, pass);
     const doc = build ? build.docs[build.seriesTarget] : undefined;
     if (doc?.episode) return String(doc.episode);
   }
-  return (await readStory(ep))?.episode ?? path.basename(ep);
+  return (await readStory(services, ep))?.episode ?? path.basename(ep);
 }
 
 /**
  * The file to write: `episode` first (filled in when absent), then both passes compacted (a missing list is an
  * empty one), then any other key the file had.
  */
-export async function cutToWrite(ep: string, file: CutFile): Promise<CutFile> {
+export async function cutToWrite(
+  services: Pick<Services, "caches">,
+  ep: string,
+  file: CutFile,
+): Promise<CutFile> {
   const { episode, final, proxy, ...rest } = file;
   return {
-    episode: typeof episode === "string" && episode !== "" ? episode : await episodeName(ep),
+    episode: typeof episode === "string" && episode !== "" ? episode : await episodeName(services, ep),
     final: compactList(final, "final"),
     proxy: compactList(proxy, "proxy"),
     ...rest,
@@ -172,12 +186,13 @@ const compactList = (list: unknown, pass: Pass): CutEntry[] =>
  * as stored (the `{cut}` every cut route answers) and whether anything was written.
  */
 export async function writeCut(
+  services: Pick<Services, "caches">,
   ep: string,
   stored: StoredCut,
   next: CutFile,
   now: Date,
 ): Promise<{ cut: CutFile; changed: boolean }> {
-  const cut = await cutToWrite(ep, next);
+  const cut = await cutToWrite(services, ep, next);
   const text = cutText(cut);
   if (stored.bytes !== null && sameContent(stored.bytes, cut)) return { cut, changed: false };
   if (stored.bytes !== null) await saveHistory(ep, CUT_FILE, stored.bytes, now);

@@ -3,6 +3,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
 import { conflict, notFound } from "../errors.ts";
 import {
   episodeFence,
@@ -37,14 +38,15 @@ export const trashFolder = (ep: string, pass: Pass, shot: string) =>
   path.join(ep, passFolder(pass), "_trash", safeShot(shot));
 
 export function discardTake(
+  services: Pick<Services, "caches" | "locks">,
   ep: string,
   pass: Pass,
   shot: string,
   take: number,
   now: Date,
 ): Promise<DiscardAnswer> {
-  return withLock(ep, async () => {
-    const record = (await listTakes(ep, pass, shot)).find((t) => t.take === take);
+  return withLock(services, ep, async () => {
+    const record = (await listTakes(services, ep, pass, shot)).find((t) => t.take === take);
     if (!record) throw notFound(`${shot} has no ${pass} take ${take}`);
     if (takeStatus(record) === "queued") {
       throw conflict(`${shot} ${pass} take ${take} is still queued: cancel it first`);
@@ -61,7 +63,7 @@ export function discardTake(
       await renameShow(fence, path.join(dir, rel), to);
       moved.push(path.relative(ep, to).split(path.sep).join("/"));
     }
-    return { shot, take, pass, moved, cut_changed: await dropPicks(ep, pass, shot, take, now) };
+    return { shot, take, pass, moved, cut_changed: await dropPicks(services, ep, pass, shot, take, now) };
   });
 }
 
@@ -106,7 +108,14 @@ async function trashTarget(fence: Fence, base: string, files: readonly string[],
 }
 
 // Entries of either pass that play this take (a final-cut placeholder of a proxy take counts) lose their `take`.
-async function dropPicks(ep: string, pass: Pass, shot: string, take: number, now: Date): Promise<boolean> {
+async function dropPicks(
+  services: Pick<Services, "caches">,
+  ep: string,
+  pass: Pass,
+  shot: string,
+  take: number,
+  now: Date,
+): Promise<boolean> {
   const stored = await readCutFile(ep);
   if (stored.bytes === null) return false;
   const file = structuredClone(stored.file);
@@ -122,6 +131,6 @@ async function dropPicks(ep: string, pass: Pass, shot: string, take: number, now
     }
   }
   if (!changed) return false;
-  await writeCut(ep, stored, file, now);
+  await writeCut(services, ep, stored, file, now);
   return true;
 }

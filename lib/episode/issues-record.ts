@@ -2,6 +2,7 @@
 // in their order, a wrong-typed field read as null), and the file has one writer.
 import path from "node:path";
 import { z } from "zod";
+import type { Services } from "../context.ts";
 import { episodeFence, removeShow, writeShowFile } from "../paths/guarded.ts";
 import { pyJson } from "../script/canonical.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
@@ -49,11 +50,16 @@ export const issuesPath = (ep: string) => path.join(ep, ISSUES_FILE);
  * Write the notes into the file as read (its other fields kept in their order), or remove the file when no
  * note is left.
  */
-export async function writeIssuesFile(ep: string, file: IssuesFile, items: readonly Issue[]): Promise<void> {
+export async function writeIssuesFile(
+  services: Pick<Services, "caches">,
+  ep: string,
+  file: IssuesFile,
+  items: readonly Issue[],
+): Promise<void> {
   const where = issuesPath(ep);
   if (items.length === 0) await removeShow(episodeFence(ep), where);
   else await writeShowFile(episodeFence(ep), where, issuesText(file, items));
-  forgetJsonFile(where);
+  forgetJsonFile(services, where);
 }
 
 /** The file's text: its fields in their order with this version and `items`, seeds as integer literals. */

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
 import { badRequest, notFound, StudioError } from "../errors.ts";
 import { episodeFence, readShowJson } from "../paths/guarded.ts";
 import { storyHash } from "../script/canonical.ts";
@@ -42,8 +43,8 @@ interface StoredIssues {
 }
 
 /** The stored notes, oldest first; a file of a newer version is refused rather than rewritten. */
-async function readIssuesFile(ep: string): Promise<StoredIssues> {
-  const value = await readShowJson(episodeFence(ep), issuesPath(ep), ISSUES_FILE);
+async function readIssuesFile(services: Pick<Services, "caches">, ep: string): Promise<StoredIssues> {
+  const value = await readShowJson(services, episodeFence(ep), issuesPath(ep), ISSUES_FILE);
   if (value === undefined) return { file: {}, items: [] };
   const file = issuesFileRecord.parse(value);
   if (!file?.items) {
@@ -63,8 +64,8 @@ async function readIssuesFile(ep: string): Promise<StoredIssues> {
 }
 
 /** The stored notes, oldest first. */
-export async function readIssues(ep: string): Promise<Issue[]> {
-  return (await readIssuesFile(ep)).items;
+export async function readIssues(services: Pick<Services, "caches">, ep: string): Promise<Issue[]> {
+  return (await readIssuesFile(services, ep)).items;
 }
 
 /** The note trimmed; 400 when empty or longer than the limit. */
@@ -87,15 +88,20 @@ export interface NewIssue {
 }
 
 /** POST /issues: snapshot what produced the take and keep the note. */
-export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueView> {
+export function addIssue(
+  services: Pick<Services, "caches" | "locks">,
+  ep: string,
+  input: NewIssue,
+  now: Date,
+): Promise<IssueView> {
   const note = checkNote(input.note);
   const { pass, shot } = input;
-  return withLock(ep, async () => {
-    const build = await readBuild(ep, pass);
+  return withLock(services, ep, async () => {
+    const build = await readBuild(services, ep, pass);
     if (!build) throw notFound(`the ${pass} pass has no build: build the episode first`);
     const built = build.shots.get(shot);
     if (!built) throw notFound(`${shot} is not in the ${pass} build`);
-    const takes = await listTakes(ep, pass, shot);
+    const takes = await listTakes(services, ep, pass, shot);
     let take: number | null;
     if (input.take === undefined) take = (await cutTake(ep, pass, shot)) ?? latestUsable(takes)?.take ?? null;
     else take = input.take;
@@ -103,7 +109,7 @@ export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueV
     if (take !== null && !record) throw notFound(`${shot} has no ${pass} take ${take}`);
 
     const entry = built.entry;
-    const { file, items } = await readIssuesFile(ep);
+    const { file, items } = await readIssuesFile(services, ep);
     const taken = new Set(items.map((i) => i.id));
     let id: string;
     do id = randomBytes(4).toString("hex");
@@ -116,10 +122,10 @@ export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueV
       take,
       shot_hash: storyHash(entry),
       target: built.target,
-      script: await scriptLines(ep, shot),
+      script: await scriptLines(services, ep, shot),
       prompt: typeof entry.prompt === "string" ? entry.prompt : "",
       seed: seedOf(takeSeed) ?? seedOf(entry.seed),
-      refs: refsOf(build.docs[built.target]?.subjects ?? {}, entry, await plateOf(ep, shot), shot),
+      refs: refsOf(build.docs[built.target]?.subjects ?? {}, entry, await plateOf(services, ep, shot), shot),
       take_file:
         record?.files.includes(`${record.stem}.mp4`) === true
           ? `${passFolder(pass)}/${safeShot(shot)}/${record.stem}.mp4`
@@ -128,8 +134,8 @@ export function addIssue(ep: string, input: NewIssue, now: Date): Promise<IssueV
       when: now.toISOString(),
     };
     items.push(issue);
-    await writeIssuesFile(ep, file, items);
-    return (await views(ep, [issue]))[0];
+    await writeIssuesFile(services, ep, file, items);
+    return (await views(services, ep, [issue]))[0];
   });
 }
 
@@ -152,8 +158,8 @@ const wireSeed = (v: unknown): string | null => {
 };
 
 /** The shot's lines of the script on disk, by the span the build recorded; "" when either is missing. */
-async function scriptLines(ep: string, shot: string): Promise<string> {
-  const [story, sources] = await Promise.all([readStory(ep), readSources(ep)]);
+async function scriptLines(services: Pick<Services, "caches">, ep: string, shot: string): Promise<string> {
+  const [story, sources] = await Promise.all([readStory(services, ep), readSources(ep)]);
   const found = story?.sequences.flatMap((s) => s.shots).find((s) => s.id === shot);
   if (!found || !sources.script) return "";
   const lines = sources.script.text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
@@ -163,8 +169,8 @@ async function scriptLines(ep: string, shot: string): Promise<string> {
     .trimEnd();
 }
 
-async function plateOf(ep: string, shot: string): Promise<string | null> {
-  const story = await readStory(ep);
+async function plateOf(services: Pick<Services, "caches">, ep: string, shot: string): Promise<string | null> {
+  const story = await readStory(services, ep);
   const found = story?.sequences.flatMap((s) => s.shots).find((s) => s.id === shot);
   return found?.plate || null;
 }
@@ -193,17 +199,19 @@ function refsOf(
 
 // A build and a take list read once per request, whatever the number of notes.
 class AddressedCheck {
+  private readonly services: Pick<Services, "caches">;
   private readonly ep: string;
   private readonly builds = new Map<Pass, Promise<Awaited<ReturnType<typeof readBuild>>>>();
 
-  constructor(ep: string) {
+  constructor(services: Pick<Services, "caches">, ep: string) {
+    this.services = services;
     this.ep = ep;
   }
 
   /** The shot was rebuilt into another story, dropped from the pass, or a newer usable take exists. */
   async of(item: Issue): Promise<boolean> {
     const pass: Pass = item.pass === "final" ? "final" : "proxy";
-    if (!this.builds.has(pass)) this.builds.set(pass, readBuild(this.ep, pass));
+    if (!this.builds.has(pass)) this.builds.set(pass, readBuild(this.services, this.ep, pass));
     const build = await this.builds.get(pass)!;
     // A note that names no shot has nothing left to fix.
     const shot = item.shot;
@@ -215,22 +223,31 @@ class AddressedCheck {
     }
     const noted = item.take;
     if (typeof noted !== "number") return false;
-    const takes = await listTakes(this.ep, pass, shot);
+    const takes = await listTakes(this.services, this.ep, pass, shot);
     return takes.some((t) => t.take > noted && takeUsable(t));
   }
 }
 
-async function views(ep: string, items: readonly Issue[]): Promise<IssueView[]> {
-  const check = new AddressedCheck(ep);
+async function views(
+  services: Pick<Services, "caches">,
+  ep: string,
+  items: readonly Issue[],
+): Promise<IssueView[]> {
+  const check = new AddressedCheck(services, ep);
   const out: IssueView[] = [];
   for (const item of items) out.push({ ...item, seed: wireSeed(item.seed), addressed: await check.of(item) });
   return out;
 }
 
 /** GET /issues: the notes in the order they were taken, optionally of one pass. */
-export async function listIssues(ep: string, pass: Pass | null): Promise<IssueView[]> {
-  const items = await readIssues(ep);
+export async function listIssues(
+  services: Pick<Services, "caches">,
+  ep: string,
+  pass: Pass | null,
+): Promise<IssueView[]> {
+  const items = await readIssues(services, ep);
   return views(
+    services,
     ep,
     items.filter((i) => pass === null || i.pass === pass),
   );
@@ -240,18 +257,19 @@ export type RemoveIssues = { ids: string[] } | { pass: Pass | null; addressedOnl
 
 /** DELETE /issues: by id, or a pass's notes (only the addressed ones with `addressedOnly`); answers what is left. */
 export function removeIssues(
+  services: Pick<Services, "caches" | "locks">,
   ep: string,
   how: RemoveIssues,
   listPass: Pass | null,
 ): Promise<{ removed: number; issues: IssueView[] }> {
-  return withLock(ep, async () => {
-    const { file, items } = await readIssuesFile(ep);
+  return withLock(services, ep, async () => {
+    const { file, items } = await readIssuesFile(services, ep);
     let drop: Set<Issue>;
     if ("ids" in how) {
       const ids = new Set(how.ids);
       drop = new Set(items.filter((i) => ids.has(i.id ?? "")));
     } else {
-      const check = new AddressedCheck(ep);
+      const check = new AddressedCheck(services, ep);
       drop = new Set();
       for (const i of items) {
         if (how.pass !== null && i.pass !== how.pass) continue;
@@ -259,9 +277,9 @@ export function removeIssues(
       }
     }
     const keep = items.filter((i) => !drop.has(i));
-    if (drop.size) await writeIssuesFile(ep, file, keep);
+    if (drop.size) await writeIssuesFile(services, ep, file, keep);
     const left = keep.filter((i) => listPass === null || i.pass === listPass);
-    return { removed: drop.size, issues: await views(ep, left) };
+    return { removed: drop.size, issues: await views(services, ep, left) };
   });
 }
 
@@ -279,15 +297,21 @@ export interface ExportOptions {
   includeAddressed: boolean;
 }
 
-async function exportItems(ep: string, opts: ExportOptions) {
-  const items = (await listIssues(ep, opts.pass)).filter((i) => opts.includeAddressed || !i.addressed);
+async function exportItems(services: Pick<Services, "caches">, ep: string, opts: ExportOptions) {
+  const items = (await listIssues(services, ep, opts.pass)).filter(
+    (i) => opts.includeAddressed || !i.addressed,
+  );
   const script = (await readSources(ep)).script;
   return { items, scriptName: script ? path.basename(script.path) : "the script" };
 }
 
 /** The notes as one Markdown document to paste into an assistant; made fresh each time, never read back. */
-export async function exportMarkdown(ep: string, opts: ExportOptions): Promise<string> {
-  const { items, scriptName } = await exportItems(ep, opts);
+export async function exportMarkdown(
+  services: Pick<Services, "caches">,
+  ep: string,
+  opts: ExportOptions,
+): Promise<string> {
+  const { items, scriptName } = await exportItems(services, ep, opts);
   const name = path.basename(ep);
   const count = `${items.length} issue${items.length === 1 ? "" : "s"}`;
   const out = [
@@ -315,8 +339,12 @@ export async function exportMarkdown(ep: string, opts: ExportOptions): Promise<s
 }
 
 /** The same notes as a JSON bundle. */
-export async function exportJson(ep: string, opts: ExportOptions): Promise<Record<string, unknown>> {
-  const { items, scriptName } = await exportItems(ep, opts);
+export async function exportJson(
+  services: Pick<Services, "caches">,
+  ep: string,
+  opts: ExportOptions,
+): Promise<Record<string, unknown>> {
+  const { items, scriptName } = await exportItems(services, ep, opts);
   return {
     format: "json",
     episode: path.basename(ep),

@@ -172,7 +172,10 @@ export interface WrittenEpisode {
 }
 
 /** `checkSources` on what is on disk now, as POST /studio/source/check would run it. */
-export async function checkOnDisk(ctx: Pick<Services, "home" | "targets">, ep: string): Promise<CheckResult> {
+export async function checkOnDisk(
+  ctx: Pick<Services, "home" | "targets" | "caches">,
+  ep: string,
+): Promise<CheckResult> {
   const sources = await readSources(ep);
   const env = await compileEnv(ctx, sources.showDir ?? ep);
   return checkSources(
@@ -186,7 +189,7 @@ export async function checkOnDisk(ctx: Pick<Services, "home" | "targets">, ep: s
  * first and exclusively, so an existing one is a 409 with nothing written; any later failure removes the folder.
  */
 export async function writeEpisode(
-  ctx: Pick<Services, "home" | "targets">,
+  ctx: Pick<Services, "home" | "targets" | "caches">,
   parent: string,
   name: string,
   script: string,

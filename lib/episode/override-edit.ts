@@ -12,7 +12,6 @@ import { loadSeries, type Profile, parseLoras, parseSeriesJson, validateProfiles
 import { errorMessage, isObject, isWhole, oneOf } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { compileEnv } from "./compile-env.ts";
-import type { CompileEnv } from "./prepare.ts";
 import { episodeName, PASSES } from "./cut.ts";
 import {
   type EpisodeTargets,
@@ -27,6 +26,7 @@ import {
   targetBlock,
   writeOverrides,
 } from "./overrides-file.ts";
+import type { CompileEnv } from "./prepare.ts";
 import { type Build, type BuiltShot, readBuild, readStory } from "./shotlists.ts";
 import { readSources, type Sources } from "./sources.ts";
 import { type EpisodeTargetSource, episodeDefault, shotTarget, type TargetInputs } from "./target-choice.ts";
@@ -57,7 +57,7 @@ export interface EpisodeTargeting {
 
 /** What target choice needs besides overrides.json: the series target, profiles and the show's targets. */
 export async function episodeTargeting(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches" | "locks">,
   ep: string,
 ): Promise<EpisodeTargeting> {
   const sources = await readSources(ep);
@@ -192,16 +192,19 @@ interface ShotBuilds {
 }
 
 async function shotBuilds(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches" | "locks">,
   ep: string,
   shot: string,
   pass: Pass,
 ): Promise<ShotBuilds> {
-  const builds = { final: await readBuild(ep, "final"), proxy: await readBuild(ep, "proxy") };
+  const builds = {
+    final: await readBuild(services, ep, "final"),
+    proxy: await readBuild(services, ep, "proxy"),
+  };
   const builtIn = (p: Pass) => builds[p]?.shots.get(shot);
   const primary = builtIn(pass) ?? builtIn(pass === "final" ? "proxy" : "final");
   if (!primary) throw notFound(`${shot} is in no build of this episode: build the episode first`);
-  const [targeting, story] = await Promise.all([episodeTargeting(services, ep), readStory(ep)]);
+  const [targeting, story] = await Promise.all([episodeTargeting(services, ep), readStory(services, ep)]);
   return { builds, primary, builtIn, targeting, story };
 }
 
@@ -297,14 +300,14 @@ export interface PutOverrideInput {
 }
 
 export function putOverride(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches" | "locks">,
   ep: string,
   input: PutOverrideInput,
 ): Promise<OverrideAnswer> {
   const { pass, shot, change } = input;
-  return withLock(ep, async () => {
+  return withLock(services, ep, async () => {
     const sb = await shotBuilds(services, ep, shot, pass);
-    const file = await readOverrides(ep);
+    const file = await readOverrides(services, ep);
 
     const retarget = change.target;
     if (retarget !== undefined) {
@@ -334,22 +337,22 @@ export function putOverride(
     if (change.note !== undefined) setOrDelete(block, "note", change.note);
     for (const [p, hash] of hashes) block[p] = passBlock(block[p], change.pass, hash);
     shotBlock[target] = ordered(block);
-    if (file.episode === undefined) file.episode = await episodeName(ep);
-    await writeOverrides(ep, file);
+    if (file.episode === undefined) file.episode = await episodeName(services, ep);
+    await writeOverrides(services, ep, file);
     return answer(file, shot, target, sb, pass);
   });
 }
 
 /** DELETE /override: with `pass` that pass's fields only; without, the current target's block and the retarget. */
 export function deleteOverride(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches" | "locks">,
   ep: string,
   shot: string,
   pass: Pass | null,
 ): Promise<OverrideAnswer> {
-  return withLock(ep, async () => {
+  return withLock(services, ep, async () => {
     const sb = await shotBuilds(services, ep, shot, pass ?? "proxy");
-    const file = await readOverrides(ep);
+    const file = await readOverrides(services, ep);
     const before = JSON.stringify(file, bigintText);
     let target = shotTarget(sb.primary, sb.story, inputsOf(sb.targeting, file)).target;
     const shotBlock = file.shots?.[shot];
@@ -363,7 +366,7 @@ export function deleteOverride(
         target = shotTarget(sb.primary, sb.story, inputsOf(sb.targeting, file)).target;
       }
     }
-    if (JSON.stringify(file, bigintText) !== before) await writeOverrides(ep, file);
+    if (JSON.stringify(file, bigintText) !== before) await writeOverrides(services, ep, file);
     return answer(file, shot, target, sb, pass ?? "proxy");
   });
 }
@@ -438,28 +441,28 @@ export interface EpisodeTargetAnswer {
 
 /** PUT /episode-target: store `episode.target` (null clears; the plain name comes back when nothing else is set). */
 export function setEpisodeTarget(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches" | "locks">,
   ep: string,
   target: string | null,
 ): Promise<EpisodeTargetAnswer> {
-  return withLock(ep, async () => {
+  return withLock(services, ep, async () => {
     const targeting = await episodeTargeting(services, ep);
     if (target !== null) checkVideoTarget(targeting.env, target);
-    if (!(await readBuild(ep, "final")) && !(await readBuild(ep, "proxy"))) {
+    if (!(await readBuild(services, ep, "final")) && !(await readBuild(services, ep, "proxy"))) {
       throw notFound(`${ep} has no build: build the episode first`);
     }
-    const file = await readOverrides(ep);
+    const file = await readOverrides(services, ep);
     const stored = file.episode;
     const current: EpisodeTargets =
       typeof stored === "object" && stored !== null
         ? { ...stored }
-        : { id: typeof stored === "string" && stored ? stored : await episodeName(ep) };
+        : { id: typeof stored === "string" && stored ? stored : await episodeName(services, ep) };
     const { id, target: _old, ...rest } = current;
-    const name = id || (await episodeName(ep));
+    const name = id || (await episodeName(services, ep));
     const next: EpisodeTargets = target === null ? { id: name, ...rest } : { id: name, target, ...rest };
     const others = Object.entries(next).filter(([k, v]) => k !== "id" && v !== null && v !== undefined);
     file.episode = others.length ? next : name;
-    await writeOverrides(ep, file);
+    await writeOverrides(services, ep, file);
     const chosen = episodeDefault(inputsOf(targeting, file));
     return { target: chosen.target, target_source: chosen.source, series_target: targeting.seriesTarget };
   });

@@ -1,5 +1,6 @@
 // overrides.json: the editor's per-shot render overrides, episode target and upscale recipes.
 import path from "node:path";
+import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
 import { episodeFence, readShowJson, writeShowFile } from "../paths/guarded.ts";
 import { pyJson } from "../script/canonical.ts";
@@ -21,8 +22,8 @@ export type { EpisodeTargets, OverridesFile, PassOverride, ShotOverrides, Target
 export const overridesPath = (ep: string) => path.join(ep, "overrides.json");
 
 /** The file as stored (a fresh copy the caller may change); `{}` when there is none. */
-export async function readOverrides(ep: string): Promise<OverridesFile> {
-  const value = await readShowJson(episodeFence(ep), overridesPath(ep), "overrides.json");
+export async function readOverrides(services: Pick<Services, "caches">, ep: string): Promise<OverridesFile> {
+  const value = await readShowJson(services, episodeFence(ep), overridesPath(ep), "overrides.json");
   if (value === undefined) return {};
   const file = parseOverrides(value);
   if (file === null) {
@@ -65,9 +66,13 @@ export function tidyOverrides(file: OverridesFile): OverridesFile {
 }
 
 /** Write the file (seeds as integer literals, 2-space indent), after tidying it. */
-export async function writeOverrides(ep: string, file: OverridesFile): Promise<void> {
+export async function writeOverrides(
+  services: Pick<Services, "caches">,
+  ep: string,
+  file: OverridesFile,
+): Promise<void> {
   await writeShowFile(episodeFence(ep), overridesPath(ep), overridesText(file));
-  forgetJsonFile(overridesPath(ep));
+  forgetJsonFile(services, overridesPath(ep));
 }
 
 /** The file's text after tidying it: 2-space JSON, seeds as integer literals, every key in its order. */

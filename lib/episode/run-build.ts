@@ -1,4 +1,5 @@
 // POST /studio/build's work: compile final then proxy from the files on disk and write each pass's outputs.
+
 import type { BuildResult, Pass, Report } from "../compile/types.ts";
 import { writeBuildOutputs } from "../compile/write.ts";
 import { defaultVideoTarget, readSettings } from "../config/settings.ts";
@@ -46,7 +47,7 @@ const PASSES: readonly Pass[] = ["final", "proxy"];
 
 /** Build both passes of the episode at `ep` (a real path inside a root); the compile runs on the compile thread. */
 export async function buildFolder(services: Services, ep: string): Promise<BuildAnswer> {
-  return withLock(ep, async () => {
+  return withLock(services, ep, async () => {
     const sources = await readSources(ep);
     if (!sources.series) return fileMissing("series", `no series.json in ${ep} or its parent folder`);
     if (!sources.script) {

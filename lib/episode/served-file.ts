@@ -6,7 +6,7 @@ import { resolveEpisodePath } from "../paths/relative.ts";
 
 /** The real path of a file `rel` names for serving: the contract's climb-out rules, and a folder is 404. */
 export async function servedFile(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   ep: string,
   rel: string,
 ): Promise<string> {

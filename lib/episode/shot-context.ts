@@ -2,6 +2,7 @@
 // render reads (compiled for a retarget), its reference slots, its override summary and the staleness inputs.
 import path from "node:path";
 import type { Shot } from "../script/types.ts";
+import { cacheSlot } from "../store/caches.ts";
 import { isObject } from "../store/json-guards.ts";
 import { builtEntry, type Current, type CurrentResult, currentEntry } from "./current-entry.ts";
 import { targetBlock } from "./overrides-file.ts";
@@ -19,7 +20,7 @@ import {
 } from "./staleness.ts";
 import type { TakeRecord } from "./takes.ts";
 import { type ShotTargetSource, shotTarget } from "./target-choice.ts";
-import { identity, type ViewInputs } from "./view-inputs.ts";
+import { identities, type ViewInputs } from "./view-inputs.ts";
 
 /** Episode-relative, forward slashes (`../refs/x.png` beside a parent-folder series config). */
 export const relTo = (ep: string, abs: string) => path.relative(ep, abs).split(path.sep).join("/");
@@ -36,11 +37,12 @@ export function actionLine(action: string | undefined): string | null {
 }
 
 type StoryShot = { shot: Shot; location: string };
-const storyIndex = new WeakMap<object, Map<string, StoryShot>>();
+const STORY_INDEX = cacheSlot("story shots by id", () => new WeakMap<object, Map<string, StoryShot>>());
 
 /** The story's shot and its location key, by id (indexed once per story). */
 function findShot(vi: ViewInputs, id: string): StoryShot | null {
   if (!vi.story) return null;
+  const storyIndex = vi.caches.of(STORY_INDEX);
   let index = storyIndex.get(vi.story);
   if (!index) {
     index = new Map();
@@ -91,7 +93,7 @@ export function shotContext(vi: ViewInputs, built: BuiltShot, requested?: string
   };
 }
 
-const slotCache = new WeakMap<object, { key: string; slots: RefSlot[] }>();
+const SLOTS = cacheSlot("reference slots", () => new WeakMap<object, { key: string; slots: RefSlot[] }>());
 
 /** The slots of the entry the shot reads now (kept per entry object while its sources are the same). */
 export function shotSlots(vi: ViewInputs, sc: ShotContext): RefSlot[] {
@@ -99,6 +101,8 @@ export function shotSlots(vi: ViewInputs, sc: ShotContext): RefSlot[] {
   const spec = vi.env.targets.get(t);
   const doc = vi.build.docs[t] ?? vi.build.docs[sc.built.target];
   const plateKey = sc.story?.location ?? null;
+  const { identity } = identities(vi);
+  const slotCache = vi.caches.of(SLOTS);
   const key = `${t}\0${identity(spec)}\0${identity(doc)}\0${identity(vi.series)}\0${plateKey}`;
   const hit = slotCache.get(sc.reads.entry);
   if (hit && hit.key === key) return hit.slots;
@@ -129,7 +133,7 @@ export function overrideSummary(vi: ViewInputs, sc: ShotContext): { fields: stri
   const retarget = vi.overrides.shots?.[shot]?.target;
   if (typeof retarget === "string" && retarget !== "") fields.push("target");
   const base = isObject(pass) ? pass.base_hash : undefined;
-  const stale = typeof base === "string" && sc.next.ok && base !== entryStoryHash(sc.next.value.entry);
+  const stale = typeof base === "string" && sc.next.ok && base !== entryStoryHash(vi, sc.next.value.entry);
   return { fields: fields.sort(), stale };
 }
 
@@ -148,9 +152,10 @@ export function staleInputs(
     pass: vi.pass,
     nextTarget: sc?.target ?? "",
     current: (t) => sc?.current(t) ?? null,
-    resolve: refResolver(vi.ep, vi.home),
+    resolve: refResolver(vi, vi.ep, vi.home),
     probe,
     chain,
+    caches: vi.caches,
   };
 }
 

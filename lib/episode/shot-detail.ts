@@ -216,7 +216,7 @@ async function refsUsed(
   takes: readonly TakeRecord[],
   probe: FileProbe,
 ): Promise<RefUsed[]> {
-  const resolve = refResolver(vi.ep, vi.home);
+  const resolve = refResolver(vi, vi.ep, vi.home);
   const out = await Promise.all(
     slots.map(async (s): Promise<RefUsed> => {
       const abs = resolve(s.path);
@@ -268,7 +268,7 @@ export interface ShotDetailInput {
 }
 
 export async function shotDetail(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches">,
   input: ShotDetailInput,
   now: Date,
 ): Promise<Record<string, unknown>> {
@@ -282,10 +282,10 @@ export async function shotDetail(
   const built = vi.build.shots.get(input.shot);
   if (!built) throw notFound(`shot ${input.shot} is not in the ${input.pass} build of ${input.ep}`);
   const sc = shotContext(vi, built, input.target || null);
-  const probe = new FileProbe(showFence(vi.ep), [keyframeGate(vi.ep)]);
+  const probe = new FileProbe(services, showFence(vi.ep), [keyframeGate(vi.ep)]);
   const [negativeTxt, takes, chain] = await Promise.all([
     episodeNegative(vi.ep),
-    folderTakes(vi.ep, vi.pass, built.id),
+    folderTakes(services, vi.ep, vi.pass, built.id),
     chainOf(vi, built.id),
   ]);
 
@@ -347,7 +347,7 @@ export async function shotDetail(
     takes.map(async (t) => {
       const [stale, extras] = await Promise.all([
         staleOf(t, sc, inp),
-        takeExtras(vi.ep, vi.pass, built.id, t, probe),
+        takeExtras(vi, vi.ep, vi.pass, built.id, t, probe),
       ]);
       return {
         ...takeSummary(t, {
@@ -381,6 +381,6 @@ async function chainOf(vi: ViewInputs, shot: string): Promise<ChainView> {
   while (prev >= 0 && (!vi.build.shots.has(vi.cut[prev].shot) || vi.cut[prev].out)) prev--;
   if (at < 0 || prev < 0) return NO_CHAIN;
   const e = vi.cut[prev];
-  const pick = cutPick(e, vi.pass, await folderTakes(vi.ep, e.pass ?? vi.pass, e.shot));
+  const pick = cutPick(e, vi.pass, await folderTakes(vi, vi.ep, e.pass ?? vi.pass, e.shot));
   return chainAfter(e, pick);
 }

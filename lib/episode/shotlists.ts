@@ -5,6 +5,7 @@ import { StudioError } from "../errors.ts";
 import { episodeFence, readShowDir, readShowJson, readShowText, statShowOrNull } from "../paths/guarded.ts";
 import { storyFromJson } from "../script/story.ts";
 import type { Story } from "../script/types.ts";
+import { cacheSlot, type WithCaches } from "../store/caches.ts";
 
 /** The reference's default target: a shot list without `target` is an H3 Ref2VA document. */
 const UNNAMED_TARGET = "minimax_h3_ref2va";
@@ -30,10 +31,12 @@ export interface Build {
 
 export const shotlistDir = (ep: string) => path.join(ep, "shotlist");
 
-const cache = new Map<string, { key: string; build: Build }>();
+const BUILDS = cacheSlot("builds", () => new Map<string, { key: string; build: Build }>());
+const STORIES = cacheSlot("stories", () => new Map<string, { key: string; story: Story }>());
 
 /** The pass's build, or null when the pass has not been built (no `shotlist[_proxy].json`). */
-export async function readBuild(ep: string, pass: Pass): Promise<Build | null> {
+export async function readBuild(services: WithCaches, ep: string, pass: Pass): Promise<Build | null> {
+  const cache = services.caches.of(BUILDS);
   const fence = episodeFence(ep);
   const dir = shotlistDir(ep);
   let names: string[];
@@ -59,7 +62,9 @@ export async function readBuild(ep: string, pass: Pass): Promise<Build | null> {
   const docs: Record<string, ShotlistDoc> = {};
   let seriesTarget = UNNAMED_TARGET;
   for (const f of files) {
-    const doc = (await readShowJson(fence, path.join(dir, f), `shotlist/${f}`)) as ShotlistDoc | undefined;
+    const doc = (await readShowJson(services, fence, path.join(dir, f), `shotlist/${f}`)) as
+      | ShotlistDoc
+      | undefined;
     if (!doc) continue;
     const target =
       doc.target ??
@@ -74,7 +79,7 @@ export async function readBuild(ep: string, pass: Pass): Promise<Build | null> {
       shots.set(id, { id, entry, target, sequence: String(entry.sequence ?? ""), index: -1 });
     }
   }
-  const story = await readStory(ep);
+  const story = await readStory(services, ep);
   const scriptOrder = story ? story.sequences.flatMap((s) => s.shots.map((shot) => shot.id)) : [];
   const inScript = new Set(scriptOrder);
   const order = [
@@ -90,10 +95,9 @@ export async function readBuild(ep: string, pass: Pass): Promise<Build | null> {
   return build;
 }
 
-const storyCache = new Map<string, { key: string; story: Story }>();
-
 /** `shotlist/shots.json` (the story IR), or null when absent or unreadable. */
-export async function readStory(ep: string): Promise<Story | null> {
+export async function readStory(services: WithCaches, ep: string): Promise<Story | null> {
+  const storyCache = services.caches.of(STORIES);
   const fence = episodeFence(ep);
   const file = path.join(shotlistDir(ep), "shots.json");
   const st = await statShowOrNull(fence, file);

@@ -14,7 +14,7 @@ import { episodeSummary, isSkippedFolder } from "./find.ts";
 /** The real path of the folder new episodes go into, checked like an `ep` (400, then 403, then 404). */
 export function resolveParent(
   value: unknown,
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   field = "parent",
 ): Promise<string> {
   return resolveFolder(value, services, field);

@@ -147,14 +147,14 @@ export interface SaveResult {
  * the episode lock, so of two saves from the same base exactly one wins.
  */
 export async function saveSourceFile(
-  services: Pick<Services, "now">,
+  services: Pick<Services, "now" | "caches" | "locks">,
   ep: string,
   which: SourceKind,
   text: string,
   baseHash: string | undefined,
 ): Promise<SaveResult> {
   if (!baseHash) throw badRequest("base_hash: required (the hash GET /studio/source answered)");
-  return withLock(ep, async () => {
+  return withLock(services, ep, async () => {
     const current = await readSourceFile(ep, which);
     if (current.hash !== baseHash) throw changedOnDisk(current);
     const normalized = normalizeText(text);

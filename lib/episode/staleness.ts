@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Entry, Pass } from "../compile/types.ts";
 import { type Fence, openShowFile, realInside } from "../paths/guarded.ts";
 import { presetHash, storyHash } from "../script/canonical.ts";
+import { type Caches, cacheSlot, type WithCaches } from "../store/caches.ts";
 import { isObject, str } from "../store/json-guards.ts";
 import type { TakeRecord } from "./takes.ts";
 
@@ -22,7 +23,10 @@ export interface FileState {
 }
 
 const MISSING: FileState = { exists: false, key: "-", size: -1n, mtimeNs: -1n };
-const sha1Cache = new Map<string, { key: string; sha1: Promise<string | null> }>();
+const SHA1S = cacheSlot(
+  "file SHA-1s",
+  () => new Map<string, { key: string; sha1: Promise<string | null> }>(),
+);
 const CHUNK = 1 << 20;
 
 /**
@@ -52,11 +56,15 @@ export async function hashFile(fence: Fence, abs: string): Promise<string | null
   }
 }
 
-const listings = new Map<string, { key: string; names: ReadonlySet<string>; racy: boolean }>();
+const LISTINGS = cacheSlot(
+  "gate folder listings",
+  () => new Map<string, { key: string; names: ReadonlySet<string>; racy: boolean }>(),
+);
 const NO_NAMES: ReadonlySet<string> = new Set();
 
 /** A folder's entry names, re-read only when its mtime moves (or moved too recently to trust); none outside the fence. */
-async function folderNames(fence: Fence, dir: string): Promise<ReadonlySet<string>> {
+async function folderNames(caches: Caches, fence: Fence, dir: string): Promise<ReadonlySet<string>> {
+  const listings = caches.of(LISTINGS);
   const real = await realInside(fence, dir);
   const st = real === null ? null : await stat(real, { bigint: true }).catch(() => null);
   if (real === null || !st?.isDirectory()) {
@@ -80,11 +88,14 @@ async function folderNames(fence: Fence, dir: string): Promise<ReadonlySet<strin
  */
 export class FileProbe {
   private readonly states = new Map<string, Promise<FileState>>();
+  private readonly caches: Caches;
   private readonly fence: Fence;
   private readonly gates: readonly string[];
   private readonly gateNames = new Map<string, Promise<ReadonlySet<string>>>();
 
-  constructor(fence: Fence, gates: readonly string[] = []) {
+  /** `services`' caches keep the listings and the SHA-1s across requests. */
+  constructor(services: WithCaches, fence: Fence, gates: readonly string[] = []) {
+    this.caches = services.caches;
     this.fence = fence;
     this.gates = gates.map((g) => path.resolve(g) + path.sep);
   }
@@ -95,7 +106,7 @@ export class FileProbe {
       const first = abs.slice(gate.length).split(path.sep)[0];
       let names = this.gateNames.get(gate);
       if (!names) {
-        names = folderNames(this.fence, gate.slice(0, -1));
+        names = folderNames(this.caches, this.fence, gate.slice(0, -1));
         this.gateNames.set(gate, names);
       }
       return !(await names).has(first);
@@ -127,6 +138,7 @@ export class FileProbe {
   async sha1(abs: string): Promise<string | null> {
     const st = await this.state(abs);
     if (!st.exists) return null;
+    const sha1Cache = this.caches.of(SHA1S);
     const hit = sha1Cache.get(abs);
     if (hit && hit.key === st.key) return hit.sha1;
     const sha1 = hashFile(this.fence, abs);
@@ -137,11 +149,14 @@ export class FileProbe {
 
 // ------------------------------------------------------------------------------------------- hashes
 
-const storyHashes = new WeakMap<Entry, string>();
-const presetHashes = new WeakMap<Entry, { defaults: Record<string, unknown>; hash: string }>();
+const HASHES = cacheSlot("entry hashes", () => ({
+  story: new WeakMap<Entry, string>(),
+  preset: new WeakMap<Entry, { defaults: Record<string, unknown>; hash: string }>(),
+}));
 
 /** storyHash of a (cached, unchanging) entry, computed once per entry object. */
-export function entryStoryHash(entry: Entry): string {
+export function entryStoryHash(services: WithCaches, entry: Entry): string {
+  const storyHashes = services.caches.of(HASHES).story;
   let h = storyHashes.get(entry);
   if (h === undefined) {
     h = storyHash(entry);
@@ -150,7 +165,12 @@ export function entryStoryHash(entry: Entry): string {
   return h;
 }
 
-export function entryPresetHash(defaults: Record<string, unknown>, entry: Entry): string {
+export function entryPresetHash(
+  services: WithCaches,
+  defaults: Record<string, unknown>,
+  entry: Entry,
+): string {
+  const presetHashes = services.caches.of(HASHES).preset;
   const hit = presetHashes.get(entry);
   if (hit && hit.defaults === defaults) return hit.hash;
   const hash = presetHash(defaults, entry);
@@ -187,6 +207,8 @@ export interface StaleInputs {
   resolve(p: string): string;
   probe: FileProbe;
   chain: ChainView;
+  /** Where the entries' hashes are kept. */
+  caches: Caches;
 }
 
 /** A sidecar from before sidecars carried provenance (no story hash or target) cannot be judged. */
@@ -195,16 +217,20 @@ export function isPreSidecar(sidecar: Record<string, unknown> | null): boolean {
 }
 
 /** `script`: the story hash recorded at render time is not the current entry's. */
-export function scriptStale(sidecar: Record<string, unknown>, entry: Entry): boolean {
+export function scriptStale(services: WithCaches, sidecar: Record<string, unknown>, entry: Entry): boolean {
   const recorded = str(sidecar.shot_hash);
-  return recorded !== null && recorded !== entryStoryHash(entry);
+  return recorded !== null && recorded !== entryStoryHash(services, entry);
 }
 
 /** `preset`: the pass defaults or the entry's own model/LoRA/steps moved since the take (when it recorded a hash). */
-export function presetStale(sidecar: Record<string, unknown>, cur: CurrentEntry): boolean {
+export function presetStale(
+  services: WithCaches,
+  sidecar: Record<string, unknown>,
+  cur: CurrentEntry,
+): boolean {
   const recorded = str(sidecar.preset_hash);
   if (recorded === null || cur.defaults === null) return false;
-  return recorded !== entryPresetHash(cur.defaults, cur.entry);
+  return recorded !== entryPresetHash(services, cur.defaults, cur.entry);
 }
 
 /** `chain`: a latent continuation whose previous shot, take or render moved. */
@@ -284,21 +310,22 @@ export async function takeStale(t: TakeRecord, inp: StaleInputs): Promise<StaleR
   if (sc === null || isPreSidecar(sc) || !target) return ["unknown"];
   const cur = inp.current(target);
   const out: StaleReason[] = [];
-  if (cur && scriptStale(sc, cur.entry)) out.push("script");
+  if (cur && scriptStale(inp, sc, cur.entry)) out.push("script");
   if (await refStale(sc, cur?.entry ?? null, inp)) out.push("ref");
-  if (cur && presetStale(sc, cur)) out.push("preset");
+  if (cur && presetStale(inp, sc, cur)) out.push("preset");
   if (target !== inp.nextTarget) out.push("target");
   if (chainStale(sc, inp.chain, inp.pass)) out.push("chain");
   return out;
 }
 
-const resolvers = new Map<string, (p: string) => string>();
+const RESOLVERS = cacheSlot("reference resolvers", () => new Map<string, (p: string) => string>());
 
 /**
  * Absolute path of a reference as recorded: absolute as is; keyframes and take files in the episode; the rest
  * from the series home (the folder of the series config, whose paths they are). Memoised per episode.
  */
-export function refResolver(ep: string, home: string): (p: string) => string {
+export function refResolver(services: WithCaches, ep: string, home: string): (p: string) => string {
+  const resolvers = services.caches.of(RESOLVERS);
   const key = `${ep}\0${home}`;
   let resolver = resolvers.get(key);
   if (!resolver) {

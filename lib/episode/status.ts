@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { showFence } from "../paths/guarded.ts";
+import { cacheSlot } from "../store/caches.ts";
 import { isObject, positive } from "../store/json-guards.ts";
 import { fpsOf } from "./current-entry.ts";
 import type { CutEntry } from "./cut.ts";
@@ -27,18 +28,26 @@ import { type ChainView, FileProbe, keyframeGate, recordedRefs, refResolver } fr
 import { DRAFT_LIFE_MS, takeAudio, takeExtras, takeSummary } from "./take-summary.ts";
 import { passFolder, type TakeRecord } from "./takes.ts";
 import { episodeDefault } from "./target-choice.ts";
-import { identity, loadViewInputs, type ViewInputs } from "./view-inputs.ts";
+import { identities, loadViewInputs, type ViewInputs } from "./view-inputs.ts";
 
 /** Episodes (and passes) whose whole answers and contexts are kept. */
 const MAX_ANSWERS = 8;
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-// Per episode and pass, the contexts made under the current inputs only (older ones hold older builds).
-const contexts = new Map<string, { key: string; byShot: Map<string, ShotContext> }>();
+// What the listing keeps between requests: per episode and pass the contexts made under the current inputs only
+// (older ones hold older builds), the paths each take list recorded, each row's text with what it depends on, and
+// the last whole answer.
+const KEPT = cacheSlot("episode status", () => ({
+  contexts: new Map<string, { key: string; byShot: Map<string, ShotContext> }>(),
+  recordedPaths: new WeakMap<readonly TakeRecord[], string[]>(),
+  rows: new Map<string, { deps: unknown[]; text: string }>(),
+  answers: new Map<string, { head: string; rows: string[]; text: string; etag: string }>(),
+}));
 
 /** shotContext for the listing: the same inputs (by key) give the same context. */
 function cachedContext(vi: ViewInputs, built: BuiltShot): ShotContext {
+  const { contexts } = vi.caches.of(KEPT);
   const where = `${vi.ep}\0${vi.pass}`;
   let entry = contexts.get(where);
   if (!entry || entry.key !== vi.key) {
@@ -105,14 +114,14 @@ function audioSource(
 async function buildRow(r: RowInput): Promise<Record<string, unknown>> {
   const { vi, entry, sc, pick } = r;
   const pass = vi.pass;
-  const resolve = refResolver(vi.ep, vi.home);
+  const resolve = refResolver(vi, vi.ep, vi.home);
   const rel = (p: string) => relTo(vi.ep, resolve(p));
   const inp = staleInputs(vi, sc, r.probe, r.chain);
   const takes = await Promise.all(
     r.takes.map(async (t) => {
       const [stale, extras] = await Promise.all([
         staleOf(t, sc, inp),
-        takeExtras(vi.ep, pass, entry.shot, t, r.probe),
+        takeExtras(vi, vi.ep, pass, entry.shot, t, r.probe),
       ]);
       return takeSummary(t, {
         pass,
@@ -207,10 +216,9 @@ async function buildRow(r: RowInput): Promise<Record<string, unknown>> {
 
 // ------------------------------------------------------------------------------------------- row cache
 
-const recordedPaths = new WeakMap<readonly TakeRecord[], string[]>();
-
 /** Reference paths the takes' sidecars recorded (the files `ref` staleness looks at). */
-function takeRefPaths(takes: readonly TakeRecord[]): string[] {
+function takeRefPaths(vi: ViewInputs, takes: readonly TakeRecord[]): string[] {
+  const { recordedPaths } = vi.caches.of(KEPT);
   let paths = recordedPaths.get(takes);
   if (!paths) {
     const set = new Set<string>();
@@ -227,9 +235,9 @@ function takeRefPaths(takes: readonly TakeRecord[]): string[] {
  */
 async function rowDeps(r: RowInput, otherTakes: readonly TakeRecord[] | null): Promise<unknown[]> {
   const { vi, sc } = r;
-  const resolve = refResolver(vi.ep, vi.home);
+  const resolve = refResolver(vi, vi.ep, vi.home);
   const files = new Set<string>();
-  for (const p of takeRefPaths(r.takes)) files.add(resolve(p));
+  for (const p of takeRefPaths(vi, r.takes)) files.add(resolve(p));
   for (const s of r.slots) files.add(resolve(s.path));
   if (sc) {
     const targets = new Set<string>();
@@ -248,6 +256,7 @@ async function rowDeps(r: RowInput, otherTakes: readonly TakeRecord[] | null): P
     const made = isObject(d) && typeof d.made === "string" ? Date.parse(d.made) : Number.NaN;
     return Number.isFinite(made) && made + DRAFT_LIFE_MS < r.now.getTime() ? 1 : 0;
   });
+  const { identity } = identities(vi);
   return [
     vi.key,
     r.order,
@@ -264,7 +273,6 @@ async function rowDeps(r: RowInput, otherTakes: readonly TakeRecord[] | null): P
   ];
 }
 
-const rowCache = new Map<string, { deps: unknown[]; text: string }>();
 // About 5 KB a row with ten takes: a few dozen episodes' worth.
 const MAX_ROWS = 10_000;
 
@@ -278,7 +286,7 @@ const sameDeps = (a: readonly unknown[], b: readonly unknown[]) =>
  * file is probed. (The sweep of queued takes whose job is gone belongs to the job queue and is not done here.)
  */
 export async function episodeStatusText(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches">,
   ep: string,
   pass: Pass,
   now: Date,
@@ -294,7 +302,7 @@ export interface StatusAnswer {
 
 /** The episode status with its entity tag (see episodeStatusText), or null when the pass has no build. */
 export async function episodeStatus(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches">,
   ep: string,
   pass: Pass,
   now: Date,
@@ -302,14 +310,17 @@ export async function episodeStatus(
   const vi = await loadViewInputs(services, ep, pass);
   if (!vi) return null;
   const { build } = vi;
-  const probe = new FileProbe(showFence(ep), [keyframeGate(ep)]);
-  const resolve = refResolver(ep, vi.home);
+  const kept = services.caches.of(KEPT);
+  const probe = new FileProbe(services, showFence(ep), [keyframeGate(ep)]);
+  const resolve = refResolver(services, ep, vi.home);
   const cut = vi.cut;
   const orphan = (shot: string) => !build.shots.has(shot);
 
-  const ownTakes = await Promise.all(cut.map((e) => folderTakes(ep, pass, e.shot)));
+  const ownTakes = await Promise.all(cut.map((e) => folderTakes(services, ep, pass, e.shot)));
   const placeholders = await Promise.all(
-    cut.map((e) => (e.pass !== undefined && e.pass !== pass ? folderTakes(ep, e.pass, e.shot) : null)),
+    cut.map((e) =>
+      e.pass !== undefined && e.pass !== pass ? folderTakes(services, ep, e.pass, e.shot) : null,
+    ),
   );
   const picks = cut.map((e, i) => cutPick(e, pass, placeholders[i] ?? ownTakes[i]));
   const chains = chainViews(cut, picks, orphan);
@@ -321,7 +332,7 @@ export async function episodeStatus(
       if (!isObject(a) || a.source !== "take") return null;
       const shot = typeof a.shot === "string" ? a.shot : e.shot;
       const p = a.pass === "final" || a.pass === "proxy" ? a.pass : pass;
-      return folderTakes(ep, p, shot);
+      return folderTakes(services, ep, p, shot);
     }),
   );
 
@@ -353,11 +364,11 @@ export async function episodeStatus(
       };
       const deps = await rowDeps(r, placeholders[order]);
       const key = `${ep}\0${pass}\0${entry.shot}`;
-      const hit = rowCache.get(key);
+      const hit = kept.rows.get(key);
       if (hit && sameDeps(hit.deps, deps)) return hit.text;
       const text = JSON.stringify(await buildRow(r));
-      if (rowCache.size >= MAX_ROWS) rowCache.clear();
-      rowCache.set(key, { deps, text });
+      if (kept.rows.size >= MAX_ROWS) kept.rows.clear();
+      kept.rows.set(key, { deps, text });
       return text;
     }),
   );
@@ -381,6 +392,7 @@ export async function episodeStatus(
   const headText = JSON.stringify(head);
   // Nothing moved at all: hand back the very same text (no 1.5 MB join; the route can reuse its bytes too).
   const answerKey = `${ep}\0${pass}`;
+  const { answers } = kept;
   const last = answers.get(answerKey);
   if (last && last.head === headText && sameDeps(last.rows, rows)) return last;
   const text = `${headText.slice(0, -1)},"shots":[${rows.join(",")}]}`;
@@ -391,8 +403,6 @@ export async function episodeStatus(
   answers.set(answerKey, answer);
   return answer;
 }
-
-const answers = new Map<string, { head: string; rows: string[]; text: string; etag: string }>();
 
 /** The series config's recorded dialogue track (`audio.track`), or null when it names none. */
 async function trackInfo(

@@ -2,6 +2,7 @@
 // and the file names of the take, with its upscale and post records; never opens the media itself.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
 import { episodeFence, readShowJson } from "../paths/guarded.ts";
 import { isObject, objectOr, positive, str } from "../store/json-guards.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";
@@ -150,9 +151,14 @@ async function stampHolds(record: Record<string, unknown>, abs: string, probe: F
   return sha1 !== null && (await probe.sha1(abs)) === sha1;
 }
 
-async function readRecord(ep: string, file: string, what: string): Promise<Record<string, unknown> | null> {
+async function readRecord(
+  services: Pick<Services, "caches">,
+  ep: string,
+  file: string,
+  what: string,
+): Promise<Record<string, unknown> | null> {
   try {
-    const value = await readShowJson(episodeFence(ep), file, what);
+    const value = await readShowJson(services, episodeFence(ep), file, what);
     return isObject(value) ? value : null;
   } catch {
     // An unreadable record reads as a queued one, like an unreadable sidecar.
@@ -181,6 +187,7 @@ const UPSCALE_FIELDS = [
 
 /** The take's `.up.json` and `.post.json` summaries (api extras 1.6, 1.9), or null when absent. */
 export async function takeExtras(
+  services: Pick<Services, "caches">,
   ep: string,
   pass: Pass,
   shot: string,
@@ -196,7 +203,7 @@ export async function takeExtras(
   let upscale: Record<string, unknown> | null = null;
   let upFresh = false;
   if (hasUp) {
-    const rec = await readRecord(ep, path.join(dir, `${t.stem}.up.json`), "upscale record");
+    const rec = await readRecord(services, ep, path.join(dir, `${t.stem}.up.json`), "upscale record");
     if (rec) {
       const status = str(rec.status) ?? "queued";
       upFresh =
@@ -214,7 +221,7 @@ export async function takeExtras(
   }
   let post: Record<string, unknown> | null = null;
   if (hasPost) {
-    const rec = await readRecord(ep, path.join(dir, `${t.stem}.post.json`), "post record");
+    const rec = await readRecord(services, ep, path.join(dir, `${t.stem}.post.json`), "post record");
     if (rec) {
       const status = str(rec.status) ?? "queued";
       const fresh =

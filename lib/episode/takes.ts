@@ -13,6 +13,7 @@ import {
   type ShowListing,
 } from "../paths/guarded.ts";
 import { parseSidecar, type Sidecar, UNREADABLE_SIDECAR } from "../render/sidecar-record.ts";
+import { cacheSlot, type WithCaches } from "../store/caches.ts";
 
 export type TakeStatus = "queued" | "ok" | "failed";
 
@@ -33,11 +34,19 @@ export const shotFolder = (ep: string, pass: Pass, shot: string) =>
   path.join(ep, passFolder(pass), safeShot(shot));
 export const takeStem = (shot: string, take: number) => `${safeShot(shot)}_t${String(take).padStart(2, "0")}`;
 
-const listCache = new Map<string, { key: string; listing: ShowListing }>();
+const LISTINGS = cacheSlot(
+  "take folder listings",
+  () => new Map<string, { key: string; listing: ShowListing }>(),
+);
 
 /** Every take of the shot in the pass, by number. Reads only sidecars that changed since the last call. */
-export async function listTakes(ep: string, pass: Pass, shot: string): Promise<TakeRecord[]> {
-  const listing = await folderListing(episodeFence(ep), shotFolder(ep, pass, shot));
+export async function listTakes(
+  services: WithCaches,
+  ep: string,
+  pass: Pass,
+  shot: string,
+): Promise<TakeRecord[]> {
+  const listing = await folderListing(services, episodeFence(ep), shotFolder(ep, pass, shot));
   if (listing === null) return [];
   const names = listing.files;
   const prefix = `${safeShot(shot)}_t`;
@@ -57,7 +66,7 @@ export async function listTakes(ep: string, pass: Pass, shot: string): Promise<T
       const own = files.filter((f) => f === stem || f.startsWith(`${stem}.`) || f.startsWith(`${stem}_`));
       const sidecarName = `${stem}.json`;
       let sidecar: Sidecar | null = null;
-      if (own.includes(sidecarName)) sidecar = await readSidecar(listing, sidecarName);
+      if (own.includes(sidecarName)) sidecar = await readSidecar(services, listing, sidecarName);
       else if (!own.includes(`${stem}.mp4`)) return null;
       return { take, stem, sidecar, files: own.sort() };
     }),
@@ -68,7 +77,8 @@ export async function listTakes(ep: string, pass: Pass, shot: string): Promise<T
 // A folder's regular files, cached by its mtime: an atomic write renames into the folder, and swapping a file
 // for a link changes the folder too, which moves the mtime. A renders folder that is a link leading out of the
 // episode is refused (403), never listed.
-async function folderListing(fence: Fence, dir: string): Promise<ShowListing | null> {
+async function folderListing(services: WithCaches, fence: Fence, dir: string): Promise<ShowListing | null> {
+  const listCache = services.caches.of(LISTINGS);
   const real = await guardPath(fence, dir);
   const st = await stat(real).catch(() => null);
   if (!st?.isDirectory()) return null;
@@ -82,9 +92,9 @@ async function folderListing(fence: Fence, dir: string): Promise<ShowListing | n
 }
 
 // Parsed once per change of the file: the JSON cache hands out the same value until then.
-async function readSidecar(listing: ShowListing, name: string): Promise<Sidecar> {
+async function readSidecar(services: WithCaches, listing: ShowListing, name: string): Promise<Sidecar> {
   try {
-    return parseSidecar(await readListedJson(listing, name, "take sidecar"));
+    return parseSidecar(await readListedJson(services, listing, name, "take sidecar"));
   } catch (err) {
     if (!(err instanceof StudioError)) throw err;
   }

@@ -10,14 +10,15 @@ import { seriesHome } from "../paths/series-home.ts";
 import type { Story } from "../script/types.ts";
 import { loadSeries, type Profile, validateProfiles } from "../series/load.ts";
 import type { SeriesConfig } from "../series/types.ts";
+import { type Caches, cacheSlot, type WithCaches } from "../store/caches.ts";
 import { errorMessage, isObject } from "../store/json-guards.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { compileEnv } from "./compile-env.ts";
-import type { CompileEnv } from "./prepare.ts";
 import { type CutEntry, type CutFile, cutPath, normaliseList } from "./cut.ts";
 import { cutEntryRecord, cutRecord } from "./cut-record.ts";
 import { type OverridesFile, overridesPath } from "./overrides-file.ts";
 import { parseOverrides } from "./overrides-record.ts";
+import type { CompileEnv } from "./prepare.ts";
 import { type Build, readBuild, readStory } from "./shotlists.ts";
 import type { TargetInputs } from "./target-choice.ts";
 
@@ -43,38 +44,67 @@ export interface ViewInputs {
   targetInputs: TargetInputs;
   /** Changes whenever any input above changes. */
   key: string;
+  /** The caches of the services that read these inputs (what is derived from them is kept there too). */
+  caches: Caches;
 }
 
-// Object identities as small numbers: cached reads hand back the same object while the file is unchanged.
-const ids = new WeakMap<object, number>();
-let nextId = 1;
-export function identity(value: unknown): number {
-  if (value === null || typeof value !== "object") return 0;
-  let id = ids.get(value);
-  if (id === undefined) {
-    id = nextId++;
-    ids.set(value, id);
-  }
-  return id;
+/** Small numbers standing for objects and strings, to build cache keys from (see `identities`). */
+export interface Identities {
+  /** The object's number: cached reads hand back the same object while the file is unchanged. 0 for non-objects. */
+  identity(value: unknown): number;
+  /** A short stable number for a long string (registry fingerprints, paths). */
+  intern(text: string): number;
+  /** A target registry's number, by content: a show's own targets are re-read on every call (new objects). */
+  registryKey(view: TargetRegistryView): number;
 }
 
-const interned = new Map<string, number>();
-/** A short stable number for a long string (registry fingerprints, paths). */
-export function intern(text: string): number {
-  let n = interned.get(text);
-  if (n === undefined) {
-    n = interned.size + 1;
-    interned.set(text, n);
-  }
-  return n;
-}
+const IDENTITIES = cacheSlot("identities", (): Identities => {
+  const ids = new WeakMap<object, number>();
+  let nextId = 1;
+  const interned = new Map<string, number>();
+  const registryKeys = new WeakMap<TargetRegistryView, number>();
+  const intern = (text: string) => {
+    let n = interned.get(text);
+    if (n === undefined) {
+      n = interned.size + 1;
+      interned.set(text, n);
+    }
+    return n;
+  };
+  return {
+    identity(value) {
+      if (value === null || typeof value !== "object") return 0;
+      let id = ids.get(value);
+      if (id === undefined) {
+        id = nextId++;
+        ids.set(value, id);
+      }
+      return id;
+    },
+    intern,
+    registryKey(view) {
+      let key = registryKeys.get(view);
+      if (key === undefined) {
+        const parts = view.ids().map((id) => {
+          const spec = view.get(id);
+          return spec?.custom ? `${id}=${JSON.stringify(spec)}` : id;
+        });
+        key = intern(parts.join("\n"));
+        registryKeys.set(view, key);
+      }
+      return key;
+    },
+  };
+});
 
-const loaded = new WeakMap<
-  object,
-  { series: SeriesConfig | null; error: string | null; profiles: Record<string, Profile> }
->();
+/** The identities kept in `services`' caches. */
+export const identities = (services: WithCaches): Identities => services.caches.of(IDENTITIES);
 
-function loadConfig(raw: Record<string, unknown>) {
+type LoadedConfig = { series: SeriesConfig | null; error: string | null; profiles: Record<string, Profile> };
+const LOADED = cacheSlot("series configs loaded", () => new WeakMap<object, LoadedConfig>());
+
+function loadConfig(services: WithCaches, raw: Record<string, unknown>): LoadedConfig {
+  const loaded = services.caches.of(LOADED);
   let hit = loaded.get(raw);
   if (!hit) {
     let series: SeriesConfig | null = null;
@@ -92,29 +122,15 @@ function loadConfig(raw: Record<string, unknown>) {
   return hit;
 }
 
-// A show's own targets are re-read on every call (new objects), so the registry is fingerprinted by content.
-const registryKeys = new WeakMap<TargetRegistryView, number>();
-export function registryKey(view: TargetRegistryView): number {
-  let key = registryKeys.get(view);
-  if (key === undefined) {
-    const parts = view.ids().map((id) => {
-      const spec = view.get(id);
-      return spec?.custom ? `${id}=${JSON.stringify(spec)}` : id;
-    });
-    key = intern(parts.join("\n"));
-    registryKeys.set(view, key);
-  }
-  return key;
-}
-
 interface CutView {
   list: CutEntry[];
   inFile: Set<string>;
 }
-const cutCache = new WeakMap<object, { cut: unknown; view: CutView }>();
+const CUT_VIEWS = cacheSlot("cut views", () => new WeakMap<object, { cut: unknown; view: CutView }>());
 
 /** The pass's cut list, normalised once per (build, cut.json) pair. */
-function cutView(file: CutFile, pass: Pass, build: Build): CutView {
+function cutView(services: WithCaches, file: CutFile, pass: Pass, build: Build): CutView {
+  const cutCache = services.caches.of(CUT_VIEWS);
   const list = file[pass];
   const hit = cutCache.get(build);
   if (hit && hit.cut === list) return hit.view;
@@ -137,17 +153,17 @@ export function configSeriesTarget(raw: Record<string, unknown> | null): string 
 
 /** Everything but the takes, or null when the pass has no build. */
 export async function loadViewInputs(
-  services: Pick<Services, "home" | "targets">,
+  services: Pick<Services, "home" | "targets" | "caches">,
   ep: string,
   pass: Pass,
 ): Promise<ViewInputs | null> {
-  const build = await readBuild(ep, pass);
+  const build = await readBuild(services, ep, pass);
   if (!build) return null;
   const [story, overridesRaw, cutRaw, home] = await Promise.all([
-    readStory(ep),
-    readShowJson(episodeFence(ep), overridesPath(ep), "overrides.json"),
-    readShowJson(episodeFence(ep), cutPath(ep), "cut.json"),
-    seriesHome(ep),
+    readStory(services, ep),
+    readShowJson(services, episodeFence(ep), overridesPath(ep), "overrides.json"),
+    readShowJson(services, episodeFence(ep), cutPath(ep), "cut.json"),
+    seriesHome(services, ep),
   ]);
   const overrides = overridesRaw === undefined ? {} : parseOverrides(overridesRaw);
   if (overrides === null) {
@@ -162,6 +178,7 @@ export async function loadViewInputs(
   if (home.config) {
     try {
       const raw = await readShowJson(
+        services,
         folderFence(path.dirname(home.config), "its folder"),
         home.config,
         "series.json",
@@ -175,7 +192,9 @@ export async function loadViewInputs(
       seriesError = errorMessage(err);
     }
   }
-  const config = seriesRaw ? loadConfig(seriesRaw) : { series: null, error: seriesError, profiles: {} };
+  const config = seriesRaw
+    ? loadConfig(services, seriesRaw)
+    : { series: null, error: seriesError, profiles: {} };
   const env = await compileEnv(services, home.config ? path.dirname(home.config) : null);
   const targetInputs: TargetInputs = {
     overrides,
@@ -183,6 +202,7 @@ export async function loadViewInputs(
     defaultTarget: env.defaultTarget,
     profiles: config.profiles,
   };
+  const { identity, intern, registryKey } = identities(services);
   const key = [
     identity(build),
     identity(story),
@@ -193,7 +213,7 @@ export async function loadViewInputs(
     intern(env.defaultTarget),
     registryKey(env.targets),
   ].join(".");
-  const cut = cutView(cutFile, pass, build);
+  const cut = cutView(services, cutFile, pass, build);
   return {
     ep,
     pass,
@@ -210,5 +230,6 @@ export async function loadViewInputs(
     env,
     targetInputs,
     key,
+    caches: services.caches,
   };
 }

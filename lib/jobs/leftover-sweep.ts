@@ -12,7 +12,7 @@ import { pidAlive, thisProcess } from "./owner.ts";
 import { jobDatabaseUrl } from "./store.ts";
 import type { Job, JobStore } from "./types.ts";
 
-type SweepServices = Pick<Services, "home" | "env" | "log">;
+type SweepServices = Pick<Services, "home" | "env" | "log" | "caches">;
 
 /** Folder levels listed: an episode down to `renders/_trash/<shot>/<stamp>/`, the settings folder to its caches. */
 const EPISODE_DEPTH = 5;
@@ -28,7 +28,10 @@ const SHOW_PARTS: readonly [name: string, depth: number][] = [
 const SHARED_QUIET_MS = 15 * 60_000;
 
 /** The rules of this process: its pid and start, the job store for job-owned folders. */
-export function leftoverRules(services: Pick<Services, "home" | "env">, store: JobStore): LeftoverRules {
+export function leftoverRules(
+  services: Pick<Services, "home" | "env" | "caches">,
+  store: JobStore,
+): LeftoverRules {
   const self = thisProcess();
   const shared = !/^file:/i.test(jobDatabaseUrl(services));
   return {
@@ -53,7 +56,7 @@ export function leftoverRules(services: Pick<Services, "home" | "env">, store: J
  * (inside the roots only), then the shared parts of their show folders. Answers the paths removed.
  */
 export async function sweepAtStart(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   store: JobStore,
   signal?: AbortSignal,
 ): Promise<string[]> {
@@ -92,7 +95,7 @@ export function startLeftoverSweep(services: SweepServices, store: JobStore): Pr
  * folder (once it is neither queued nor running) and temporaries of processes that are gone.
  */
 export async function sweepAfterJobs(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   store: JobStore,
   jobs: readonly Job[],
 ): Promise<string[]> {

@@ -60,7 +60,10 @@ export function jobView(job: Job): JobView {
 }
 
 /** The paid counter against settings `paid_limit` (a missing or non-numeric limit is no cap). */
-export async function paidState(store: JobStore, services: Pick<Services, "home">): Promise<PaidState> {
+export async function paidState(
+  store: JobStore,
+  services: Pick<Services, "home" | "caches">,
+): Promise<PaidState> {
   const [{ count }, settings] = await Promise.all([store.paid(), readSettings(services)]);
   const limit = settings.paid_limit;
   return { count, limit: typeof limit === "number" && Number.isFinite(limit) && limit >= 0 ? limit : null };
@@ -69,7 +72,7 @@ export async function paidState(store: JobStore, services: Pick<Services, "home"
 /** The GET /studio/jobs body; also what every POST /studio/jobs/{action} answers. */
 export async function jobsAnswer(
   store: JobStore,
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
 ): Promise<JobsAnswer> {
   // A job whose worker died is never listed as running past its lease, even between the pool's reclaim rounds.
   const changed = await store.reclaimExpired();

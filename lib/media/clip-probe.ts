@@ -1,7 +1,9 @@
 // What the assembler needs to know about a clip (frame count, rate, size, formats, timescale), read with one
 // ffprobe call and kept per file state, so assembling the same cut again probes only what changed.
 import { open, stat } from "node:fs/promises";
-import { type Env, mediaTools } from "./ffmpeg.ts";
+import { cacheSlot, type WithCaches } from "../store/caches.ts";
+import { mediaTools } from "./ffmpeg.ts";
+import type { MediaTools } from "./tools.ts";
 
 export interface ClipVideo {
   codec: string;
@@ -32,17 +34,21 @@ export interface ClipInfo {
   audio: ClipAudio | null;
 }
 
-const cache = new Map<string, { key: string; info: ClipInfo }>();
+const PROBED = cacheSlot("clip probes", () => new Map<string, { key: string; info: ClipInfo }>());
 const MAX_CACHED = 5000;
 
 /** The clip's streams; rejects with ffprobe's message when the file cannot be read as media. */
-export async function probeClip(file: string, env: Env): Promise<ClipInfo> {
+export async function probeClip(
+  services: WithCaches & { readonly media: MediaTools },
+  file: string,
+): Promise<ClipInfo> {
   const { execa } = await import("execa");
+  const cache = services.caches.of(PROBED);
   const st = await stat(file);
   const key = `${st.mtimeMs}:${st.size}:${st.ino}`;
   const hit = cache.get(file);
   if (hit && hit.key === key) return hit.info;
-  const { ffprobe } = await mediaTools(env);
+  const { ffprobe } = await mediaTools(services.media);
   const result = await execa(
     ffprobe,
     [

@@ -1,19 +1,19 @@
 // Running ffmpeg and ffprobe: the tools in force, a run with progress and cancellation, and what a file holds.
 import { StudioError } from "../errors.ts";
-import { findTool } from "./tools.ts";
+import type { MediaTools } from "./tools.ts";
 
 export type Env = Record<string, string | undefined>;
 
 /** The ffmpeg and ffprobe paths, or a 500 saying what to install. */
-export async function mediaTools(env: Env): Promise<{ ffmpeg: string; ffprobe: string }> {
-  const [ffmpeg, ffprobe] = await Promise.all([findTool("ffmpeg", env), findTool("ffprobe", env)]);
+export async function mediaTools(media: MediaTools): Promise<{ ffmpeg: string; ffprobe: string }> {
+  const [ffmpeg, ffprobe] = await Promise.all([media.find("ffmpeg"), media.find("ffprobe")]);
   if (ffmpeg.path === null) throw new StudioError(500, `no media tools: ${ffmpeg.error}`);
   if (ffprobe.path === null) throw new StudioError(500, `no media tools: ${ffprobe.error}`);
   return { ffmpeg: ffmpeg.path, ffprobe: ffprobe.path };
 }
 
 export interface RunOptions {
-  env: Env;
+  media: MediaTools;
   signal?: AbortSignal;
   /** Called with the seconds of output written so far (from `-progress`). */
   onProgress?: (seconds: number) => void;
@@ -22,7 +22,7 @@ export interface RunOptions {
 /** Run ffmpeg with `args` (input/output arguments only); rejects with the tail of its log on failure. */
 export async function runFfmpeg(args: readonly string[], opts: RunOptions): Promise<void> {
   const { execa } = await import("execa");
-  const { ffmpeg } = await mediaTools(opts.env);
+  const { ffmpeg } = await mediaTools(opts.media);
   const child = execa(
     ffmpeg,
     ["-hide_banner", "-nostdin", "-y", "-progress", "pipe:1", "-nostats", ...args],
@@ -64,9 +64,9 @@ export interface ProbeInfo {
 }
 
 /** What a media file holds (container duration, first video and audio stream). */
-export async function probe(file: string, env: Env): Promise<ProbeInfo> {
+export async function probe(file: string, media: MediaTools): Promise<ProbeInfo> {
   const { execa } = await import("execa");
-  const { ffprobe } = await mediaTools(env);
+  const { ffprobe } = await mediaTools(media);
   const { stdout } = await execa(ffprobe, [
     "-v",
     "error",
@@ -108,9 +108,9 @@ function rate(text: string): number | null {
 }
 
 /** The exact number of video frames (packets counted, not estimated from the duration). */
-export async function countFrames(file: string, env: Env): Promise<number> {
+export async function countFrames(file: string, media: MediaTools): Promise<number> {
   const { execa } = await import("execa");
-  const { ffprobe } = await mediaTools(env);
+  const { ffprobe } = await mediaTools(media);
   const { stdout } = await execa(ffprobe, [
     "-v",
     "error",

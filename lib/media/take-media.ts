@@ -12,7 +12,8 @@ import {
   writeShowFile,
 } from "../paths/guarded.ts";
 import { tempPath } from "../store/temp-names.ts";
-import { countFrames, type Env, probe, runFfmpeg } from "./ffmpeg.ts";
+import { countFrames, probe, runFfmpeg } from "./ffmpeg.ts";
+import type { MediaTools } from "./tools.ts";
 
 export const THUMB_MAX_WIDTH = 512;
 export const STRIP_CELL_MAX_WIDTH = 192;
@@ -38,7 +39,7 @@ async function grabFrame(
   mp4: string,
   index: number,
   fps: number | null,
-  env: Env,
+  media: MediaTools,
   scratch: string,
 ): Promise<Buffer> {
   // Half a frame early: a seek exactly on a frame's time can drop it on rounding; frames before it are skipped.
@@ -47,7 +48,7 @@ async function grabFrame(
     await runFfmpeg(
       [...seek, "-i", input(mp4), "-map", "0:v:0", "-frames:v", "1", "-f", "image2", "-c:v", "png", scratch],
       {
-        env,
+        media,
       },
     );
   } catch (err) {
@@ -57,21 +58,26 @@ async function grabFrame(
   if (!(await nonEmpty(fence, scratch)) && seek.length) {
     await runFfmpeg(
       ["-i", input(mp4), "-map", "0:v:0", "-frames:v", "1", "-f", "image2", "-c:v", "png", scratch],
-      { env },
+      { media },
     );
   }
   return readShowFile(fence, scratch);
 }
 
 /** `<stem>.jpg`: the frame a third into the clip, at most 512 px wide. */
-export async function makeThumbnail(fence: Fence, mp4: string, jpgOut: string, env: Env): Promise<void> {
+export async function makeThumbnail(
+  fence: Fence,
+  mp4: string,
+  jpgOut: string,
+  media: MediaTools,
+): Promise<void> {
   const { default: sharp } = await import("sharp");
   const { src, scratch } = await checked(fence, mp4, jpgOut, ".png");
-  const [info, frames] = await Promise.all([probe(src, env), countFrames(src, env)]);
+  const [info, frames] = await Promise.all([probe(src, media), countFrames(src, media)]);
   if (!info.video || frames < 1)
     throw new Error(`${path.basename(mp4)} has no video frames to make a thumbnail of`);
   try {
-    const png = await grabFrame(fence, src, Math.floor(frames / 3), info.video.fps, env, scratch);
+    const png = await grabFrame(fence, src, Math.floor(frames / 3), info.video.fps, media, scratch);
     const jpeg = await sharp(png)
       .resize({ width: THUMB_MAX_WIDTH, withoutEnlargement: true })
       .flatten({ background: "#000000" })
@@ -98,13 +104,13 @@ export async function makeStrip(
   fence: Fence,
   mp4: string,
   jpgOut: string,
-  env: Env,
+  media: MediaTools,
   cells = STRIP_CELLS,
 ): Promise<void> {
   const { default: sharp } = await import("sharp");
   if (!Number.isInteger(cells) || cells < 1) throw new RangeError("a strip needs at least one cell");
   const { src, scratch } = await checked(fence, mp4, jpgOut, ".png");
-  const [info, frames] = await Promise.all([probe(src, env), countFrames(src, env)]);
+  const [info, frames] = await Promise.all([probe(src, media), countFrames(src, media)]);
   if (!info.video || frames < 1)
     throw new Error(`${path.basename(mp4)} has no video frames to make a strip of`);
   const { width, height } = info.video;
@@ -131,7 +137,7 @@ export async function makeStrip(
         "png",
         scratch,
       ],
-      { env },
+      { media },
     );
     const tile = await readShowFile(fence, scratch);
     const cellsPng = await Promise.all(
@@ -158,11 +164,16 @@ export async function makeStrip(
  * The clip's sound as a 48 kHz 16-bit wav of exactly the clip's length (AAC's trailing padding cut, a short
  * track padded), so peaks line up with the picture; a clip without sound gives silence of its length.
  */
-export async function extractWav(fence: Fence, mp4: string, wavOut: string, env: Env): Promise<void> {
+export async function extractWav(
+  fence: Fence,
+  mp4: string,
+  wavOut: string,
+  media: MediaTools,
+): Promise<void> {
   const { src, scratch: tmp } = await checked(fence, mp4, wavOut, ".wav");
-  const info = await probe(src, env);
+  const info = await probe(src, media);
   // The picture's length (frames / fps), not the container's, which counts AAC padding on older muxers.
-  const seconds = info.video?.fps ? (await countFrames(src, env)) / info.video.fps : info.duration;
+  const seconds = info.video?.fps ? (await countFrames(src, media)) / info.video.fps : info.duration;
   const length = seconds !== null && seconds > 0 ? ["-t", seconds.toFixed(6)] : [];
   const source = info.audio
     ? ["-i", input(src), "-map", "0:a:0", ...(length.length ? ["-af", "apad"] : [])]
@@ -171,7 +182,7 @@ export async function extractWav(fence: Fence, mp4: string, wavOut: string, env:
     throw new Error(`${path.basename(mp4)} has neither sound nor a length`);
   try {
     await runFfmpeg([...source, ...length, "-vn", "-ar", "48000", "-c:a", "pcm_s16le", "-f", "wav", tmp], {
-      env,
+      media,
     });
     await renameShow(fence, tmp, wavOut);
   } catch (err) {

@@ -4,6 +4,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import { type Fence, readShowFile, statShow } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
+import { cacheSlot, type WithCaches } from "../store/caches.ts";
 
 /** The widths a thumbnail is made at; a request is rounded up to the next one (capped at the last). */
 export const THUMB_WIDTHS: readonly number[] = [128, 256, 512, 1024];
@@ -49,16 +50,18 @@ export class Semaphore {
   }
 }
 
-/** The contract's "two threads" for thumbnails, shared by every request of the process. */
-export const thumbQueue = new Semaphore(2);
+// The contract's "two threads" for thumbnails, shared by every request of the process, and the makings under way
+// (two requests for the same picture share one).
+const THUMBS = cacheSlot("thumbnails", () => ({
+  queue: new Semaphore(2),
+  inFlight: new Map<string, Promise<string | null>>(),
+}));
 
 // Formats sharp decodes; anything else (video, audio, text) is served as is without trying.
 const PICTURES = new Set([".png", ".jpg", ".jpeg", ".webp", ".gif", ".tif", ".tiff", ".avif"]);
 
 // A picture larger than this is served as is rather than decoded in the request path.
 const MAX_SOURCE_BYTES = 256 * 1024 * 1024;
-
-const inFlight = new Map<string, Promise<string | null>>();
 
 export function thumbCacheDir(home: string): string {
   return path.join(home, "cache", "thumbs");
@@ -70,7 +73,7 @@ export function thumbCacheDir(home: string): string {
  * The cache name covers path, size and modification time, so a changed file gets a new thumbnail.
  */
 export async function thumbnail(
-  home: string,
+  services: WithCaches & { readonly home: string },
   fence: Fence,
   file: string,
   width: number,
@@ -79,12 +82,12 @@ export async function thumbnail(
   const info = await statShow(fence, file);
   if (!info.isFile() || info.size > MAX_SOURCE_BYTES) return null;
   const key = createHash("sha1").update(`${file}|${info.size}|${info.mtimeMs}|${width}`).digest("hex");
-  const out = path.join(thumbCacheDir(home), `${key}.jpg`);
+  const out = path.join(thumbCacheDir(services.home), `${key}.jpg`);
   if (await exists(out)) return out;
-  // Two requests for the same picture share one making.
+  const { queue, inFlight } = services.caches.of(THUMBS);
   let pending = inFlight.get(out);
   if (!pending) {
-    pending = thumbQueue.run(() => make(fence, file, out, width)).finally(() => inFlight.delete(out));
+    pending = queue.run(() => make(fence, file, out, width)).finally(() => inFlight.delete(out));
     inFlight.set(out, pending);
   }
   return pending;

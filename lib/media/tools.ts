@@ -1,25 +1,38 @@
-// Finds ffmpeg and ffprobe (FFMPEG_PATH / FFPROBE_PATH, else PATH) and reads their versions, once per process.
+// Finds ffmpeg and ffprobe (FFMPEG_PATH / FFPROBE_PATH, else PATH) and reads their versions, once per services.
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
 import { errorMessage } from "../store/json-guards.ts";
 
 export type ToolInfo = { path: string; version: string } | { path: null; error: string };
 
-const cache = new Map<string, Promise<ToolInfo>>();
+type Env = Record<string, string | undefined>;
 
-/** Locate a media tool; the answer is cached because PATH does not change under a running server. */
-export function findTool(
-  name: "ffmpeg" | "ffprobe",
-  env: Record<string, string | undefined>,
-): Promise<ToolInfo> {
-  const override = env[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"];
-  const key = `${name}\0${override ?? ""}\0${env.PATH ?? ""}`;
-  let found = cache.get(key);
-  if (!found) {
-    found = locate(name, override, env.PATH ?? "");
-    cache.set(key, found);
-  }
-  return found;
+/** ffmpeg and ffprobe for one environment, each looked up once (PATH does not change under a running server). */
+export interface MediaTools {
+  find(name: "ffmpeg" | "ffprobe"): Promise<ToolInfo>;
+}
+
+/** The tools of `env` (read on each look-up, so services whose env is swapped in a test follow it). */
+export function createMediaTools(env: () => Env): MediaTools {
+  const found = new Map<string, Promise<ToolInfo>>();
+  return {
+    find(name) {
+      const e = env();
+      const override = e[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"];
+      const key = `${name}\0${override ?? ""}\0${e.PATH ?? ""}`;
+      let hit = found.get(key);
+      if (!hit) {
+        hit = locate(name, override, e.PATH ?? "");
+        found.set(key, hit);
+      }
+      return hit;
+    },
+  };
+}
+
+/** Locate a media tool once, without remembering it (a one-off caller; services hold `MediaTools`). */
+export function findTool(name: "ffmpeg" | "ffprobe", env: Env): Promise<ToolInfo> {
+  return locate(name, env[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"], env.PATH ?? "");
 }
 
 // The binaries shipped inside npm packages (optional dependencies), so `npm ci` alone is enough on a fresh machine.

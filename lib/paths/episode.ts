@@ -15,7 +15,7 @@ import { checkAbsolutePath } from "./text.ts";
  */
 export function resolveEpisode(
   ep: unknown,
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   field = "ep",
 ): Promise<string> {
   return resolveFolder(ep, services, field, "episode folder", true);
@@ -24,7 +24,7 @@ export function resolveEpisode(
 /** The same checks for any folder inside a root (`parent` of a new episode, an import's target). */
 export async function resolveFolder(
   value: unknown,
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   field: string,
   noun = "folder",
   strictlyInside = false,

@@ -5,6 +5,7 @@ import { type FileHandle, mkdir, open, readdir, realpath, rename, rm, stat } fro
 import path from "node:path";
 import { forbidden, type StudioError } from "../errors.ts";
 import { type AtomicOptions, writeFileAtomic } from "../store/atomic.ts";
+import type { WithCaches } from "../store/caches.ts";
 import { readJsonFile } from "../store/json-file.ts";
 import { errorCode } from "../store/json-guards.ts";
 import { isInsideOrEqual } from "./inside.ts";
@@ -106,8 +107,13 @@ export async function readShowText(fence: Fence, file: string): Promise<string> 
 }
 
 /** The parsed JSON file (cached by the store), `undefined` when missing. */
-export async function readShowJson(fence: Fence, file: string, what: string): Promise<unknown> {
-  return readJsonFile(await guardPath(fence, file), what);
+export async function readShowJson(
+  services: WithCaches,
+  fence: Fence,
+  file: string,
+  what: string,
+): Promise<unknown> {
+  return readJsonFile(services, await guardPath(fence, file), what);
 }
 
 /** A checked real folder and the regular files in it when it was listed (links are never among them). */
@@ -129,11 +135,16 @@ export async function listShowFiles(fence: Fence, dir: string): Promise<ShowList
  * A JSON file a listing named: it was a regular file in a checked real folder, so there is no link to resolve
  * again (one realpath per folder instead of one per file). A name the listing did not hold is refused.
  */
-export async function readListedJson(listing: ShowListing, name: string, what: string): Promise<unknown> {
+export async function readListedJson(
+  services: WithCaches,
+  listing: ShowListing,
+  name: string,
+  what: string,
+): Promise<unknown> {
   if (!listing.files.includes(name) || name.includes("/") || name.includes("\\")) {
     throw forbidden(`"${name}" is not a file of the listed folder`);
   }
-  return readJsonFile(path.join(listing.real, name), what);
+  return readJsonFile(services, path.join(listing.real, name), what);
 }
 
 export async function statShow(fence: Fence, file: string): Promise<Stats> {

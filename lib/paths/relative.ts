@@ -94,14 +94,14 @@ export interface EpisodePath {
 
 /** `resolveEpisode`, `seriesHome` and `resolveInEpisode` in one call, with the configured roots applied. */
 export async function resolveEpisodePath(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   ep: unknown,
   rel: unknown,
   opts: Omit<ResolveOptions, "series" | "roots"> = {},
 ): Promise<EpisodePath> {
   const epReal = await resolveEpisode(ep, services);
   const roots = await realRoots(services);
-  const series = await seriesHome(epReal, roots);
+  const series = await seriesHome(services, epReal, roots);
   const real = await resolveInEpisode(epReal, rel, { ...opts, series, roots });
   return { ep: epReal, path: real, series };
 }

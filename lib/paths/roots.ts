@@ -5,7 +5,7 @@ import type { Services } from "../context.ts";
 import { isInsideOrEqual, samePath } from "./inside.ts";
 
 /** Realpath of every configured root that exists now (a root that vanished opens nothing). */
-export async function realRoots(services: Pick<Services, "home" | "env">): Promise<string[]> {
+export async function realRoots(services: Pick<Services, "home" | "env" | "caches">): Promise<string[]> {
   const roots = await configRoots(services);
   const real = await Promise.all(roots.map((r) => realpath(r).catch(() => null)));
   const out: string[] = [];

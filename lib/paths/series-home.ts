@@ -1,6 +1,7 @@
 // Which series config applies to an episode and which folders above the episode it opens.
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import { cacheSlot, type WithCaches } from "../store/caches.ts";
 import { folderFence, readShowText } from "./guarded.ts";
 import { findSeriesConfig } from "./series-config.ts";
 
@@ -19,10 +20,17 @@ export interface SeriesHome extends SeriesSituation {
   home: string;
 }
 
-const cache = new Map<string, { key: string; names: boolean }>();
+const SCANNED = cacheSlot(
+  "series configs naming ../refs or ../audio",
+  () => new Map<string, { key: string; names: boolean }>(),
+);
 
 /** Looks at `<ep>/series.json`, else the parent's (only inside `roots` when given), and reports what it opens. */
-export async function seriesHome(epReal: string, roots?: readonly string[]): Promise<SeriesHome> {
+export async function seriesHome(
+  services: WithCaches,
+  epReal: string,
+  roots?: readonly string[],
+): Promise<SeriesHome> {
   const found = await findSeriesConfig(epReal, roots);
   if (!found) return { config: null, home: epReal, inParent: false, opensParentRefsAudio: false };
   if (found.inParent) {
@@ -37,12 +45,13 @@ export async function seriesHome(epReal: string, roots?: readonly string[]): Pro
     config: found.path,
     home: epReal,
     inParent: false,
-    opensParentRefsAudio: await namesParentRefsOrAudio(found.path),
+    opensParentRefsAudio: await namesParentRefsOrAudio(services, found.path),
   };
 }
 
 /** True when some string value of the config starts with `../refs/` or `../audio/` (either slash). */
-export async function namesParentRefsOrAudio(configFile: string): Promise<boolean> {
+export async function namesParentRefsOrAudio(services: WithCaches, configFile: string): Promise<boolean> {
+  const cache = services.caches.of(SCANNED);
   let key: string;
   try {
     const st = await stat(configFile);

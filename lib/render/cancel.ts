@@ -58,7 +58,7 @@ async function jobOf(store: JobStore, t: TakeRef, s: Sidecar): Promise<Job | nul
 }
 
 export async function cancelTake(
-  services: Pick<Services, "events" | "now" | "jobSignals">,
+  services: Pick<Services, "events" | "now" | "jobSignals" | "caches" | "locks">,
   store: JobStore,
   t: TakeRef,
   opts: CancelOptions = {},
@@ -103,7 +103,7 @@ export async function cancelTake(
     note = CANCELED_RUNNING;
   }
 
-  const closed = await closeTake(t, {
+  const closed = await closeTake(services, t, {
     status: "failed",
     finished: localIso(services.now()),
     save_notes: note,

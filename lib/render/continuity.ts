@@ -2,11 +2,13 @@
 // cut plays there, and the first frame cut from that take's last frame (before queueing and again at job start).
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
 import { type CutEntry, readCutList } from "../episode/cut.ts";
 import { type CutPick, cutPick, folderTakes } from "../episode/cut-view.ts";
 import type { Build } from "../episode/shotlists.ts";
 import { shotFolder } from "../episode/takes.ts";
-import { type Env, runFfmpeg } from "../media/ffmpeg.ts";
+import { runFfmpeg } from "../media/ffmpeg.ts";
+import type { MediaTools } from "../media/tools.ts";
 import {
   episodeFence,
   type Fence,
@@ -29,9 +31,14 @@ export function previousInCut(cut: readonly CutEntry[], build: Build, shot: stri
 }
 
 /** The take the cut plays for `entry` now (its pick, else the latest usable take of the pass it names). */
-export async function playing(ep: string, listPass: Pass, entry: CutEntry): Promise<CutPick> {
+export async function playing(
+  services: Pick<Services, "caches">,
+  ep: string,
+  listPass: Pass,
+  entry: CutEntry,
+): Promise<CutPick> {
   const pass = entry.pass ?? listPass;
-  return cutPick(entry, listPass, await folderTakes(ep, pass, entry.shot));
+  return cutPick(entry, listPass, await folderTakes(services, ep, pass, entry.shot));
 }
 
 /** The mp4 of a picked take, absolute. */
@@ -58,7 +65,7 @@ export async function cutLastFrame(
   fence: Fence,
   video: string,
   frame: string,
-  env: Env,
+  media: MediaTools,
   signal?: AbortSignal,
 ): Promise<void> {
   const src = await guardPath(fence, video);
@@ -68,7 +75,7 @@ export async function cutLastFrame(
     // From one second before the end, each decoded frame overwrites the picture: the last one stays.
     await runFfmpeg(
       ["-sseof", "-1", "-i", src, "-map", "0:v:0", "-update", "1", "-f", "image2", "-c:v", "png", tmp],
-      { env, signal },
+      { media, signal },
     );
     await renameShow(fence, tmp, frame);
   } finally {
@@ -81,20 +88,20 @@ export async function cutLastFrame(
  * `ep` is the episode's real path: the frame and the clip stay inside it.
  */
 export async function recutAtStart(
+  services: Pick<Services, "caches" | "media">,
   ep: string,
   pass: Pass,
   build: Build,
   shot: string,
   frame: string,
-  env: Env,
   signal?: AbortSignal,
 ): Promise<{ shot: string; take: number; pass: Pass } | null> {
-  const cut = await readCutList(ep, pass);
+  const cut = await readCutList(services, ep, pass);
   const prev = previousInCut(cut, build, shot);
   if (!prev) return null;
-  const pick = await playing(ep, pass, prev);
+  const pick = await playing(services, ep, pass, prev);
   const video = pickVideo(ep, pick, prev.shot);
   if (!video || pick.number === null) return null;
-  await cutLastFrame(episodeFence(ep), video, frame, env, signal);
+  await cutLastFrame(episodeFence(ep), video, frame, services.media, signal);
   return { shot: prev.shot, take: pick.number, pass: pick.pass };
 }

@@ -67,7 +67,7 @@ async function plateOf(vi: ViewInputs | null, shot: string): Promise<string | nu
   const loc = key && isObject(locations) ? locations[key] : undefined;
   const plate = isObject(loc) ? trimmed(loc.plate) : null;
   if (!plate) return null;
-  const abs = refResolver(vi.ep, vi.home)(plate);
+  const abs = refResolver(vi, vi.ep, vi.home)(plate);
   return fileInside(showFence(vi.ep), abs);
 }
 
@@ -79,7 +79,7 @@ async function audioOf(vi: ViewInputs | null, entry: Entry): Promise<EngineJob["
   const track = isObject(audio) ? trimmed(audio.track) : null;
   if (!vi || start === null || end === null || !track) return null;
   // A track linked out of the show folder is never read: the shot gets silence instead.
-  const real = await guardPath(showFence(vi.ep), refResolver(vi.ep, vi.home)(track)).catch(() => null);
+  const real = await guardPath(showFence(vi.ep), refResolver(vi, vi.ep, vi.home)(track)).catch(() => null);
   return real ? { path: real, start, end } : null;
 }
 
@@ -146,6 +146,7 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
  * exist at queue time, and the take must not read as made without it.
  */
 export async function usedRefs(
+  services: Pick<Services, "caches">,
   t: TakeRef,
   home: string,
   prepared: Prepared,
@@ -153,7 +154,7 @@ export async function usedRefs(
   const out = new Map<string, string | null>();
   const sc = await readSidecarNow(t);
   const refs = Array.isArray(sc?.refs) ? sc.refs : [];
-  const resolve = refResolver(t.ep, home);
+  const resolve = refResolver(services, t.ep, home);
   const read = new Set(Object.values(prepared.inputs).map((p) => path.resolve(p)));
   for (const r of refs) {
     if (!isObject(r) || typeof r.path !== "string") continue;

@@ -6,6 +6,7 @@ import type { Services } from "../context.ts";
 import type { Engine, EngineJob, EngineOutputs, Prepared } from "../engines/types.ts";
 import { countFrames, probe, runFfmpeg } from "../media/ffmpeg.ts";
 import { extractWav, makeStrip, makeThumbnail } from "../media/take-media.ts";
+import type { MediaTools } from "../media/tools.ts";
 import { episodeFence, fileInside, mkdirShow, readShowDir, renameShow } from "../paths/guarded.ts";
 import { isObject, num } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
@@ -14,11 +15,11 @@ import { readSidecarNow, type Sidecar, type TakeRef, takeDir, updateSidecarLocke
 import { localIso } from "./time.ts";
 
 /** `frames/<stem>_000000.png` …: every frame of the take kept as a picture (save_frames). */
-async function saveFrames(mp4: string, dir: string, stem: string, env: Record<string, string | undefined>) {
+async function saveFrames(mp4: string, dir: string, stem: string, media: MediaTools) {
   await mkdir(dir, { recursive: true });
   await runFfmpeg(
     ["-i", mp4, "-map", "0:v:0", "-start_number", "0", "-f", "image2", path.join(dir, `${stem}_%06d.png`)],
-    { env },
+    { media },
   );
 }
 
@@ -26,7 +27,7 @@ async function saveFrames(mp4: string, dir: string, stem: string, env: Record<st
 type NamingEngine = Engine & { model?: (job: EngineJob) => string | null };
 
 export interface FinishTake {
-  services: Pick<Services, "env" | "now">;
+  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media">;
   t: TakeRef;
   payload: RenderPayload;
   engine: NamingEngine;
@@ -47,7 +48,8 @@ export interface FinishTake {
  */
 export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
   const { t, outputs, prepared, used, continuity, workDir } = f;
-  const env = f.services.env;
+  const { services } = f;
+  const media = services.media;
   const fence = episodeFence(t.ep);
   if (!outputs.video || !(await fileInside(fence, outputs.video))) {
     throw new Error("the engine delivered no video in the episode's work folder");
@@ -64,18 +66,18 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
   if (outputs.video !== video) await renameShow(fence, outputs.video, video);
   const wav = path.join(workDir, `${stem}_h3.wav`);
   if (outputs.audio && (await fileInside(fence, outputs.audio))) await renameShow(fence, outputs.audio, wav);
-  else await timed("audio", () => extractWav(fence, video, wav, env));
+  else await timed("audio", () => extractWav(fence, video, wav, media));
   const thumb = path.join(workDir, `${stem}.jpg`);
   const strip = path.join(workDir, `${stem}_strip.jpg`);
-  await timed("thumb", () => makeThumbnail(fence, video, thumb, env));
-  await timed("strip", () => makeStrip(fence, video, strip, env));
-  const [frames, info] = await Promise.all([countFrames(video, env), probe(video, env)]);
+  await timed("thumb", () => makeThumbnail(fence, video, thumb, media));
+  await timed("strip", () => makeStrip(fence, video, strip, media));
+  const [frames, info] = await Promise.all([countFrames(video, media), probe(video, media)]);
   const framesDir = path.join(workDir, "frames");
-  if (f.payload.save_frames) await timed("frames", () => saveFrames(video, framesDir, stem, env));
+  if (f.payload.save_frames) await timed("frames", () => saveFrames(video, framesDir, stem, media));
   const notes = [...prepared.notes, ...outputs.notes].filter((n) => n.trim() !== "");
   const model = f.engine.model?.(f.engineJob) ?? null;
 
-  return withLock(t.ep, async () => {
+  return withLock(services, t.ep, async () => {
     const current = await readSidecarNow(t);
     if (current?.status !== "queued") return null;
     const at = Date.now();
@@ -90,7 +92,7 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
     }
     ms.mp4 = Date.now() - at;
     ms.total = Date.now() - f.started;
-    return updateSidecarLocked(t, (s) => {
+    return updateSidecarLocked(services, t, (s) => {
       const out: Sidecar = {
         ...s,
         status: "ok",

@@ -29,10 +29,10 @@ export interface MismatchCheck {
 
 /** The engine's models folder on this machine: settings `path`, else `COMFYUI_PATH`; null when neither is set. */
 export async function localComfyPath(
-  services: Pick<Services, "home"> & { env?: Services["env"] },
+  services: Pick<Services, "home" | "caches"> & { env?: Services["env"] },
 ): Promise<string | null> {
   const env = services.env ?? {};
-  const s = await effectiveSettings({ home: services.home, env });
+  const s = await effectiveSettings({ home: services.home, env, caches: services.caches });
   const fromEnv = env.COMFYUI_PATH?.trim();
   return s.path ?? (fromEnv ? fromEnv : null);
 }

@@ -191,7 +191,7 @@ interface PlanCtx {
   seriesNegative: string | null;
   continuity: Map<string, Continuous | null>;
   laneProblems: Map<string, Promise<string | null>>;
-  services: Pick<Services, "home" | "engines"> & { env?: Services["env"] };
+  services: Pick<Services, "home" | "engines" | "caches"> & { env?: Services["env"] };
   /** Installed files per models folder of the local backend, by folder (one listing per request). */
   listings: Map<string, Promise<readonly string[] | null>>;
   localUrl: Promise<string> | null;
@@ -213,7 +213,11 @@ function laneProblem(c: PlanCtx, lane: string): Promise<string | null> {
       } catch (err) {
         return errorMessage(err);
       }
-      return laneUnready(lane, { home: c.services.home, env: c.services.env ?? {} });
+      return laneUnready(lane, {
+        home: c.services.home,
+        env: c.services.env ?? {},
+        caches: c.services.caches,
+      });
     })();
     c.laneProblems.set(lane, problem);
   }
@@ -233,7 +237,7 @@ function continuityModes(vi: ViewInputs): Map<string, Continuous | null> {
 
 /** The render plan of the request: shots to queue in cut order, and those skipped or in error. */
 export async function planRender(
-  services: Pick<Services, "home" | "engines" | "targets"> & { env?: Services["env"] },
+  services: Pick<Services, "home" | "engines" | "targets" | "caches"> & { env?: Services["env"] },
   ep: string,
   req: RenderRequest,
   deps: PlanDeps,
@@ -263,8 +267,8 @@ export async function planRender(
     vi,
     req,
     deps,
-    probe: new FileProbe(showFence(ep), [keyframeGate(ep)]),
-    resolve: refResolver(ep, vi.home),
+    probe: new FileProbe(services, showFence(ep), [keyframeGate(ep)]),
+    resolve: refResolver(services, ep, vi.home),
     negativeTxt: await episodeNegative(ep),
     seriesNegative:
       typeof vi.seriesRaw?.negative === "string" && vi.seriesRaw.negative.trim()
@@ -305,7 +309,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     return { shot, error: `${shot}'s target '${target}' is not a video target this episode knows` };
   }
   const current = sc.next.value;
-  const takes = await folderTakes(vi.ep, req.pass, shot);
+  const takes = await folderTakes(vi, vi.ep, req.pass, shot);
   const onTarget = takes.filter((t) => takeTarget(t, built.target) === target);
 
   // Rule 3 of the redo check: queued or usable takes on the shot's current target mean "done".
@@ -554,8 +558,8 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     length,
     lengthSource: current.entry.length_estimated === true ? "estimate" : "script",
     negativeSource: eff.negative_source,
-    shotHash: entryStoryHash(current.entry),
-    presetHash: defaults ? entryPresetHash(defaults, current.entry) : null,
+    shotHash: entryStoryHash(c.vi, current.entry),
+    presetHash: defaults ? entryPresetHash(c.vi, defaults, current.entry) : null,
     overrides,
     overrideStale: summary.stale,
     refs,
@@ -579,7 +583,11 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
 function workflowFor(c: PlanCtx, spec: TargetSpec): Promise<WorkflowResolution> {
   let wf = c.workflows.get(spec.id);
   if (!wf) {
-    c.localUrl ??= localAddress({ home: c.services.home, env: c.services.env ?? {} });
+    c.localUrl ??= localAddress({
+      home: c.services.home,
+      env: c.services.env ?? {},
+      caches: c.services.caches,
+    });
     const localUrl = c.localUrl;
     wf = resolveWorkflow(spec, {
       env: c.services.env ?? {},
@@ -602,7 +610,11 @@ async function nodeProblem(
   graph: ApiGraph,
   shape: JobShape,
 ): Promise<string[] | string> {
-  c.localUrl ??= localAddress({ home: c.services.home, env: c.services.env ?? {} });
+  c.localUrl ??= localAddress({
+    home: c.services.home,
+    env: c.services.env ?? {},
+    caches: c.services.caches,
+  });
   const url = await c.localUrl;
   c.nodeClasses ??= engineClasses(c.services.engines.lookups, url);
   let known: ReadonlySet<string>;
@@ -630,7 +642,11 @@ async function checkModels(
   spec: TargetSpec,
   eff: Effective,
 ): Promise<ModelsResolution | { error: string }> {
-  c.localUrl ??= localAddress({ home: c.services.home, env: c.services.env ?? {} });
+  c.localUrl ??= localAddress({
+    home: c.services.home,
+    env: c.services.env ?? {},
+    caches: c.services.caches,
+  });
   const url = await c.localUrl;
   const folders = new Set<string>();
   for (const param of Object.keys(modelSpecs(spec))) {

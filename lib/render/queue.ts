@@ -95,16 +95,27 @@ export async function reserveTake(
  * Insert the job of a reserved take and record its id in the sidecar as `job`. When the insert fails the take
  * is closed `failed` with the reason and the error is rethrown. Caller holds the episode lock.
  */
-export async function insertTakeJob(store: JobStore, t: TakeRef, job: NewJob, now: Date): Promise<Job> {
+export async function insertTakeJob(
+  services: Pick<Services, "caches" | "locks">,
+  store: JobStore,
+  t: TakeRef,
+  job: NewJob,
+  now: Date,
+): Promise<Job> {
   let added: Job;
   try {
     added = await store.add(job);
   } catch (err) {
     const why = noteText(`not queued: ${errorMessage(err)}`);
-    await closeTake(t, { status: "failed", finished: localIso(now), save_notes: why, error: why }, true);
+    await closeTake(
+      services,
+      t,
+      { status: "failed", finished: localIso(now), save_notes: why, error: why },
+      true,
+    );
     throw err;
   }
-  await updateSidecarLocked(t, (s) => ({ ...s, job: added.id }));
+  await updateSidecarLocked(services, t, (s) => ({ ...s, job: added.id }));
   return added;
 }
 
@@ -179,7 +190,7 @@ interface ChainResult {
 
 /** Rules 7 and 8 for one shot: what it waits for, and a first frame cut now when it is missing or stale. */
 async function chainOf(
-  services: Pick<Services, "env">,
+  services: Pick<Services, "env" | "caches" | "media">,
   plan: Plan,
   p: PlannedShot,
   inRun: ReadonlyMap<string, string>,
@@ -212,7 +223,7 @@ async function chainOf(
     };
   }
   const pass = prev.pass ?? plan.vi.pass;
-  const takes = await folderTakes(vi.ep, pass, prev.shot);
+  const takes = await folderTakes(services, vi.ep, pass, prev.shot);
   if (prev.take === undefined) {
     // No fixed pick: a take of that shot still rendering is what the cut will play when this one starts.
     for (let i = takes.length - 1; i >= 0; i--) {
@@ -246,7 +257,7 @@ async function chainOf(
   const outdated = await frameOutdated(episodeFence(vi.ep), frame, video);
   if (!outdated) return { after: null, sidecar };
   try {
-    await cutLastFrame(episodeFence(vi.ep), video, frame, services.env);
+    await cutLastFrame(episodeFence(vi.ep), video, frame, services.media);
   } catch (err) {
     return {
       after: null,
@@ -271,7 +282,7 @@ async function chainOf(
 
 /** Why a paid lane takes no more runs this session (the `paid_limit` reached), or null. */
 async function paidLimitReached(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
   store: JobStore,
   lane: string,
 ): Promise<string | null> {
@@ -285,7 +296,10 @@ async function paidLimitReached(
 
 /** Plan the request and queue what can be queued; events are emitted before the answer. */
 export async function queueRender(
-  services: Pick<Services, "home" | "env" | "events" | "now" | "engines" | "targets">,
+  services: Pick<
+    Services,
+    "home" | "env" | "events" | "now" | "engines" | "caches" | "locks" | "media" | "targets"
+  >,
   ep: string,
   req: RenderRequest,
   deps: QueueDeps,
@@ -299,7 +313,7 @@ export async function queueRender(
   const takeEvents: Emit[] = [];
   const failedEvents: Emit[] = [];
 
-  await withLock(ep, async () => {
+  await withLock(services, ep, async () => {
     const inRun = new Map<string, string>();
     for (const p of plan.shots) {
       let chain: ChainResult;
@@ -353,6 +367,7 @@ export async function queueRender(
         const shots = [{ ...p.entry }];
         await writeShowFile(episodeFence(t.ep), frozenPath(t), frozenText({ ...p.doc, shots }));
         job = await insertTakeJob(
+          services,
           deps.store,
           t,
           {
@@ -368,6 +383,7 @@ export async function queueRender(
       } catch (err) {
         const why = noteText(`not queued: ${errorMessage(err)}`);
         await closeTake(
+          services,
           t,
           { status: "failed", finished: localIso(services.now()), save_notes: why, error: why },
           true,

@@ -58,7 +58,7 @@ export function retrySidecar(old: Sidecar, oldTake: number, take: number, queued
 
 export async function retryRender(
   job: Job<RenderPayload>,
-  services: Pick<Services, "events" | "now">,
+  services: Pick<Services, "events" | "now" | "caches" | "locks">,
 ): Promise<NewJob<RenderPayload>> {
   const p = job.payload;
   const old: TakeRef = { ep: p.ep, pass: p.pass, shot: p.shot, take: p.take };
@@ -78,7 +78,7 @@ export async function retryRender(
       `${label} has no frozen shot list (${stemOf(old)}.shotlist.json): there is nothing to retry`,
     );
   }
-  const take = await withLock(p.ep, async () => {
+  const take = await withLock(services, p.ep, async () => {
     const queued = localIso(services.now());
     const n = await reserveTake(p.ep, p.pass, p.shot, (k) => retrySidecar(sidecar, p.take, k, queued));
     await writeShowFile(episodeFence(old.ep), frozenPath({ ...old, take: n }), frozen);

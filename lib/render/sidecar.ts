@@ -2,6 +2,7 @@
 // replaced atomically; every later change is a fresh read, a change and an atomic write under the episode lock.
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
 import { takeFileRel } from "../episode/take-summary.ts";
 import { shotFolder, takeStem } from "../episode/takes.ts";
 import { createShowFile, episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
@@ -62,9 +63,13 @@ export async function reserveSidecar(t: TakeRef, value: Sidecar): Promise<boolea
   }
 }
 
-export async function writeSidecar(t: TakeRef, value: Sidecar): Promise<void> {
+export async function writeSidecar(
+  services: Pick<Services, "caches">,
+  t: TakeRef,
+  value: Sidecar,
+): Promise<void> {
   await writeShowFile(episodeFence(t.ep), sidecarPath(t), sidecarText(value));
-  forgetJsonFile(sidecarPath(t));
+  forgetJsonFile(services, sidecarPath(t));
 }
 
 /**
@@ -72,14 +77,16 @@ export async function writeSidecar(t: TakeRef, value: Sidecar): Promise<void> {
  * to leave the file as it is. Answers what was written, or null.
  */
 export function updateSidecar(
+  services: Pick<Services, "caches" | "locks">,
   t: TakeRef,
   change: (current: Sidecar) => Sidecar | null,
 ): Promise<Sidecar | null> {
-  return withLock(t.ep, () => updateSidecarLocked(t, change));
+  return withLock(services, t.ep, () => updateSidecarLocked(services, t, change));
 }
 
 /** updateSidecar for a caller that already holds the episode lock. */
 export async function updateSidecarLocked(
+  services: Pick<Services, "caches">,
   t: TakeRef,
   change: (current: Sidecar) => Sidecar | null,
 ): Promise<Sidecar | null> {
@@ -87,7 +94,7 @@ export async function updateSidecarLocked(
   if (current === null) return null;
   const next = change(current);
   if (next === null) return null;
-  await writeSidecar(t, next);
+  await writeSidecar(services, t, next);
   return next;
 }
 
@@ -95,10 +102,15 @@ export async function updateSidecarLocked(
  * Close a queued take: `failed` with the reason, or `ok` with its files. A take no longer queued (closed by a
  * cancel, a sweep or its own job) is left alone; answers the written sidecar or null.
  */
-export function closeTake(t: TakeRef, fields: Sidecar, locked = false): Promise<Sidecar | null> {
+export function closeTake(
+  services: Pick<Services, "caches" | "locks">,
+  t: TakeRef,
+  fields: Sidecar,
+  locked = false,
+): Promise<Sidecar | null> {
   const change = (current: Sidecar) =>
     current.status === "queued" && current.unreadable !== true ? { ...current, ...fields } : null;
-  return locked ? updateSidecarLocked(t, change) : updateSidecar(t, change);
+  return locked ? updateSidecarLocked(services, t, change) : updateSidecar(services, t, change);
 }
 
 /** A reason as a take records it: one paragraph, cut to NOTE_CHARS. */

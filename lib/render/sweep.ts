@@ -42,14 +42,14 @@ interface Candidate {
  * opened only when some shot has a queued take of the service's queue.
  */
 export async function sweepQueuedTakes(
-  services: Pick<Services, "home" | "env" | "now" | "events" | "jobs">,
+  services: Pick<Services, "home" | "env" | "now" | "events" | "jobs" | "caches" | "locks">,
   ep: string,
   pass: Pass,
   opts: { store?: JobStore } = {},
 ): Promise<number> {
-  const build = await readBuild(ep, pass);
+  const build = await readBuild(services, ep, pass);
   if (!build) return 0;
-  const lists = await Promise.all(build.order.map((shot) => folderTakes(ep, pass, shot)));
+  const lists = await Promise.all(build.order.map((shot) => folderTakes(services, ep, pass, shot)));
   const candidates: Candidate[] = [];
   lists.forEach((takes, i) => {
     for (const record of takes) {
@@ -79,7 +79,7 @@ export async function sweepQueuedTakes(
     if (reason === null) continue;
     const note = noteText(reason);
     // A cancel is the person's own doing; any other end (a failed or vanished job) is the take's error.
-    const closed = await closeTake(t, {
+    const closed = await closeTake(services, t, {
       status: "failed",
       finished: localIso(now),
       save_notes: note,

@@ -2,6 +2,7 @@
 // unchanged file is parsed once. Cached values are shared: callers must not mutate them.
 import { readFile, stat } from "node:fs/promises";
 import { StudioError } from "../errors.ts";
+import { cacheSlot, type WithCaches } from "./caches.ts";
 import { errorCode, errorMessage } from "./json-guards.ts";
 
 interface Entry {
@@ -9,10 +10,11 @@ interface Entry {
   value: unknown;
 }
 
-const cache = new Map<string, Entry>();
+const PARSED = cacheSlot("json files", () => new Map<string, Entry>());
 
 /** The parsed file, or `undefined` when it does not exist. Unreadable or invalid JSON is a 500. */
-export async function readJsonFile(file: string, what: string): Promise<unknown> {
+export async function readJsonFile(services: WithCaches, file: string, what: string): Promise<unknown> {
+  const cache = services.caches.of(PARSED);
   let key: string;
   try {
     const st = await stat(file);
@@ -38,8 +40,8 @@ export async function readJsonFile(file: string, what: string): Promise<unknown>
 }
 
 /** Forget a cached file (after writing it, so the next read does not trust a same-second mtime). */
-export function forgetJsonFile(file: string): void {
-  cache.delete(file);
+export function forgetJsonFile(services: WithCaches, file: string): void {
+  services.caches.of(PARSED).delete(file);
 }
 
 // A `"seed": <integer>` is 63-bit and would lose digits as a double; it is marked as text first, then revived.

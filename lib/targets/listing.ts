@@ -23,7 +23,7 @@ import { TARGET_KINDS, type TargetKind, type TargetSpec, videoCapabilities } fro
 import { loadShowTargets, targetsForShow } from "./target-tree.ts";
 import { resolveWorkflow, workflowName } from "./workflow.ts";
 
-type Svc = Pick<Services, "home" | "env" | "log" | "engines" | "targets">;
+type Svc = Pick<Services, "home" | "env" | "log" | "engines" | "targets" | "caches">;
 
 /** The machine defaults when settings choose none and nothing was detected: the built-in targets. */
 export const BUILTIN_DEFAULTS: Readonly<Record<TargetKind, string>> = {
@@ -42,8 +42,8 @@ export function parseKind(value: string | undefined): TargetKind | undefined {
 }
 
 /** Where a show's own targets live: the series home of the episode (its parent when the config is there). */
-export async function showDirOf(epReal: string): Promise<string> {
-  return (await seriesHome(epReal)).home;
+export async function showDirOf(services: Pick<Services, "caches">, epReal: string): Promise<string> {
+  return (await seriesHome(services, epReal)).home;
 }
 
 export interface ModelParamView {
@@ -116,7 +116,7 @@ export function describeTarget(spec: TargetSpec, isDefault: boolean): Record<str
 
 /** The default per kind: settings' choice, else the detected one, else the built-in target. */
 export async function defaultTargets(
-  services: Pick<Services, "home" | "env">,
+  services: Pick<Services, "home" | "env" | "caches">,
 ): Promise<Record<TargetKind, string>> {
   const s = await effectiveSettings(services);
   const out = { ...BUILTIN_DEFAULTS };
@@ -175,7 +175,7 @@ export async function readinessOf(
       out.set(spec.id, { readiness: READY_BUILTIN, graph: null });
       continue;
     }
-    const hit = cachedReadiness(address, cacheKey(spec, showDir));
+    const hit = cachedReadiness(services, address, cacheKey(spec, showDir));
     if (hit) out.set(spec.id, unwrap(hit));
     else todo.push(spec);
   }
@@ -188,7 +188,7 @@ export async function readinessOf(
   await Promise.all(
     todo.map(async (spec) => {
       const checked = await checkOne(services, spec, showDir, address, answer);
-      storeReadiness(address, cacheKey(spec, showDir), wrap(checked));
+      storeReadiness(services, address, cacheKey(spec, showDir), wrap(checked));
       out.set(spec.id, checked);
     }),
   );
@@ -220,7 +220,7 @@ async function checkOne(
       return { status: res.status, text: () => res.text() };
     },
   });
-  const familyGlobs = showDir ? await seriesFamilyGlobs(showDir) : {};
+  const familyGlobs = showDir ? await seriesFamilyGlobs(services, showDir) : {};
   if (!wf.ok) {
     const r = await readiness(spec, answer, { familyGlobs });
     return {
@@ -272,9 +272,12 @@ export async function listTargets(
  * Series config `model_families` ({family: [globs]}) of the show, when it has one that reads. A config that is a
  * link out of its folder is refused (403), never read.
  */
-async function seriesFamilyGlobs(showDir: string): Promise<Record<string, string[]>> {
+async function seriesFamilyGlobs(
+  services: Pick<Services, "caches">,
+  showDir: string,
+): Promise<Record<string, string[]>> {
   try {
-    const home = await seriesHome(showDir);
+    const home = await seriesHome(services, showDir);
     if (!home.config) return {};
     const fence = seriesConfigFence({ path: home.config, inParent: home.inParent });
     const raw: unknown = JSON.parse((await readShowText(fence, home.config)).replace(/^\uFEFF/, ""));
@@ -319,7 +322,7 @@ export async function modelsPicker(services: Svc, q: PickerQuery): Promise<Recor
   if (!folder) throw badRequest(`target ${spec.id}: no models folder is known for ${q.param}`);
   const raw = spec.models?.[q.param] ?? {};
   const label = typeof raw.label === "string" && raw.label ? raw.label : m.family;
-  const extra = q.showDir ? ((await seriesFamilyGlobs(q.showDir))[m.family] ?? []) : [];
+  const extra = q.showDir ? ((await seriesFamilyGlobs(services, q.showDir))[m.family] ?? []) : [];
   const patterns = [...(m.patterns ?? []), ...extra];
 
   const address = engineAddress(await effectiveSettings(services));

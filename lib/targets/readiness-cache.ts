@@ -1,16 +1,22 @@
 // Target readiness on one ComfyUI address, kept briefly (READINESS_TTL_MS); an unanswered (`unknown`) check is not kept.
 import type { ComfyLookups } from "../engines/comfyui/readiness.ts";
+import { cacheSlot, type WithCaches } from "../store/caches.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import type { ComfyAnswer, Readiness } from "./models.ts";
 
 /** How long a readiness answer is reused (ms). */
 export const READINESS_TTL_MS = 10_000;
 
-const entries = new Map<string, { at: number; value: Readiness }>();
+const READINESS = cacheSlot("target readiness", () => new Map<string, { at: number; value: Readiness }>());
 const keyOf = (address: string, target: string) => `${address.replace(/\/+$/, "")}\u0000${target}`;
 
 /** A kept answer for `target` on `address`, or undefined when there is none or it is stale. */
-export function cachedReadiness(address: string, target: string): Readiness | undefined {
+export function cachedReadiness(
+  services: WithCaches,
+  address: string,
+  target: string,
+): Readiness | undefined {
+  const entries = services.caches.of(READINESS);
   const key = keyOf(address, target);
   const hit = entries.get(key);
   if (!hit) return undefined;
@@ -22,13 +28,19 @@ export function cachedReadiness(address: string, target: string): Readiness | un
 }
 
 /** Keep an answer (never an `unknown` one: the next look-up asks again). */
-export function storeReadiness(address: string, target: string, value: Readiness): void {
+export function storeReadiness(
+  services: WithCaches,
+  address: string,
+  target: string,
+  value: Readiness,
+): void {
   if (value.status === "unknown") return;
-  entries.set(keyOf(address, target), { at: Date.now(), value });
+  services.caches.of(READINESS).set(keyOf(address, target), { at: Date.now(), value });
 }
 
 /** Forget kept answers (one address, or all). */
-export function clearTargetReadiness(address?: string): void {
+export function clearTargetReadiness(services: WithCaches, address?: string): void {
+  const entries = services.caches.of(READINESS);
   if (address === undefined) {
     entries.clear();
     return;

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { runFfmpeg } from "../../lib/media/ffmpeg.ts";
+import { hostMedia } from "./ctx.ts";
 
 export interface V2DoubleOptions {
   /** The key the server accepts; null = no auth. */
@@ -186,7 +187,7 @@ export async function startComfyV2Double(opts: V2DoubleOptions = {}): Promise<V2
     const plan = planOf(j);
     const out = path.join(dir, "out", j.id);
     await mkdir(out, { recursive: true });
-    const env = process.env;
+    const media = hostMedia;
     let name: string;
     let contentType: string;
     if (plan.kind === "video") {
@@ -204,13 +205,13 @@ export async function startComfyV2Double(opts: V2DoubleOptions = {}): Promise<V2
           "yuv420p",
           path.join(out, name),
         ],
-        { env, signal: j.abort.signal },
+        { media, signal: j.abort.signal },
       );
     } else if (plan.kind === "audio") {
       name = "studio_00001_.wav";
       contentType = "audio/wav";
       await runFfmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=0.5", path.join(out, name)], {
-        env,
+        media,
         signal: j.abort.signal,
       });
     } else {
@@ -218,7 +219,7 @@ export async function startComfyV2Double(opts: V2DoubleOptions = {}): Promise<V2
       contentType = "image/png";
       await runFfmpeg(
         ["-f", "lavfi", "-i", "color=c=red:size=64x64", "-frames:v", "1", path.join(out, name)],
-        { env, signal: j.abort.signal },
+        { media, signal: j.abort.signal },
       );
     }
     const file = path.join(out, name);

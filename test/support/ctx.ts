@@ -12,7 +12,11 @@ import type { Engine } from "../../lib/engines/types.ts";
 import { createCompilePool } from "../../lib/episode/compile-pool.ts";
 import type { JobKinds } from "../../lib/jobs/kinds.ts";
 import type { JobStore } from "../../lib/jobs/types.ts";
+import { createMediaTools } from "../../lib/media/tools.ts";
 import { type BuiltServices, type OwnedServices, withServices } from "../../runtime/services.ts";
+
+/** ffmpeg and ffprobe as the test process finds them (for probing what a test made). */
+export const hostMedia = createMediaTools(() => process.env);
 
 // One compile thread for every test of a file, as a process has one: starting a thread per test would be slow.
 const compile = createCompilePool();

@@ -38,13 +38,12 @@ export const renderJob = defineJobKind({
   async run(job, ctx) {
     const p = job.payload;
     const t: TakeRef = { ep: p.ep, pass: p.pass, shot: p.shot, take: p.take };
-    const env = ctx.services.env;
     const sidecar = await readSidecarNow(t);
     if (!sidecar) throw new Error(`${p.stem}: the take's sidecar is gone (discarded?)`);
     // Closed already (a cancel that timed out, a sweep): nothing left to render.
     if (sidecar.status !== "queued") return;
     if (sidecar.job !== job.id)
-      await updateSidecar(t, (s) => (s.status === "queued" ? { ...s, job: job.id } : null));
+      await updateSidecar(ctx.services, t, (s) => (s.status === "queued" ? { ...s, job: job.id } : null));
 
     const workDir = jobWorkPath(takeDir(t), p.stem, job.id);
     const started = Date.now();
@@ -60,7 +59,15 @@ export const renderJob = defineJobKind({
       if (p.chain === "first" && p.first_frame && vi) {
         // A continuous shot's first frame is cut again from the take the cut plays before it now
         // (contract rendering rule 7).
-        continuity = await recutAtStart(p.ep, p.pass, vi.build, p.shot, p.first_frame, env, ctx.signal);
+        continuity = await recutAtStart(
+          ctx.services,
+          p.ep,
+          p.pass,
+          vi.build,
+          p.shot,
+          p.first_frame,
+          ctx.signal,
+        );
       }
       const made = await engineJobFor({ services: ctx.services, t, payload: p, sidecar, entry, vi, workDir });
       engineJob = made.job;
@@ -78,13 +85,17 @@ export const renderJob = defineJobKind({
       };
       const ready: Prepared = await engine.prepare(engineJob, hooks);
       const prepared: Prepared = { ...ready, notes: [...made.notes, ...ready.notes] };
-      await updateSidecar(t, (s) => (s.status === "queued" ? { ...s, inputs: prepared.inputs } : null));
+      await updateSidecar(ctx.services, t, (s) =>
+        s.status === "queued" ? { ...s, inputs: prepared.inputs } : null,
+      );
       submitted = await engine.submit(engineJob, prepared, hooks);
       const backendId = submitted.backendPromptId;
       ctx.progress({ backend_prompt_id: backendId });
-      await updateSidecar(t, (s) => (s.status === "queued" ? { ...s, backend_prompt_id: backendId } : null));
+      await updateSidecar(ctx.services, t, (s) =>
+        s.status === "queued" ? { ...s, backend_prompt_id: backendId } : null,
+      );
       const outputs = await engine.collect(engineJob, submitted, hooks);
-      const used = await usedRefs(t, vi?.home ?? p.ep, prepared);
+      const used = await usedRefs(ctx.services, t, vi?.home ?? p.ep, prepared);
       const closed = await finishTake({
         services: ctx.services,
         t,
@@ -110,7 +121,7 @@ export const renderJob = defineJobKind({
       }
       const reason = canceled ? "canceled" : noteText(errorMessage(err));
       // A cancel is the person's own doing; anything else (a graph that did not patch, a refused prompt) is the error.
-      const closed = await closeTake(t, {
+      const closed = await closeTake(ctx.services, t, {
         status: "failed",
         finished: localIso(ctx.services.now()),
         save_notes: reason,

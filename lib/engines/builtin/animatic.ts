@@ -8,7 +8,7 @@ import { errorMessage } from "../../store/json-guards.ts";
 import { tempPath } from "../../store/temp-names.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
-import { captionBox, fontsUsable, NO_FONT_NOTE, type TextBox } from "./text.ts";
+import { captionBox, NO_FONT_NOTE, type TextBox } from "./text.ts";
 import { commit, discard, fpsArg, secs, tempBeside, throwIfCanceled, type WorkContext } from "./work.ts";
 
 /** What the take's sidecar records as its model. */
@@ -190,7 +190,7 @@ async function trackProblem(a: NonNullable<EngineJob["audio"]>, ctx: WorkContext
   if (!(a.start >= 0 && a.end > a.start)) return `the window ${a.start}–${a.end} s is empty`;
   if (!(await isFile(a.path))) return `${path.basename(a.path)} is missing`;
   try {
-    const info = await probe(a.path, ctx.env);
+    const info = await probe(a.path, ctx.media);
     if (!info.audio) return `${path.basename(a.path)} has no audio stream`;
   } catch {
     return `${path.basename(a.path)} could not be read`;
@@ -219,7 +219,7 @@ export async function renderAnimatic(
   const tmpWav = tempBeside(wav);
   await mkdir(scratch, { recursive: true });
   try {
-    const text = await fontsUsable();
+    const text = await ctx.fontsUsable();
     if (!text) ctx.notes.push(NO_FONT_NOTE);
     const header = text
       ? await captionBox(job.subject, {
@@ -309,11 +309,11 @@ export async function renderAnimatic(
       tmpWav,
     );
     await runFfmpeg(args, {
-      env: ctx.env,
+      media: ctx.media,
       signal: ctx.signal,
       onProgress: (seconds) => ctx.report(seconds / duration),
     });
-    const counted = await countFrames(tmpMp4, ctx.env);
+    const counted = await countFrames(tmpMp4, ctx.media);
     if (counted !== frames)
       throw new Error(`animatic: ffmpeg delivered ${counted} frames instead of ${frames}`);
     await commit(ctx.fence, [

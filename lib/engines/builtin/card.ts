@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { mkdirShow, writeShowFile } from "../../paths/guarded.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
-import { fontsUsable, svgLines, wrapText } from "./text.ts";
+import { svgLines, wrapText } from "./text.ts";
 import { throwIfCanceled, type WorkContext } from "./work.ts";
 
 export interface CardColours {
@@ -105,7 +105,7 @@ export async function renderCard(job: EngineJob, ctx: WorkContext): Promise<Engi
     throw new Error(`card: the size must be whole positive pixels (got ${width}x${height})`);
   }
   throwIfCanceled(ctx.signal);
-  const withText = await fontsUsable();
+  const withText = await ctx.fontsUsable();
   if (!withText)
     ctx.notes.push("no font could draw text here (install fonts-dejavu-core): the card has no label");
   const text: CardText = {

@@ -1,7 +1,7 @@
 // The built-in engine (backend `builtin`): animatic video, card pictures and silent voices with ffmpeg and sharp,
 // behind the same prepare/submit/collect/cancel interface as the ComfyUI engines.
 import { randomBytes } from "node:crypto";
-import type { Env } from "../../media/ffmpeg.ts";
+import type { MediaTools } from "../../media/tools.ts";
 import { episodeFence, fileInside, showFence } from "../../paths/guarded.ts";
 import type {
   Engine,
@@ -16,6 +16,7 @@ import type {
 import { ANIMATIC_MODEL, checkAnimaticJob, renderAnimatic } from "./animatic.ts";
 import { renderCard } from "./card.ts";
 import { renderSilence } from "./silence.ts";
+import { checkFonts } from "./text.ts";
 import { canceled, type WorkContext } from "./work.ts";
 
 export const BUILTIN_BACKEND = "builtin";
@@ -78,14 +79,20 @@ function follow(signal: AbortSignal, controller: AbortController): () => void {
   return () => signal.removeEventListener("abort", onAbort);
 }
 
-export function createBuiltinEngine(env: Env): BuiltinEngine {
+export function createBuiltinEngine(media: MediaTools): BuiltinEngine {
   const runs = new Map<string, Run>();
+  let fonts: Promise<boolean> | undefined;
+  const fontsUsable = () => {
+    fonts ??= checkFonts();
+    return fonts;
+  };
   // cancel(job, null) can still find work it submitted (a cancel racing the submit's answer).
   const byJob = new WeakMap<EngineJob, string>();
 
   function start(job: EngineJob, inputs: Record<string, string>, run: Run): Promise<EngineOutputs> {
     const ctx: WorkContext = {
-      env,
+      media,
+      fontsUsable,
       // The job names its episode by the real path it was queued with.
       fence: episodeFence(job.ep),
       signal: run.controller.signal,

@@ -36,7 +36,7 @@ export async function renderSilence(job: EngineJob, ctx: WorkContext): Promise<E
         tmp,
       ],
       {
-        env: ctx.env,
+        media: ctx.media,
         signal: ctx.signal,
         onProgress: (s) => ctx.report(s / seconds),
       },

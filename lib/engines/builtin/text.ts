@@ -148,23 +148,18 @@ export async function captionBox(
   return { png, width, height };
 }
 
-let usable: Promise<boolean> | undefined;
-
-/** Whether librsvg finds a font that draws glyphs (checked once per process by rendering a word). */
-export function fontsUsable(): Promise<boolean> {
-  usable ??= (async () => {
-    try {
-      const { default: sharp } = await import("sharp");
-      const svg =
-        `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="40">` +
-        `<text x="4" y="30" font-family="${FONT_FAMILY}" font-size="28" fill="#ffffff">Hg</text></svg>`;
-      const stats = await sharp(Buffer.from(svg)).ensureAlpha().extractChannel(3).stats();
-      return stats.channels[0].max > 0;
-    } catch {
-      return false;
-    }
-  })();
-  return usable;
+/** Whether librsvg finds a font that draws glyphs, by rendering a word (the engine asks once and keeps it). */
+export async function checkFonts(): Promise<boolean> {
+  try {
+    const { default: sharp } = await import("sharp");
+    const svg =
+      `<svg xmlns="http://www.w3.org/2000/svg" width="96" height="40">` +
+      `<text x="4" y="30" font-family="${FONT_FAMILY}" font-size="28" fill="#ffffff">Hg</text></svg>`;
+    const stats = await sharp(Buffer.from(svg)).ensureAlpha().extractChannel(3).stats();
+    return stats.channels[0].max > 0;
+  } catch {
+    return false;
+  }
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;

@@ -1,11 +1,13 @@
 // What a built-in render step receives from the engine, and the helpers its three renderers share.
 import path from "node:path";
-import type { Env } from "../../media/ffmpeg.ts";
+import type { MediaTools } from "../../media/tools.ts";
 import { type Fence, removeShow, renameShow } from "../../paths/guarded.ts";
 import { tempPath } from "../../store/temp-names.ts";
 
 export interface WorkContext {
-  env: Env;
+  media: MediaTools;
+  /** Whether a font draws text here (checked once per engine). */
+  fontsUsable(): Promise<boolean>;
   /** The episode folder the job's files must really lie in (a take folder linked out of it is refused). */
   fence: Fence;
   /** Aborted by cancel() or by the caller's hooks.signal. */

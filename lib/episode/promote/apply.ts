@@ -18,7 +18,7 @@ export async function applyPromote(
   ep: string,
   request: { items: string[] | "all"; hashes: { script: string; series: string } },
 ): Promise<PromoteResult> {
-  const outcome = await withLock(ep, async () => {
+  const outcome = await withLock(services, ep, async () => {
     const inputs = await readInputs(services, ep);
     if (inputs.script.hash !== request.hashes.script) throw changedOnDisk(inputs.script);
     if (inputs.series.hash !== request.hashes.series) throw changedOnDisk(inputs.series);
@@ -54,9 +54,10 @@ export async function applyPromote(
       await replaceSourceBytes(ep, inputs.series, bytes, now);
       hashes.series = sha1Bytes(bytes);
     }
-    if (checked.accepted.some((c) => c.item.scope !== "ref")) await writeOverrides(ep, state.overrides);
+    if (checked.accepted.some((c) => c.item.scope !== "ref"))
+      await writeOverrides(services, ep, state.overrides);
     const refs = checked.accepted.filter((c) => c.item.scope === "ref").map((c) => c.item.ref!);
-    if (refs.length) await writeRefOverrides(inputs.refsFence, inputs.refsPath, state.refs);
+    if (refs.length) await writeRefOverrides(services, inputs.refsFence, inputs.refsPath, state.refs);
     return { promoted: checked.accepted.map((c) => c.item), left: leftAll, hashes, refs };
   });
   if (outcome.promoted.length === 0) {

@@ -16,19 +16,24 @@ export async function readInputs(services: Services, ep: string): Promise<Inputs
   const [script, series, overrides, home] = await Promise.all([
     readSourceFile(ep, "script"),
     readSourceFile(ep, "series"),
-    readOverrides(ep),
-    seriesHome(ep),
+    readOverrides(services, ep),
+    seriesHome(services, ep),
   ]);
   const refsPath = path.join(home.home, "refs", "_overrides.json");
   // The series home is the episode or its show folder, both checked real paths.
   const refsFence = folderFence(home.home, "the series home");
-  const raw = await readShowJson(refsFence, refsPath, "refs/_overrides.json");
+  const raw = await readShowJson(services, refsFence, refsPath, "refs/_overrides.json");
   const refs: RefOverridesFile = isObject(raw) ? structuredClone(raw) : {};
   const env = await compileEnv(services, path.dirname(series.abs));
   return { ep, script, series, overrides, refs, refsPath, refsFence, env };
 }
 
-export async function writeRefOverrides(fence: Fence, file: string, value: RefOverridesFile): Promise<void> {
+export async function writeRefOverrides(
+  services: Pick<Services, "caches">,
+  fence: Fence,
+  file: string,
+  value: RefOverridesFile,
+): Promise<void> {
   await writeShowFile(fence, file, `${pyJson(value, { indent: 2, floatKeys: new Set() })}\n`);
-  forgetJsonFile(file);
+  forgetJsonFile(services, file);
 }

@@ -13,7 +13,7 @@ import type { Story } from "../../script/types.ts";
 import { JsonSyntaxError, SeriesError } from "../../series/errors.ts";
 import { type Lora, loadSeries, parseLoras, validateProfiles } from "../../series/load.ts";
 import type { SeriesConfig } from "../../series/types.ts";
-import { isObject } from "../../store/json-guards.ts";
+import { isObject, num, str } from "../../store/json-guards.ts";
 import type { CompileEnv } from "../prepare.ts";
 import { locateBuildError, ScriptIndex } from "../locate.ts";
 import { type OverridesFile, type PassOverride, targetBlock } from "../overrides-file.ts";
@@ -118,7 +118,6 @@ function effective(
   defaults: Record<string, unknown>,
   ov: PassOverride | undefined,
 ): PassRender {
-  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
   const model = str(ov?.model) ?? str(entry.model) ?? str(defaults.model) ?? null;
   let loras: Lora[];
   if (ov?.loras !== undefined) loras = normalLoras(ov.loras);
@@ -126,7 +125,6 @@ function effective(
   else if (entry.loras !== undefined) loras = normalLoras(entry.loras);
   else if (Array.isArray(defaults.loras)) loras = normalLoras(defaults.loras);
   else loras = normalLoras(defaults.lora ?? []);
-  const num = (v: unknown) => (typeof v === "number" ? v : undefined);
   const steps = num(ov?.steps) ?? num(entry.steps) ?? num(defaults.steps) ?? null;
   return { model, loras, steps };
 }
