@@ -14,8 +14,8 @@ const gzipped = promisify(gzip);
 
 export interface PageAsset {
   type: string;
-  bytes: Uint8Array;
-  gzip: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
+  gzip: Uint8Array<ArrayBuffer>;
   etag: string;
 }
 
@@ -96,7 +96,12 @@ export function pageSource(log: Logger): PageSource {
     const assets = new Map<string, PageAsset>();
     for (const a of files.assets) {
       const etag = `"${createHash("sha1").update(a.bytes).digest("hex")}"`;
-      assets.set(a.name, { type: a.type, bytes: a.bytes, gzip: await gzipped(a.bytes), etag });
+      assets.set(a.name, {
+        type: a.type,
+        bytes: new Uint8Array(a.bytes),
+        gzip: new Uint8Array(await gzipped(a.bytes)),
+        etag,
+      });
     }
     return { html: files.html, assets, from };
   };

@@ -68,7 +68,7 @@ describe("the editor page", () => {
   it("answers 404 JSON for an asset it does not have, and the page's neighbours are still the API's", async () => {
     const res = await app.request("/studio/assets/main-NOPE.js", { headers: local });
     expect(res.status).toBe(404);
-    expect((await res.json()).error).toMatch(/no page asset named "main-NOPE.js"/);
+    expect(((await res.json()) as { error: string }).error).toMatch(/no page asset named "main-NOPE.js"/);
     const traversal = await app.request("/studio/assets/..%2F..%2Fpackage.json", { headers: local });
     expect(traversal.status).toBe(404);
     const config = await app.request("/studio/config", { headers: local });
