@@ -130,6 +130,22 @@ describe("add, get, list", () => {
     });
   });
 
+  it("lists every job with its payload as stored, large or absent", async () => {
+    const { store } = await fresh();
+    const graph = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [
+        String(i),
+        { class_type: "Node", inputs: { seed: i, text: "x".repeat(50) } },
+      ]),
+    );
+    const big = await store.add(job("big", { payload: { workflow: { graph }, take: 1 } }));
+    const none = await store.add(job("none", { payload: null }));
+    const listed = (await store.list()).jobs;
+    expect(listed.find((j) => j.id === big.id)?.payload).toEqual({ workflow: { graph }, take: 1 });
+    expect(listed.find((j) => j.id === none.id)?.payload).toBeNull();
+    expect(listed.find((j) => j.id === big.id)).toEqual(await store.get(big.id));
+  });
+
   it("keeps progress within 0..1 and the last 20 log lines, only for the lease holder", async () => {
     const { store } = await fresh();
     const a = await store.add(job("a"));

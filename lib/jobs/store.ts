@@ -4,7 +4,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createClient, type ResultSet } from "@libsql/client";
-import { and, asc, desc, eq, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { Services } from "../context.ts";
@@ -199,17 +199,17 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       // One batch is one read transaction: a job that ends meanwhile shows once, not twice or never.
       const [running, waiting, finished, laneRows, seen] = await db.batch([
         db
-          .select()
+          .select(LISTED)
           .from(jobs)
           .where(eq(jobs.status, "running"))
           .orderBy(asc(jobs.started), asc(jobs.created), sql`rowid`),
         db
-          .select()
+          .select(LISTED)
           .from(jobs)
           .where(eq(jobs.status, "queued"))
           .orderBy(asc(jobs.position), asc(jobs.created), sql`rowid`),
         db
-          .select()
+          .select(LISTED)
           .from(jobs)
           .where(inArray(jobs.status, ENDED))
           .orderBy(desc(jobs.finished), sql`rowid DESC`)
@@ -230,7 +230,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       }
       for (const j of waiting) state[j.lane].waiting.push(j.id);
       for (const j of running) state[j.lane].running.push(j.id);
-      return { jobs: [...running, ...waiting, ...finished].map(toJob), lanes: state };
+      return { jobs: [...running, ...waiting, ...finished].map(listedJob), lanes: state };
     },
 
     async claim(owner, leaseMs, only) {
@@ -513,6 +513,25 @@ export function jobStoreOpener(services: Pick<Services, "home" | "env" | "now" |
     async close() {
       const store = await current?.catch(() => null);
       await store?.close();
+    },
+  };
+}
+
+// A listing reads every job's row; a render's payload holds its whole workflow graph (tens of KB), which no
+// listing reader looks at. So it is read as text and parsed only when something asks for it.
+const { payload: _payload, ...LISTED_COLUMNS } = getTableColumns(jobs);
+const LISTED = { ...LISTED_COLUMNS, payload_text: sql<string | null>`${jobs.payload}` };
+type ListedRow = Omit<JobRow, "payload"> & { payload_text: string | null };
+
+function listedJob({ payload_text, ...row }: ListedRow): Job {
+  let parsed: { value: unknown } | undefined;
+  return {
+    ...row,
+    info: row.info ?? {},
+    log: Array.isArray(row.log) ? row.log : [],
+    get payload(): unknown {
+      parsed ??= { value: payload_text === null ? null : JSON.parse(payload_text) };
+      return parsed.value;
     },
   };
 }
