@@ -39,7 +39,6 @@ export async function bundleWeb({ minify = true } = {}) {
     sourcemap: false,
     legalComments: "none",
     logLevel: "silent",
-    define: { "process.env.NODE_ENV": '"production"' },
   });
   const assets = result.outputFiles.map((f) => {
     const name = path.basename(f.path);

@@ -12,8 +12,9 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [path.join(root, "runtime", "serve.js"), "--port", "0"], {
+/** `port` 0 (the default) lets the OS choose; a test restarting a server passes the port it had. */
+export async function startServer(env: Record<string, string>, port = 0): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [path.join(root, "runtime", "serve.js"), "--port", String(port)], {
     cwd: root,
     env: { ...process.env, ...env, STUDIO_HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
