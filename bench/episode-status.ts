@@ -94,8 +94,9 @@ async function writeTakes(
   };
 }
 
-export async function run(): Promise<void> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-status-"));
+/** A temp show with the 300-shot synthetic episode built and 10 finished takes (sidecars) per shot. */
+export async function syntheticEpisode(name: string) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `studio-bench-${name}-`));
   const root = path.join(dir, "shows");
   const ep = path.join(root, "show", "bench01");
   await mkdir(ep, { recursive: true });
@@ -105,6 +106,11 @@ export async function run(): Promise<void> {
   const built = await buildFolder(services, ep);
   if (!built.ok) throw new Error(`the synthetic episode does not build: ${built.error}`);
   const takes = await writeTakes(services, ep);
+  return { dir, root, ep, services, takes };
+}
+
+export async function run(): Promise<void> {
+  const { dir, root, ep, services, takes } = await syntheticEpisode("status");
 
   // Cold: each sample is the first request on a fresh copy of the episode (every file cache misses).
   const copies: string[] = [];

@@ -2,6 +2,7 @@
 import { run as assembleBench } from "./assemble.ts";
 import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
+import { run as pageBench } from "./page.ts";
 import { run as queueBench } from "./queue.ts";
 import { run as startupBench } from "./startup.ts";
 import { run as throughputBench } from "./throughput.ts";
@@ -11,6 +12,7 @@ const benches: [string, () => Promise<void>][] = [
   ["build", buildBench],
   ["episode-status", episodeStatusBench],
   ["assemble", assembleBench],
+  ["page", pageBench],
   ["queue", queueBench],
   ["startup", startupBench],
   ["throughput", throughputBench],
