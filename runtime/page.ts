@@ -1,5 +1,6 @@
-// The editor page: GET /studio/ answers the HTML (never cached), /studio/assets/<content-hashed name> the script and
+// The editor page: GET /studio/ answers the HTML (never cached), /studio/assets/<content-hashed name> the scripts and
 // stylesheet (cached for a year, ETag, gzipped when the browser takes it), and / and /studio redirect to /studio/.
+// The HTML of a deep link to an episode asks for the episode's answer at once, while the scripts load.
 // The build in dist/web/ is served when it is newer than the page's sources; else the page is built in memory once.
 import { createHash } from "node:crypto";
 import { access, readFile } from "node:fs/promises";
@@ -130,6 +131,20 @@ const PAGE_POLICY = [
   "form-action 'none'",
 ].join("; ");
 
+/**
+ * A preload of the episode the page's address opens, or "": the page's first read of the open episode (its `ep`,
+ * at `pass` final or else proxy) then finds the answer on its way instead of asking only once its script has run.
+ * The address is the one the page's own read asks for, byte for byte, or the browser fetches it twice.
+ */
+export function episodePreload(search: string): string {
+  const q = new URLSearchParams(search);
+  const ep = q.get("ep");
+  if (!ep) return "";
+  const query = new URLSearchParams({ ep, pass: q.get("pass") === "final" ? "final" : "proxy" });
+  const href = `/studio/episode?${query}`.replaceAll("&", "&amp;");
+  return `<link rel="preload" as="fetch" crossorigin="anonymous" href="${href}" />`;
+}
+
 /** GET /studio/, /studio/assets/:name, and the redirects to the page. */
 export function mountPage(app: Hono, page: PageSource): void {
   const toPage = (url: string) => {
@@ -145,7 +160,9 @@ export function mountPage(app: Hono, page: PageSource): void {
     } catch (err) {
       return c.json({ error: err instanceof Error ? err.message : String(err) }, 503);
     }
-    return c.html(built.html, 200, {
+    const preload = episodePreload(new URL(c.req.url).search);
+    const html = preload ? built.html.replace("</head>", `  ${preload}\n  </head>`) : built.html;
+    return c.html(html, 200, {
       "cache-control": "no-store",
       "content-security-policy": PAGE_POLICY,
       "referrer-policy": "no-referrer",

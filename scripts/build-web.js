@@ -1,5 +1,6 @@
-// Bundles the editor page (web/) with esbuild: one script and one stylesheet with content-hashed names, and the
-// HTML that names them. Written to dist/web/ by `npm run build`, or kept in memory by a server whose dist/web/ is
+// Bundles the editor page (web/) with esbuild: the entry script, the chunks it shares with the views loaded on
+// demand (the Script view's CodeMirror is most of the page's code and the Shots view needs none of it), one
+// stylesheet, all with content-hashed names, and the HTML that names what the first render needs. Written to dist/web/ by `npm run build`, or kept in memory by a server whose dist/web/ is
 // older than the page's sources.
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -15,8 +16,9 @@ export const MANIFEST = "manifest.json";
 const TYPES = { ".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8" };
 
 /**
- * The page, built: `{html, assets: [{name, type, bytes}], gzipped}`; `gzipped` is the page's weight over the wire
- * (the HTML and every asset, each gzipped).
+ * The page, built: `{html, assets: [{name, type, bytes}], gzipped, initial}`; `gzipped` is the page's weight over
+ * the wire (the HTML and every asset, each gzipped), `initial` the part of it a first visit loads before the views
+ * it has not opened (the HTML, the stylesheet, the entry script and the chunks it imports).
  */
 export async function bundleWeb({ minify = true } = {}) {
   const esbuild = await import("esbuild");
@@ -30,6 +32,10 @@ export async function bundleWeb({ minify = true } = {}) {
     write: false,
     outdir: "/assets",
     entryNames: "[name]-[hash]",
+    chunkNames: "[name]-[hash]",
+    // Views imported with import() become their own chunks, loaded when first opened.
+    splitting: true,
+    metafile: true,
     format: "esm",
     platform: "browser",
     target: ["chrome110", "firefox115", "safari16"],
@@ -48,17 +54,38 @@ export async function bundleWeb({ minify = true } = {}) {
       bytes: Buffer.from(f.contents),
     };
   });
-  const script = assets.find((a) => a.name.endsWith(".js"));
-  const style = assets.find((a) => a.name.endsWith(".css"));
+  // The metafile names outputs relative to the working folder; the assets go by their file names.
+  const outputs = Object.fromEntries(
+    Object.entries(result.metafile.outputs).map(([out, meta]) => [path.basename(out), meta]),
+  );
+  const entry = (source) => Object.keys(outputs).find((name) => outputs[name].entryPoint === source) ?? null;
+  const script = entry("web/src/main.tsx");
+  const style = entry("web/src/style.css");
+  if (!script) throw new Error("the page's build has no entry script");
+  // The chunks the entry imports statically are fetched with it (modulepreload), not one after another.
+  const shared = [];
+  const walk = (name) => {
+    for (const i of outputs[name]?.imports ?? []) {
+      const dep = path.basename(i.path);
+      if (i.kind !== "import-statement" || shared.includes(dep)) continue;
+      shared.push(dep);
+      walk(dep);
+    }
+  };
+  walk(script);
+  const preloads = shared
+    .map((n) => `<link rel="modulepreload" href="/studio/assets/${n}" />`)
+    .join("\n    ");
   const template = await readFile(path.join(WEB_SOURCES, "index.html"), "utf8");
   const html = template
-    .replace("%SCRIPT%", `/studio/assets/${script.name}`)
-    .replace("%STYLE%", style ? `/studio/assets/${style.name}` : "");
-  const gzipped = [Buffer.from(html), ...assets.map((a) => a.bytes)].reduce(
-    (sum, b) => sum + gzipSync(b, { level: 9 }).length,
-    0,
-  );
-  return { html, assets, gzipped };
+    .replace("%SCRIPT%", `/studio/assets/${script}`)
+    .replace("%STYLE%", style ? `/studio/assets/${style}` : "")
+    .replace("</head>", preloads ? `  ${preloads}\n  </head>` : "</head>");
+  const weigh = (list) => list.reduce((sum, b) => sum + gzipSync(b, { level: 9 }).length, 0);
+  const first = new Set([script, style, ...shared]);
+  const gzipped = weigh([Buffer.from(html), ...assets.map((a) => a.bytes)]);
+  const initial = weigh([Buffer.from(html), ...assets.filter((a) => first.has(a.name)).map((a) => a.bytes)]);
+  return { html, assets, gzipped, initial };
 }
 
 /** The newest modification time among the page's sources: a build started after it is current. */
@@ -84,6 +111,7 @@ export async function buildWeb() {
     started,
     assets: page.assets.map((a) => ({ name: a.name, type: a.type, sha1: sha1(a.bytes) })),
     gzipped: page.gzipped,
+    initial: page.initial,
   };
   await writeFile(path.join(WEB_DIST, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   process.stdout.write(

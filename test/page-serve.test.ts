@@ -1,5 +1,6 @@
-// The editor page as the service serves it: the HTML never cached, content-hashed assets cached for a year with
-// ETag and gzip, the redirects to /studio/ keeping a deep link's query, and the guard in front of it all.
+// The editor page as the service serves it: the HTML never cached, naming the entry script and the chunks it needs
+// and preloading a deep link's episode, content-hashed assets (the views' chunks too) cached for a year with ETag
+// and gzip, the redirects to /studio/ keeping a deep link's query, and the guard in front of it all.
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
@@ -10,11 +11,12 @@ import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
 let env: TestEnv;
 let app: ReturnType<typeof createApp>;
+const page = pageSource(silentLogger);
 const local = { host: "127.0.0.1:8190" };
 
 beforeAll(async () => {
   env = await makeTestEnv();
-  app = createApp(env.services, functions, { page: pageSource(silentLogger) });
+  app = createApp(env.services, functions, { page });
 });
 afterAll(() => env.cleanup());
 
@@ -36,18 +38,52 @@ describe("the editor page", () => {
     const names = await assetNames();
     expect(names.some((n) => /^main-[A-Z0-9]+\.js$/.test(n))).toBe(true);
     expect(names.some((n) => /^style-[A-Z0-9]+\.css$/.test(n))).toBe(true);
+    expect(html).not.toMatch(/rel="preload"/);
   });
 
-  it("redirects / and /studio to /studio/ with the deep link's query", async () => {
-    for (const from of ["/", "/studio"]) {
-      const res = await app.request(`${from}?ep=%2Fshows%2Fep01&view=cut`, { headers: local });
-      expect(res.status).toBe(302);
-      expect(res.headers.get("location")).toBe("/studio/?ep=%2Fshows%2Fep01&view=cut");
+  it("names the entry script and preloads the chunks it imports; the views opened later are chunks of their own", async () => {
+    const html = await (await app.request("/studio/", { headers: local })).text();
+    const entry = /<script type="module" src="\/studio\/assets\/(main-[A-Z0-9]+\.js)">/.exec(html)?.[1];
+    expect(entry).toBeTruthy();
+    const preloaded = [...html.matchAll(/<link rel="modulepreload" href="\/studio\/assets\/([\w.-]+)"/g)].map(
+      (m) => m[1],
+    );
+    const { assets } = await page.load();
+    const main = new TextDecoder().decode(assets.get(entry!)!.bytes);
+    // Every chunk the entry imports at its top is fetched beside it, not after it has been read.
+    const imported = [...main.matchAll(/import\s*(?:[^"();]*?from\s*)?"\.\/([\w.-]+)"/g)].map((m) => m[1]);
+    expect(imported.length).toBeGreaterThan(0);
+    expect(preloaded).toEqual(expect.arrayContaining(imported));
+    const script = [...assets.keys()].find((n) => /^script-view-[A-Z0-9]+\.js$/.test(n));
+    expect(script).toBeTruthy();
+    expect(preloaded).not.toContain(script);
+    expect(main).toContain(`./${script}`);
+    // CodeMirror is the Script view's: the entry and what it preloads hold none of it.
+    for (const name of [entry!, ...preloaded]) {
+      expect(new TextDecoder().decode(assets.get(name)!.bytes)).not.toMatch(/cm-editor/);
+    }
+    expect(new TextDecoder().decode(assets.get(script!)!.bytes)).toMatch(/cm-editor/);
+  });
+
+  it("preloads a deep link's episode at the address the page's first read asks for", async () => {
+    // The page reads `episode?ep=&pass=` (its pass proxy unless the link says final), its query written by
+    // URLSearchParams; any other spelling would be fetched twice.
+    const links = [
+      ["?ep=%2Fshows%2Fa%26b%20c%2Fep01&view=cut", "/studio/episode?ep=%2Fshows%2Fa%26b+c%2Fep01&pass=proxy"],
+      ["?shot=sh0010&pass=final&ep=%2Fshows%2Fep01", "/studio/episode?ep=%2Fshows%2Fep01&pass=final"],
+      ["?ep=%2Fshows%2Fep01&pass=other", "/studio/episode?ep=%2Fshows%2Fep01&pass=proxy"],
+    ];
+    for (const [search, episode] of links) {
+      const html = await (await app.request(`/studio/${search}`, { headers: local })).text();
+      const href = /<link rel="preload" as="fetch" crossorigin="anonymous" href="([^"]+)"/.exec(html)?.[1];
+      expect(href?.replaceAll("&amp;", "&")).toBe(episode);
     }
   });
 
   it("serves each asset with a year's caching, an ETag, 304 on a match and gzip when asked", async () => {
-    for (const name of await assetNames()) {
+    const names = [...(await page.load()).assets.keys()];
+    expect(names.length).toBeGreaterThan(2);
+    for (const name of names) {
       const res = await app.request(`/studio/assets/${name}`, { headers: local });
       expect(res.status).toBe(200);
       expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
@@ -55,7 +91,9 @@ describe("the editor page", () => {
       expect(etag).toMatch(/^"[0-9a-f]{40}"$/);
       const plain = Buffer.from(await res.arrayBuffer());
       expect(plain.length).toBeGreaterThan(100);
-      const again = await app.request(`/studio/assets/${name}`, { headers: { ...local, "if-none-match": etag! } });
+      const again = await app.request(`/studio/assets/${name}`, {
+        headers: { ...local, "if-none-match": etag! },
+      });
       expect(again.status).toBe(304);
       const zipped = await app.request(`/studio/assets/${name}`, {
         headers: { ...local, "accept-encoding": "gzip, br" },
