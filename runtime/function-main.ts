@@ -29,11 +29,12 @@ export async function main(
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port: ${port} is not a port number`);
   const log = consoleLogger(logLevel(env.STUDIO_LOG));
-  const [fns, services] = await Promise.all([
-    loadFunctions(names),
-    // Pages' sockets are the full server's: a single function has none to tell.
-    createServices({ env: { ...env, STUDIO_ROLES: "api" }, log, events: { emit() {} } }),
-  ]);
+  // Pages' sockets are the full server's: a single function has none to tell.
+  const built = createServices({ env: { ...env, STUDIO_ROLES: "api" }, log, events: { emit() {} } });
+  // A single function is above all a compile route (check, preview, build): its compile thread loads on another core
+  // while the route's modules load here, instead of after the first request arrives.
+  void built.then((s) => s.compile.warm());
+  const [fns, services] = await Promise.all([loadFunctions(names), built]);
   const handler = createFunctionHandler(services, fns, { guard: guardOptions(env, host) });
   return new Promise((resolve) => {
     const server = serve({ fetch: handler, hostname: host, port, serverOptions: serverOptions() }, (info) => {

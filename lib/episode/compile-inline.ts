@@ -28,6 +28,8 @@ export function createInlineCompiler(targets: TargetRegistryView): CompilePool {
     run<K extends CompileMethod>(method: K, arg: TaskInput<K>) {
       return tasks[method](arg);
     },
+    // Nothing to start: compiles run in the calling thread.
+    warm() {},
     async close() {},
   };
 }

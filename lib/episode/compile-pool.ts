@@ -15,17 +15,25 @@ export interface CompilePool {
     method: K,
     arg: Parameters<(typeof Tasks)[K]>[0],
   ): ReturnType<(typeof Tasks)[K]>;
+  /** Start the thread now (it loads the compile modules meanwhile), so the first task does not wait for it. */
+  warm(): void;
   close(): Promise<void>;
 }
 
 export function createCompilePool(): CompilePool {
   let pool: ThreadPool | null = null;
+  const thread = () => {
+    // Built into dist/ this module is JavaScript, and so is its task module beside it.
+    const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
+    pool ??= new ThreadPool(new URL(`./compile-task.${ext}`, import.meta.url), 1);
+    return pool;
+  };
   return {
     run(method, arg) {
-      // Built into dist/ this module is JavaScript, and so is its task module beside it.
-      const ext = import.meta.url.endsWith(".ts") ? "ts" : "js";
-      pool ??= new ThreadPool(new URL(`./compile-task.${ext}`, import.meta.url), 1);
-      return pool.run(method, arg) as ReturnType<(typeof Tasks)[typeof method]>;
+      return thread().run(method, arg) as ReturnType<(typeof Tasks)[typeof method]>;
+    },
+    warm() {
+      thread().warm();
     },
     async close() {
       const open = pool;

@@ -39,6 +39,11 @@ export class ThreadPool {
     });
   }
 
+  /** Start a thread now, when none runs, so the first call does not wait for it to load its module. */
+  warm(): void {
+    if (!this.slots.length) this.spawn();
+  }
+
   async close(): Promise<void> {
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
