@@ -1,5 +1,6 @@
 // The page's frame: the top bar (episode, pass, views, connection state, shortcuts) and the view the route names.
 // Which views exist is decided in main.tsx; the start view opens when no episode is chosen.
+import { effect } from "@preact/signals";
 import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { StudioContext } from "./context.ts";
@@ -39,9 +40,24 @@ function Frame({ studio, views, Start }: { studio: Studio; views: Views; Start: 
     { keys: ["Escape"], label: "Close this list", run: () => setHelp(false) },
   ]);
   useEffect(() => {
-    void studio.refreshConfig();
-    void studio.refreshEpisodes();
-    void studio.refreshJobs();
+    // The open episode is read first and alone: the first render waits for it, not for the lists beside it,
+    // which follow once it has arrived (or after a second, when it is slow).
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      void studio.refreshConfig();
+      void studio.refreshEpisodes();
+      void studio.refreshJobs();
+    };
+    const timer = setTimeout(start, 1000);
+    const stop = effect(() => {
+      if (!studio.episode.loading.value) start();
+    });
+    return () => {
+      clearTimeout(timer);
+      stop();
+    };
   }, [studio]);
   const summary = studio.episodes.value.value?.find((e) => e.ep === ep);
   const title = summary

@@ -25,9 +25,9 @@ if (opened !== "shots") void later[opened].load().catch(() => undefined);
 
 // The other views' code waits until the open episode has arrived and been drawn, so it never competes with the
 // first render; then a tab opens without a wait.
-const stopWaiting = effect(() => {
+effect(function waitForEpisode(this: { dispose(): void }) {
   if (studio.episode.loading.value) return;
-  queueMicrotask(() => stopWaiting());
+  this.dispose();
   const all = () => {
     for (const view of Object.values(later) as LazyView[]) void view.load().catch(() => undefined);
   };
