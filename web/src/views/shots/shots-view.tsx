@@ -138,7 +138,9 @@ function NotLoaded({ ep }: { ep: string }) {
   const error = studio.episode.error.value;
   const summary = studio.episodes.value.value?.find((e) => e.ep === ep);
   const unbuilt = summary ? !summary.built[pass] : false;
-  if (!error && !unbuilt) return <p class="muted empty">Loading the episode…</p>;
+  // The episodes list, which tells an unbuilt pass from an error, is read once the episode has answered.
+  const listing = !studio.episodes.value.value && studio.episodes.loading.value;
+  if ((!error && !unbuilt) || (error && listing)) return <p class="muted empty">Loading the episode…</p>;
   return (
     <div class="not-built">
       {unbuilt ? (
