@@ -1,9 +1,11 @@
 // Start-up benchmark: time from spawning a process to its first answer, for the server, a worker host and a
 // single-function process, built (dist/) and compiled on the fly, each beside a bare Node HTTP server measured in
-// the same run. Figures and ratios to the goals, never pass/fail.
+// the same run. Figures and ratios to the goals, never pass/fail. The machine's load average is printed with them,
+// and the CPU time each process spent up to its answer (Linux): on a busy machine wall times wander, CPU time less.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 // @ts-expect-error: a plain JavaScript module without type declarations (the launchers' own helper).
@@ -41,7 +43,24 @@ interface Probe {
   request?: (base: string) => Promise<Response>;
 }
 
-async function firstAnswer(probe: Probe, env: Record<string, string>): Promise<number> {
+/** User plus system CPU time of a process so far (all its threads), in ms; null where /proc is not there. */
+async function cpuTime(pid: number | undefined): Promise<number | null> {
+  if (pid === undefined) return null;
+  try {
+    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 a second on Linux).
+    const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
+interface Sample {
+  wall: number;
+  cpu: number | null;
+}
+
+async function firstAnswer(probe: Probe, env: Record<string, string>): Promise<Sample> {
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, probe.args, {
     cwd: root,
@@ -67,18 +86,34 @@ async function firstAnswer(probe: Probe, env: Record<string, string>): Promise<n
       const body = await res.text();
       if (res.status >= 500) throw new Error(`first answer was ${res.status}: ${body.slice(0, 300)}`);
     }
-    return performance.now() - t0;
+    const wall = performance.now() - t0;
+    return { wall, cpu: await cpuTime(child.pid) };
   } finally {
     child.kill("SIGKILL");
   }
 }
 
-async function measure(probe: Probe, env: Record<string, string>): Promise<Timing> {
-  const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await firstAnswer(probe, env));
-  samples.sort((a, b) => a - b);
-  return { median: samples[Math.floor(RUNS / 2)], min: samples[0], max: samples[RUNS - 1], runs: RUNS };
+function timing(values: number[]): Timing {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  return { median: sorted[Math.floor(n / 2)], min: sorted[0], max: sorted[n - 1], runs: n };
 }
+
+async function measure(
+  probe: Probe,
+  env: Record<string, string>,
+): Promise<{ wall: Timing; cpu: Timing | null }> {
+  const samples: Sample[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await firstAnswer(probe, env));
+  const cpu = samples.map((s) => s.cpu).filter((c): c is number => c !== null);
+  return { wall: timing(samples.map((s) => s.wall)), cpu: cpu.length ? timing(cpu) : null };
+}
+
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
 
 export async function run(): Promise<void> {
   const stale = await staleReason({});
@@ -153,7 +188,8 @@ export async function run(): Promise<void> {
     ],
   ];
   console.log(
-    `startup: time from spawn to the first answer (median of ${RUNS}; worker host: to its "running" line)`,
+    `startup: time from spawn to the first answer (median of ${RUNS}; worker host: to its "running" line); ` +
+      `load average ${load()} on ${os.cpus().length} cores`,
   );
   let bare = 0;
   for (const [label, probe, goal] of rows) {
@@ -162,13 +198,16 @@ export async function run(): Promise<void> {
       return null;
     });
     if (!t) continue;
-    if (!bare) bare = t.median;
-    const ratio = `${(t.median / bare).toFixed(2)}x bare`;
-    const toGoal = goal ? `, ${(t.median / goal).toFixed(2)}x of the ${goal} ms goal` : "";
+    const { wall, cpu } = t;
+    if (!bare) bare = wall.median;
+    const ratio = `${(wall.median / bare).toFixed(2)}x bare`;
+    const toGoal = goal ? `, ${(wall.median / goal).toFixed(2)}x of the ${goal} ms goal` : "";
+    const spent = cpu ? `  cpu median ${cpu.median.toFixed(0)} ms` : "";
     console.log(
-      `  ${label.padEnd(58)} median ${t.median.toFixed(0).padStart(6)} ms  min ${t.min.toFixed(0)}  max ${t.max.toFixed(0)}  (${ratio}${toGoal})`,
+      `  ${label.padEnd(58)} median ${wall.median.toFixed(0).padStart(6)} ms  min ${wall.min.toFixed(0)}  max ${wall.max.toFixed(0)}${spent}  (${ratio}${toGoal})`,
     );
   }
+  console.log(`startup: load average ${load()} after the runs`);
   await rm(dir, { recursive: true, force: true });
   await rm(launchers, { recursive: true, force: true });
 }

@@ -55,45 +55,73 @@ export async function main(
   const hub = new WsHub();
   const origin = defaultOwner();
   let outbox: OutboxWriter | null = null;
+  // Events of requests answered while the job store opens, written to the outbox once it is there.
+  let early: [string, unknown][] | null = [];
   // Straight to this process's sockets; also to the outbox for the sockets of any other API process.
   const events: EventSink = {
     emit(kind, data) {
       hub.emit(kind, data);
-      outbox?.emit(kind, data);
+      if (outbox) outbox.emit(kind, data);
+      else early?.push([kind, data]);
     },
   };
   const services = await createServices({ env, log, events });
   const settings = poolSettingsFromEnv(env);
   let store: JobStore | null = null;
-  try {
-    store = await services.jobs();
-    // Paid runs are counted per server session (the `paid` count of GET /studio/jobs), so a new API process starts at 0.
-    if (services.roles.includes("api")) await store.paidReset();
-    outbox = new OutboxWriter(store, origin, log);
-  } catch (err) {
-    // The other routes still answer; the job routes report the database problem themselves.
-    log.error(`jobs are off in this process: ${err instanceof Error ? err.message : String(err)}`);
+  let pool: WorkerPool | null = null;
+  let tail: OutboxTail | null = null;
+
+  /**
+   * The job machinery, started once the port is ours (the database client loads meanwhile, not before the first
+   * answer): the store, the paid counter's reset, the outbox both ways, then the pool and the leftover sweep.
+   */
+  async function startJobs(): Promise<void> {
+    try {
+      store = await services.jobs();
+      // Paid runs are counted per server session (the `paid` count of GET /studio/jobs), so a new API process starts at 0.
+      if (services.roles.includes("api")) await store.paidReset();
+      outbox = new OutboxWriter(store, origin, log);
+      for (const [kind, data] of early ?? []) outbox.emit(kind, data);
+    } catch (err) {
+      // The other routes still answer; the job routes report the database problem themselves.
+      log.error(`jobs are off in this process: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    } finally {
+      early = null;
+    }
+    if (services.roles.includes("worker")) {
+      pool = new WorkerPool({
+        services,
+        store,
+        owner: origin,
+        leaseMs: settings.leaseMs,
+        concurrency: settings.concurrency,
+        emit: (kind, data) => events.emit(kind, data),
+      });
+    }
+    if (services.roles.includes("api")) tail = new OutboxTail({ store, origin, sink: hub, log });
+    await tail?.start();
+    if (stopping) return;
+    pool?.start();
+    // Leftovers of a crashed process go in the background, never holding up start-up or a request.
+    void startLeftoverSweep(services, store);
   }
-  const pool =
-    store && services.roles.includes("worker")
-      ? new WorkerPool({
-          services,
-          store,
-          owner: origin,
-          leaseMs: settings.leaseMs,
-          concurrency: settings.concurrency,
-          emit: (kind, data) => events.emit(kind, data),
-        })
-      : null;
-  const tail =
-    store && services.roles.includes("api") ? new OutboxTail({ store, origin, sink: hub, log }) : null;
-  await tail?.start();
+  let jobsStarted: Promise<void> | null = null;
   const wss = createSocketServer();
 
   let stopping = false;
   const control: ServerControl = { host, port, stop: (restart) => stop(restart ? 3 : 0) };
   const guard = guardOptions(env, host);
-  const app = createApp({ ...services, server: control }, routes, { hub, guard, page: pageSource(log) });
+  // A route reaching the store before it is started waits for the start (and the paid counter's reset).
+  const jobs = async () => {
+    await jobsStarted;
+    return services.jobs();
+  };
+  const app = createApp({ ...services, jobs, server: control }, routes, {
+    hub,
+    guard,
+    page: pageSource(log),
+  });
   let listening: (url: string) => void = () => {};
   const ready = new Promise<string>((resolve) => {
     listening = resolve;
@@ -109,11 +137,9 @@ export async function main(
           `episode-studio: listening on ${host} without STUDIO_TOKEN: anyone who can reach this address can read and change the show folders under the roots\n`,
         );
       }
-      listening(url);
       // Only once the port is ours: a host that cannot listen exits before it takes any job.
-      pool?.start();
-      // Leftovers of a crashed process go in the background, never holding up start-up or a request.
-      if (store) void startLeftoverSweep(services, store);
+      jobsStarted = startJobs();
+      listening(url);
     },
   );
   server.on("error", (err) => {
@@ -127,6 +153,7 @@ export async function main(
     // Let the reply that asked for the stop reach the client before sockets close.
     setTimeout(async () => {
       log.info(`stopping (exit ${code})`);
+      await jobsStarted;
       // No new jobs start; running ones get a bounded wait, then keep their rows for the next worker to reclaim.
       await pool?.stop({ graceful: true }).catch((err: unknown) => log.error(`worker pool: ${String(err)}`));
       await tail?.stop();

@@ -136,6 +136,14 @@ describe("npm run build", () => {
     }
   });
 
+  it("the server loads the database client once it listens, not before its first answer", () => {
+    const inputs = staticInputs([outputOf("runtime/serve.ts")]);
+    expect(inputs.some((i) => i.includes("functions/config/get.ts"))).toBe(true);
+    for (const absent of ["node_modules/drizzle-orm/", "node_modules/@libsql/", "lib/jobs/store.ts"]) {
+      expect(inputs.filter((i) => i.includes(absent))).toEqual([]);
+    }
+  });
+
   it("leaves out zod's messages in languages other than English", () => {
     const inputs = staticInputs([outputOf("runtime/serve.ts")]);
     const locales = inputs.filter((i) => /zod\/v4\/locales\/(?!index)/.test(i));

@@ -1,7 +1,7 @@
 // A worker-only host (`node workers/main.js`): runs the pool against the shared job database, no HTTP; its events
 // reach the API's sockets through the outbox. Stops gracefully on SIGINT/SIGTERM.
+import { jobDatabaseUrl } from "../lib/jobs/database-url.ts";
 import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
-import { jobDatabaseUrl } from "../lib/jobs/store.ts";
 import { consoleLogger, logLevel } from "../runtime/log.ts";
 import { createServices } from "../runtime/services.ts";
 import { OutboxWriter } from "./outbox.ts";

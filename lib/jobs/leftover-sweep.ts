@@ -8,8 +8,8 @@ import { passFolder, safeShot, shotFolder } from "../episode/takes.ts";
 import { insideRoots, realRoots } from "../paths/roots.ts";
 import { type LeftoverRules, type SweepTarget, sweepLeftovers } from "../store/leftovers.ts";
 import { mapLimit } from "../store/map-limit.ts";
+import { jobDatabaseUrl } from "./database-url.ts";
 import { pidAlive, thisProcess } from "./owner.ts";
-import { jobDatabaseUrl } from "./store.ts";
 import type { Job, JobStore } from "./types.ts";
 
 type SweepServices = Pick<Services, "home" | "env" | "log" | "caches">;

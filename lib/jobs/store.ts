@@ -2,7 +2,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { createClient, type ResultSet } from "@libsql/client";
 import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
@@ -12,6 +11,7 @@ import { badRequest, conflict, notFound } from "../errors.ts";
 import { errorMessage, strings } from "../store/json-guards.ts";
 import { createLocks, type Locks } from "../store/lock.ts";
 import { relaxCommits } from "./commit-mode.ts";
+import { jobDatabaseUrl } from "./database-url.ts";
 import { migrate } from "./migrate.ts";
 import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
 import type { Job, JobStore, LaneState, NewJob, ProgressUpdate } from "./types.ts";
@@ -470,12 +470,6 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     },
   };
   return store;
-}
-
-/** `STUDIO_DB_URL`, else the embedded database `<home>/studio.db`. */
-export function jobDatabaseUrl(services: Pick<Services, "home" | "env">): string {
-  const explicit = services.env.STUDIO_DB_URL?.trim();
-  return explicit || pathToFileURL(path.join(services.home, "studio.db")).href;
 }
 
 export interface JobStoreOpener {

@@ -1,0 +1,11 @@
+// Where a process's job store lives, without loading the database client: the launchers and the leftover sweep ask
+// before (or without) opening it.
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Services } from "../context.ts";
+
+/** `STUDIO_DB_URL`, else the embedded database `<home>/studio.db`. */
+export function jobDatabaseUrl(services: Pick<Services, "home" | "env">): string {
+  const explicit = services.env.STUDIO_DB_URL?.trim();
+  return explicit || pathToFileURL(path.join(services.home, "studio.db")).href;
+}
