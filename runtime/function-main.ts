@@ -1,11 +1,9 @@
 // A process serving only the routes named on its command line (`node runtime/function.js "POST /studio/source/check"`):
-// each route's module is imported alone, so it starts without loading the rest of the service.
-import { serve } from "@hono/node-server";
-import { createFunctionHandler, loadFunctions } from "./function.ts";
-import { guardOptions } from "./guard-options.ts";
+// each route's module is imported alone, so it starts without loading the rest of the service. Its compile thread
+// starts first, with nothing else loaded: the thread loads the compiler on another core while the route loads here.
+import { createCompilePool } from "../lib/episode/compile-pool.ts";
 import { serverOptions } from "./limits.ts";
 import { consoleLogger, logLevel } from "./log.ts";
-import { createServices } from "./services.ts";
 
 const USAGE = 'usage: node runtime/function.js "METHOD /studio/path" ... [--host 127.0.0.1] [--port 8190]';
 
@@ -29,12 +27,21 @@ export async function main(
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port: ${port} is not a port number`);
   const log = consoleLogger(logLevel(env.STUDIO_LOG));
-  // Pages' sockets are the full server's: a single function has none to tell.
-  const built = createServices({ env: { ...env, STUDIO_ROLES: "api" }, log, events: { emit() {} } });
-  // A single function is above all a compile route (check, preview, build): its compile thread loads on another core
-  // while the route's modules load here, instead of after the first request arrives.
-  void built.then((s) => s.compile.warm());
-  const [fns, services] = await Promise.all([loadFunctions(names), built]);
+  // A single function is above all a compile route (check, preview, build): the thread is ready by its first request.
+  const compile = createCompilePool();
+  compile.warm();
+  const [{ serve }, { createFunctionHandler, loadFunctions }, { guardOptions }, { createServices }] =
+    await Promise.all([
+      import("@hono/node-server"),
+      import("./function.ts"),
+      import("./guard-options.ts"),
+      import("./services.ts"),
+    ]);
+  const [fns, services] = await Promise.all([
+    loadFunctions(names),
+    // Pages' sockets are the full server's: a single function has none to tell.
+    createServices({ env: { ...env, STUDIO_ROLES: "api" }, log, events: { emit() {} }, compile }),
+  ]);
   const handler = createFunctionHandler(services, fns, { guard: guardOptions(env, host) });
   return new Promise((resolve) => {
     const server = serve({ fetch: handler, hostname: host, port, serverOptions: serverOptions() }, (info) => {

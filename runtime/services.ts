@@ -158,6 +158,8 @@ export async function createServices(opts: {
   env: Record<string, string | undefined>;
   log: Logger;
   events: EventSink;
+  /** A compile thread the caller started already (it closes it); by default one starts on the first task. */
+  compile?: CompilePool;
 }): Promise<OwnedServices> {
   const roles = parseRoles(opts.env.STUDIO_ROLES);
   const services = withServices(
@@ -171,7 +173,7 @@ export async function createServices(opts: {
       now: () => new Date(),
     },
     // Extension kinds are loaded where jobs run; every process knows the shipped kinds (a retry may be asked anywhere).
-    { extraKindsEnv: roles.includes("worker") ? opts.env : undefined },
+    { extraKindsEnv: roles.includes("worker") ? opts.env : undefined, compile: opts.compile },
   );
   // A process that runs jobs loads its kinds at start, so a bad STUDIO_WORKER_EXTRA_HANDLERS stops it at once.
   if (roles.includes("worker")) await services.jobKinds();

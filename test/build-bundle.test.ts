@@ -136,6 +136,14 @@ describe("npm run build", () => {
     }
   });
 
+  it("a single-function process starts its compile thread before it loads zod, the router or its route", () => {
+    const inputs = staticInputs([outputOf("runtime/function-main.ts")]);
+    expect(inputs.some((i) => i.includes("lib/threads/pool.ts"))).toBe(true);
+    for (const absent of ["node_modules/zod/", "node_modules/hono/", "runtime/router.ts", "functions/"]) {
+      expect(inputs.filter((i) => i.includes(absent))).toEqual([]);
+    }
+  });
+
   it("the server loads the database client once it listens, not before its first answer", () => {
     const inputs = staticInputs([outputOf("runtime/serve.ts")]);
     expect(inputs.some((i) => i.includes("functions/config/get.ts"))).toBe(true);

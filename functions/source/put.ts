@@ -1,6 +1,6 @@
 // PUT /studio/source: save the script or series config, check the new text, rebuild unless asked not to.
 import { z } from "zod";
-import { runCheck } from "../../lib/episode/compile-pool.ts";
+import { runCheck } from "../../lib/episode/run-check.ts";
 import { rebuildEpisode, saveSourceFile } from "../../lib/episode/source-file.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, sourceFile } from "../../lib/schema/fields.ts";

@@ -1,10 +1,7 @@
-// The compile thread: build, check and preview run there so a long script never stalls other requests.
-import { defaultVideoTarget, readSettings } from "../config/settings.ts";
-import type { Services } from "../context.ts";
+// The compile thread: build, check and preview run there so a long script never stalls other requests. Nothing
+// here loads the compile modules or zod: a process starts the thread first and loads the rest meanwhile.
 import { ThreadPool } from "../threads/pool.ts";
-import type { CheckResult } from "./check.ts";
 import type * as Tasks from "./compile-task.ts";
-import { readSources } from "./sources.ts";
 
 export type CompileMethod = "compileBoth" | "check" | "preview";
 
@@ -41,21 +38,4 @@ export function createCompilePool(): CompilePool {
       await open?.close();
     },
   };
-}
-
-/** The editor's check of `text` as the episode's `file`, the other file read from disk, on the compile thread. */
-export async function runCheck(
-  services: Pick<Services, "home" | "compile" | "caches">,
-  ep: string,
-  file: "script" | "series",
-  text: string,
-): Promise<CheckResult> {
-  const sources = await readSources(ep);
-  return services.compile.run("check", {
-    showDir: sources.showDir ?? ep,
-    defaultTarget: defaultVideoTarget(await readSettings(services)),
-    file,
-    scriptText: file === "script" ? text : (sources.script?.text ?? null),
-    seriesText: file === "series" ? text : (sources.series?.text ?? null),
-  });
 }

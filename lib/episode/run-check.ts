@@ -1,0 +1,22 @@
+// The editor's check of a text on the compile thread, the episode's other file read from disk.
+import { defaultVideoTarget, readSettings } from "../config/settings.ts";
+import type { Services } from "../context.ts";
+import type { CheckResult } from "./check.ts";
+import { readSources } from "./sources.ts";
+
+/** The editor's check of `text` as the episode's `file`, the other file read from disk, on the compile thread. */
+export async function runCheck(
+  services: Pick<Services, "home" | "compile" | "caches">,
+  ep: string,
+  file: "script" | "series",
+  text: string,
+): Promise<CheckResult> {
+  const sources = await readSources(ep);
+  return services.compile.run("check", {
+    showDir: sources.showDir ?? ep,
+    defaultTarget: defaultVideoTarget(await readSettings(services)),
+    file,
+    scriptText: file === "script" ? text : (sources.script?.text ?? null),
+    seriesText: file === "series" ? text : (sources.series?.text ?? null),
+  });
+}
