@@ -244,6 +244,26 @@ describe("the editor page", () => {
         .isVisible(),
     );
     await view.shot("settings");
+    // The browser's back returns to the views visited, each in the address.
+    await page.goBack();
+    await page.waitForURL(/view=queue/);
+    await until("the queue again", () => page.getByRole("list", { name: "Finished jobs" }).isVisible());
+    await page.goBack();
+    await page.waitForURL(/view=cut/);
+    // A deep link opens the shot it names, and the keys move between shots.
+    const shots = (await episode()).shots.map((s) => s.shot);
+    await page.goto(`${server.url}/studio/?ep=${encodeURIComponent(ep())}&shot=${shots[1]}`);
+    await until("the linked shot", () => page.getByRole("region", { name: `Shot ${shots[1]}` }).isVisible());
+    await page.keyboard.press("j");
+    await page.waitForURL(new RegExp(`shot=${shots[2]}`));
+    await page.keyboard.press("k");
+    await page.waitForURL(new RegExp(`shot=${shots[1]}`));
+    await page.keyboard.press("?");
+    const sheet = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+    await until("the shortcut list", () => sheet.isVisible());
+    expect(await sheet.textContent()).toMatch(/Space/);
+    await view.shot("shortcuts");
+    await page.keyboard.press("Escape");
     // A request the server refused while it was down is not a page error; anything else is.
     expect(
       view.problems.filter((p) => !/Failed to load resource|ERR_CONNECTION_REFUSED|WebSocket/.test(p)),
