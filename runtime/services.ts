@@ -37,7 +37,7 @@ export function packageVersion(): Promise<string> {
 
 /** The services a process owns: it closes them when it stops. */
 export interface OwnedServices extends Services {
-  /** Close what was opened: the job store, the engines' connections, the compile thread. */
+  /** Close what was opened: the job store, the engines' connections, the compile thread, the media tool thread. */
   close(): Promise<void>;
 }
 
@@ -130,6 +130,7 @@ export function withServices(base: Omit<Services, BuiltServices>, parts: Service
       if (opener) await (await opener).close();
       await services.engines.close();
       if (!parts.compile) await services.compile.close();
+      await services.media.close();
     },
   };
   return services;

@@ -1,6 +1,4 @@
 // GET /studio/info: what this server is, where its settings live and whether the media tools are there.
-
-import { findTool } from "../../lib/media/tools.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -9,7 +7,7 @@ export default defineFunction({
   queue: true,
   summary: "Server info: name, version, Node version, roles, port, settings folder, ffmpeg and ffprobe",
   async handler(_input, ctx) {
-    const [ffmpeg, ffprobe] = await Promise.all([findTool("ffmpeg", ctx.env), findTool("ffprobe", ctx.env)]);
+    const [ffmpeg, ffprobe] = await Promise.all([ctx.media.find("ffmpeg"), ctx.media.find("ffprobe")]);
     return {
       service: "episode-studio",
       version: ctx.version,

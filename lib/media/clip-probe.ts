@@ -2,7 +2,7 @@
 // ffprobe call and kept per file state, so assembling the same cut again probes only what changed.
 import { open, stat } from "node:fs/promises";
 import { cacheSlot, type WithCaches } from "../store/caches.ts";
-import { mediaTools } from "./ffmpeg.ts";
+import { ToolRunError } from "./tool-runner.ts";
 import type { MediaTools } from "./tools.ts";
 
 export interface ClipVideo {
@@ -42,16 +42,13 @@ export async function probeClip(
   services: WithCaches & { readonly media: MediaTools },
   file: string,
 ): Promise<ClipInfo> {
-  const { execa } = await import("execa");
   const cache = services.caches.of(PROBED);
   const st = await stat(file);
   const key = `${st.mtimeMs}:${st.size}:${st.ino}`;
   const hit = cache.get(file);
   if (hit && hit.key === key) return hit.info;
-  const { ffprobe } = await mediaTools(services.media);
-  const result = await execa(
-    ffprobe,
-    [
+  const result = await services.media
+    .run("ffprobe", [
       "-v",
       "error",
       "-show_entries",
@@ -59,17 +56,12 @@ export async function probeClip(
       "-of",
       "json",
       file,
-    ],
-    { reject: false },
-  );
-  if (result.exitCode !== 0) {
-    const why =
-      String(result.stderr ?? "")
-        .trim()
-        .split("\n")
-        .pop() || `ffprobe exit ${result.exitCode}`;
-    throw new Error(why);
-  }
+    ])
+    .catch((err: unknown) => {
+      // The reason is ffprobe's last word on the file (what the assembly report shows), not the command.
+      if (!(err instanceof ToolRunError)) throw err;
+      throw new Error(err.stderr.trim().split("\n").pop() || err.message);
+    });
   const info = parseProbe(String(result.stdout));
   if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(file, { key, info });

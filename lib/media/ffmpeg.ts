@@ -1,4 +1,5 @@
-// Running ffmpeg and ffprobe: the tools in force, a run with progress and cancellation, and what a file holds.
+// Running ffmpeg and ffprobe (on the media tools' thread): the tools in force, a run with progress and
+// cancellation, and what a file holds.
 import { StudioError } from "../errors.ts";
 import type { MediaTools } from "./tools.ts";
 
@@ -21,40 +22,18 @@ export interface RunOptions {
 
 /** Run ffmpeg with `args` (input/output arguments only); rejects with the tail of its log on failure. */
 export async function runFfmpeg(args: readonly string[], opts: RunOptions): Promise<void> {
-  const { execa } = await import("execa");
-  const { ffmpeg } = await mediaTools(opts.media);
-  const child = execa(
-    ffmpeg,
-    ["-hide_banner", "-nostdin", "-y", "-progress", "pipe:1", "-nostats", ...args],
-    {
-      cancelSignal: opts.signal,
-      reject: false,
-      buffer: { stdout: false, stderr: true },
-      stripFinalNewline: false,
-    },
-  );
-  if (opts.onProgress) {
-    let partial = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      partial += chunk.toString();
-      const lines = partial.split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) {
-        const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
-        if (m) opts.onProgress?.(Number(m[1]) / 1e6);
-      }
-    });
-  }
-  const result = await child;
-  if (result.isCanceled || opts.signal?.aborted) throw new Error("canceled");
-  if (result.exitCode !== 0) {
-    const tail = String(result.stderr ?? "")
-      .trim()
-      .split("\n")
-      .slice(-6)
-      .join("\n");
-    throw new Error(`ffmpeg failed (exit ${result.exitCode}): ${tail}`);
-  }
+  const { onProgress } = opts;
+  // Progress is asked of ffmpeg only when someone listens: otherwise its standard output stays empty.
+  const progress = onProgress ? ["-progress", "pipe:1"] : [];
+  await opts.media.run("ffmpeg", ["-hide_banner", "-nostdin", "-y", ...progress, "-nostats", ...args], {
+    signal: opts.signal,
+    onStdoutLine: onProgress
+      ? (line) => {
+          const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+          if (m) onProgress(Number(m[1]) / 1e6);
+        }
+      : undefined,
+  });
 }
 
 export interface ProbeInfo {
@@ -65,9 +44,7 @@ export interface ProbeInfo {
 
 /** What a media file holds (container duration, first video and audio stream). */
 export async function probe(file: string, media: MediaTools): Promise<ProbeInfo> {
-  const { execa } = await import("execa");
-  const { ffprobe } = await mediaTools(media);
-  const { stdout } = await execa(ffprobe, [
+  const { stdout } = await media.run("ffprobe", [
     "-v",
     "error",
     "-show_entries",
@@ -109,9 +86,7 @@ function rate(text: string): number | null {
 
 /** The exact number of video frames (packets counted, not estimated from the duration). */
 export async function countFrames(file: string, media: MediaTools): Promise<number> {
-  const { execa } = await import("execa");
-  const { ffprobe } = await mediaTools(media);
-  const { stdout } = await execa(ffprobe, [
+  const { stdout } = await media.run("ffprobe", [
     "-v",
     "error",
     "-select_streams",

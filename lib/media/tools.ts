@@ -1,38 +1,69 @@
-// Finds ffmpeg and ffprobe (FFMPEG_PATH / FFPROBE_PATH, else PATH) and reads their versions, once per services.
+// The media tools of a process: finds ffmpeg and ffprobe (FFMPEG_PATH / FFPROBE_PATH, else PATH) and reads their
+// versions once per services, and runs them on the tool thread, never from the event loop's own thread.
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
+import { StudioError } from "../errors.ts";
 import { errorMessage } from "../store/json-guards.ts";
+import { type ToolResult, ToolRunner, type ToolRunOptions } from "./tool-runner.ts";
 
 export type ToolInfo = { path: string; version: string } | { path: null; error: string };
 
 type Env = Record<string, string | undefined>;
 
-/** ffmpeg and ffprobe for one environment, each looked up once (PATH does not change under a running server). */
+export type ToolName = "ffmpeg" | "ffprobe";
+
+/** ffmpeg and ffprobe for one environment, each found once (PATH does not change under a running server). */
 export interface MediaTools {
-  find(name: "ffmpeg" | "ffprobe"): Promise<ToolInfo>;
+  /** Where the tool is and its version, or why it is missing (a missing tool is looked for again next time). */
+  find(name: ToolName): Promise<ToolInfo>;
+  /**
+   * Run the tool with `args` on the tool thread. A missing tool is a 500 naming what to install; a failing one
+   * rejects with ToolRunError carrying the end of its log; a stopped one with ToolCanceled.
+   */
+  run(name: ToolName, args: readonly string[], opts?: ToolRunOptions): Promise<ToolResult>;
+  /** Stop the tools running and end the tool thread (a later run starts a new one). */
+  close(): Promise<void>;
 }
 
 /** The tools of `env` (read on each look-up, so services whose env is swapped in a test follow it). */
 export function createMediaTools(env: () => Env): MediaTools {
   const found = new Map<string, Promise<ToolInfo>>();
-  return {
+  const runner = new ToolRunner();
+  const tools: MediaTools = {
     find(name) {
       const e = env();
       const override = e[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"];
       const key = `${name}\0${override ?? ""}\0${e.PATH ?? ""}`;
       let hit = found.get(key);
       if (!hit) {
-        hit = locate(name, override, e.PATH ?? "");
-        found.set(key, hit);
+        const looked = locate(runner, name, override, e.PATH ?? "");
+        hit = looked;
+        found.set(key, looked);
+        // Installing the tool must not need a restart to be seen.
+        void looked.then((info) => {
+          if (info.path === null && found.get(key) === looked) found.delete(key);
+        });
       }
       return hit;
     },
+    async run(name, args, opts) {
+      const info = await tools.find(name);
+      if (info.path === null) throw new StudioError(500, `no media tools: ${info.error}`);
+      return runner.run(info.path, args, opts);
+    },
+    close: () => runner.close(),
   };
+  return tools;
 }
 
 /** Locate a media tool once, without remembering it (a one-off caller; services hold `MediaTools`). */
-export function findTool(name: "ffmpeg" | "ffprobe", env: Env): Promise<ToolInfo> {
-  return locate(name, env[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"], env.PATH ?? "");
+export async function findTool(name: ToolName, env: Env): Promise<ToolInfo> {
+  const tools = createMediaTools(() => env);
+  try {
+    return await tools.find(name);
+  } finally {
+    await tools.close();
+  }
 }
 
 // The binaries shipped inside npm packages (optional dependencies), so `npm ci` alone is enough on a fresh machine.
@@ -50,8 +81,12 @@ async function shippedBinary(name: string): Promise<string | null> {
   }
 }
 
-async function locate(name: string, override: string | undefined, searchPath: string): Promise<ToolInfo> {
-  const { execa } = await import("execa");
+async function locate(
+  runner: ToolRunner,
+  name: string,
+  override: string | undefined,
+  searchPath: string,
+): Promise<ToolInfo> {
   const onPath = searchPath
     .split(path.delimiter)
     .filter(Boolean)
@@ -61,7 +96,7 @@ async function locate(name: string, override: string | undefined, searchPath: st
   for (const file of candidates) {
     if (!(await isExecutable(file))) continue;
     try {
-      const { stdout } = await execa(file, ["-hide_banner", "-version"], { timeout: 10_000 });
+      const { stdout } = await runner.run(file, ["-hide_banner", "-version"], { timeout: 10_000 });
       const match = /version\s+(\S+)/.exec(stdout);
       return { path: file, version: match ? match[1] : stdout.split("\n")[0] };
     } catch (err) {
