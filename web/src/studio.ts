@@ -4,7 +4,7 @@
 import { batch, effect, type Signal, signal } from "@preact/signals";
 import { ApiError, api, errorText } from "./api.ts";
 import { createKeys, type Keys } from "./keys.tsx";
-import { createRouter, type Router } from "./route.ts";
+import { createRouter, type Router } from "./router.ts";
 import { connectSocket, type Socket } from "./socket.ts";
 import type {
   Config,
