@@ -1,6 +1,7 @@
 // GET /studio/episode: the pass's shots in cut order with their takes, picks, overrides, targets and staleness.
 // The answer is JSON text assembled from cached per-shot pieces, so it is handed to the runtime as text.
 import { z } from "zod";
+import { passReads } from "../../lib/episode/pass-reads.ts";
 import { episodeStatus } from "../../lib/episode/status.ts";
 import { notFound } from "../../lib/errors.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
@@ -20,9 +21,11 @@ export default defineFunction({
     const ep = await resolveEpisode(input.ep, ctx);
     const pass = input.pass;
     // Render sweep (States table): queued takes whose job is gone are closed before the answer; an unbuilt pass
-    // has nothing to sweep and is refused below.
-    await sweepQueuedTakes(ctx, ep, pass);
-    const answer = await episodeStatus(ctx, ep, pass, ctx.now());
+    // has nothing to sweep and is refused below. The sweep and the status share one read of the build and of
+    // the take lists, read again only when the sweep closed a take.
+    let reads = passReads(ctx, ep, pass);
+    if ((await sweepQueuedTakes(ctx, ep, pass, { reads })) > 0) reads = passReads(ctx, ep, pass);
+    const answer = await episodeStatus(ctx, ep, pass, ctx.now(), reads);
     if (answer === null)
       throw notFound(`the ${pass} pass of ${input.ep} is not built: build the episode first`);
     // A page that re-reads the episode and already holds this answer gets 304 and no body.

@@ -10,7 +10,8 @@ import { cacheSlot } from "../store/caches.ts";
 import { isObject, positive } from "../store/json-guards.ts";
 import { fpsOf } from "./current-entry.ts";
 import type { CutEntry } from "./cut.ts";
-import { type CutPick, chainViews, cutPick, folderTakes, outOfOrder } from "./cut-view.ts";
+import { type CutPick, chainViews, cutPick, outOfOrder } from "./cut-view.ts";
+import { type PassReads, passReads } from "./pass-reads.ts";
 import {
   actionLine,
   overrideSummary,
@@ -26,7 +27,7 @@ import { missingRefs, type RefSlot } from "./shot-refs.ts";
 import type { BuiltShot } from "./shotlists.ts";
 import { type ChainView, FileProbe, keyframeGate, recordedRefs, refResolver } from "./staleness.ts";
 import { DRAFT_LIFE_MS, takeAudio, takeExtras, takeSummary } from "./take-summary.ts";
-import { passFolder, type TakeRecord } from "./takes.ts";
+import { passFolder, safeShot, type TakeRecord } from "./takes.ts";
 import { episodeDefault } from "./target-choice.ts";
 import { identities, loadViewInputs, type ViewInputs } from "./view-inputs.ts";
 
@@ -42,8 +43,19 @@ const KEPT = cacheSlot("episode status", () => ({
   contexts: new Map<string, { key: string; byShot: Map<string, ShotContext> }>(),
   recordedPaths: new WeakMap<readonly TakeRecord[], string[]>(),
   rows: new Map<string, { deps: unknown[]; text: string }>(),
-  answers: new Map<string, { head: string; rows: string[]; text: string; etag: string }>(),
+  answers: new Map<string, KeptAnswer>(),
 }));
+
+/** The last answer of an episode's pass and what it was made from, to hand it back untouched. */
+interface KeptAnswer extends StatusAnswer {
+  head: string;
+  rows: string[];
+  /** The inputs' key, every take list's identity and which drafts had expired. */
+  made: string;
+  /** Every file the answer looked at, and their states then. */
+  files: string[];
+  states: string;
+}
 
 /** shotContext for the listing: the same inputs (by key) give the same context. */
 function cachedContext(vi: ViewInputs, built: BuiltShot): ShotContext {
@@ -233,10 +245,20 @@ function takeRefPaths(vi: ViewInputs, takes: readonly TakeRecord[]): string[] {
  * Everything a row's text depends on that the episode inputs' key does not cover: the take lists (by
  * identity), the state of every file it looks at, its chain neighbour and which drafts expired.
  */
-async function rowDeps(r: RowInput, otherTakes: readonly TakeRecord[] | null): Promise<unknown[]> {
+async function rowDeps(
+  r: RowInput,
+  otherTakes: readonly TakeRecord[] | null,
+): Promise<{ deps: unknown[]; files: Set<string> }> {
   const { vi, sc } = r;
   const resolve = refResolver(vi, vi.ep, vi.home);
   const files = new Set<string>();
+  // A take's upscale and post records and the videos their stamps check (see takeExtras).
+  const dir = path.join(vi.ep, passFolder(vi.pass), safeShot(r.entry.shot));
+  for (const t of r.takes) {
+    if (!t.files.some((f) => f.endsWith(".up.json") || f.endsWith(".post.json"))) continue;
+    for (const end of [".up.json", ".post.json", ".mp4", ".up.mp4"])
+      files.add(path.join(dir, `${t.stem}${end}`));
+  }
   for (const p of takeRefPaths(vi, r.takes)) files.add(resolve(p));
   for (const s of r.slots) files.add(resolve(s.path));
   if (sc) {
@@ -251,13 +273,8 @@ async function rowDeps(r: RowInput, otherTakes: readonly TakeRecord[] | null): P
   if (isObject(a) && a.source === "file" && typeof a.path === "string")
     files.add(path.resolve(vi.ep, a.path));
   const states = await Promise.all([...files].map((f) => r.probe.state(f)));
-  const drafts = r.takes.map((t) => {
-    const d = t.sidecar?.draft;
-    const made = isObject(d) && typeof d.made === "string" ? Date.parse(d.made) : Number.NaN;
-    return Number.isFinite(made) && made + DRAFT_LIFE_MS < r.now.getTime() ? 1 : 0;
-  });
   const { identity } = identities(vi);
-  return [
+  const deps = [
     vi.key,
     r.order,
     identity(r.takes),
@@ -269,8 +286,20 @@ async function rowDeps(r: RowInput, otherTakes: readonly TakeRecord[] | null): P
     r.chain.prevFinished,
     [...files].join("\n"),
     states.map((s) => s.key).join("\n"),
-    drafts.join(""),
+    expiredDrafts(r.takes, r.now),
   ];
+  return { deps, files };
+}
+
+/** Which of the takes' drafts have expired by `now` (a row shows it), one digit per take. */
+function expiredDrafts(takes: readonly TakeRecord[], now: Date): string {
+  let out = "";
+  for (const t of takes) {
+    const d = t.sidecar?.draft;
+    const made = isObject(d) && typeof d.made === "string" ? Date.parse(d.made) : Number.NaN;
+    out += Number.isFinite(made) && made + DRAFT_LIFE_MS < now.getTime() ? "1" : "0";
+  }
+  return out;
 }
 
 // About 5 KB a row with ten takes: a few dozen episodes' worth.
@@ -300,14 +329,19 @@ export interface StatusAnswer {
   etag: string;
 }
 
-/** The episode status with its entity tag (see episodeStatusText), or null when the pass has no build. */
+/**
+ * The episode status with its entity tag (see episodeStatusText), or null when the pass has no build. `reads`:
+ * the build and take lists this request already read. When the inputs, every take list and the state of every
+ * file the last answer looked at are unchanged, that answer comes back before any row is considered.
+ */
 export async function episodeStatus(
   services: Pick<Services, "home" | "targets" | "caches">,
   ep: string,
   pass: Pass,
   now: Date,
+  reads: PassReads = passReads(services, ep, pass),
 ): Promise<StatusAnswer | null> {
-  const vi = await loadViewInputs(services, ep, pass);
+  const vi = await loadViewInputs(services, ep, pass, { build: await reads.build() });
   if (!vi) return null;
   const { build } = vi;
   const kept = services.caches.of(KEPT);
@@ -316,11 +350,9 @@ export async function episodeStatus(
   const cut = vi.cut;
   const orphan = (shot: string) => !build.shots.has(shot);
 
-  const ownTakes = await Promise.all(cut.map((e) => folderTakes(services, ep, pass, e.shot)));
+  const ownTakes = await Promise.all(cut.map((e) => reads.takes(pass, e.shot)));
   const placeholders = await Promise.all(
-    cut.map((e) =>
-      e.pass !== undefined && e.pass !== pass ? folderTakes(services, ep, e.pass, e.shot) : null,
-    ),
+    cut.map((e) => (e.pass !== undefined && e.pass !== pass ? reads.takes(e.pass, e.shot) : null)),
   );
   const picks = cut.map((e, i) => cutPick(e, pass, placeholders[i] ?? ownTakes[i]));
   const chains = chainViews(cut, picks, orphan);
@@ -332,9 +364,19 @@ export async function episodeStatus(
       if (!isObject(a) || a.source !== "take") return null;
       const shot = typeof a.shot === "string" ? a.shot : e.shot;
       const p = a.pass === "final" || a.pass === "proxy" ? a.pass : pass;
-      return folderTakes(services, ep, p, shot);
+      return reads.takes(p, shot);
     }),
   );
+
+  const answerKey = `${ep}\0${pass}`;
+  const { answers } = kept;
+  const last = answers.get(answerKey);
+  const { identity } = identities(services);
+  const lists = [ownTakes, placeholders, audioTakes]
+    .map((l) => l.map((t) => identity(t)).join("."))
+    .join("|");
+  const made = `${vi.key}|${lists}|${ownTakes.map((t) => expiredDrafts(t, now)).join(".")}`;
+  if (last?.made === made && (await fileStates(probe, last.files)) === last.states) return last;
 
   // A context may compile the shot for another target (an episode target set after the build): made in slices
   // so that a first listing of a long episode lets other requests through between them.
@@ -344,6 +386,7 @@ export async function episodeStatus(
     shotContexts.push(built ? cachedContext(vi, built) : null);
     if (i % 16 === 15) await new Promise((r) => setImmediate(r));
   }
+  const files = new Set<string>();
   const rows = await Promise.all(
     cut.map(async (entry, order) => {
       const sc = shotContexts[order];
@@ -362,7 +405,8 @@ export async function episodeStatus(
         slots: sc ? shotSlots(vi, sc) : [],
         audioTakes: audioTakes[order],
       };
-      const deps = await rowDeps(r, placeholders[order]);
+      const { deps, files: looked } = await rowDeps(r, placeholders[order]);
+      for (const f of looked) files.add(f);
       const key = `${ep}\0${pass}\0${entry.shot}`;
       const hit = kept.rows.get(key);
       if (hit && sameDeps(hit.deps, deps)) return hit.text;
@@ -387,21 +431,29 @@ export async function episodeStatus(
     target: def.target,
     target_source: def.source,
     series_target: vi.targetInputs.seriesTarget,
-    track: await trackInfo(vi, resolve, probe),
+    track: await trackInfo(vi, resolve, probe, files),
   };
   const headText = JSON.stringify(head);
+  const looked = [...files];
+  const states = await fileStates(probe, looked);
   // Nothing moved at all: hand back the very same text (no 1.5 MB join; the route can reuse its bytes too).
-  const answerKey = `${ep}\0${pass}`;
-  const { answers } = kept;
-  const last = answers.get(answerKey);
-  if (last && last.head === headText && sameDeps(last.rows, rows)) return last;
+  if (last && last.head === headText && sameDeps(last.rows, rows)) {
+    Object.assign(last, { made, files: looked, states });
+    return last;
+  }
   const text = `${headText.slice(0, -1)},"shots":[${rows.join(",")}]}`;
   // Weak: the same answer may go out gzipped or not.
   const etag = `W/"${createHash("sha1").update(text).digest("base64url")}"`;
   if (answers.size >= MAX_ANSWERS) answers.clear();
-  const answer = { head: headText, rows, text, etag };
+  const answer: KeptAnswer = { head: headText, rows, text, etag, made, files: looked, states };
   answers.set(answerKey, answer);
   return answer;
+}
+
+/** The states of the files (the probe stats each once per request), as one comparable text. */
+async function fileStates(probe: FileProbe, files: readonly string[]): Promise<string> {
+  const states = await Promise.all(files.map((f) => probe.state(f)));
+  return states.map((s) => s.key).join("\n");
 }
 
 /** The series config's recorded dialogue track (`audio.track`), or null when it names none. */
@@ -409,11 +461,13 @@ async function trackInfo(
   vi: ViewInputs,
   resolve: (p: string) => string,
   probe: FileProbe,
+  looked: Set<string>,
 ): Promise<{ path: string; exists: boolean; seconds: null } | null> {
   const audio = vi.seriesRaw?.audio;
   const track = isObject(audio) ? audio.track : undefined;
   if (typeof track !== "string" || track.trim() === "") return null;
   const abs = resolve(track.trim());
+  looked.add(abs);
   // The length would need the media read; the status never probes media.
   return { path: relTo(vi.ep, abs), exists: await probe.exists(abs), seconds: null };
 }

@@ -151,13 +151,14 @@ export function configSeriesTarget(raw: Record<string, unknown> | null): string 
   return typeof t === "string" && t.trim() !== "" ? t.trim() : null;
 }
 
-/** Everything but the takes, or null when the pass has no build. */
+/** Everything but the takes, or null when the pass has no build (`known.build`: the build already read). */
 export async function loadViewInputs(
   services: Pick<Services, "home" | "targets" | "caches">,
   ep: string,
   pass: Pass,
+  known?: { build: Build | null },
 ): Promise<ViewInputs | null> {
-  const build = await readBuild(services, ep, pass);
+  const build = known ? known.build : await readBuild(services, ep, pass);
   if (!build) return null;
   const [story, overridesRaw, cutRaw, home] = await Promise.all([
     readStory(services, ep),

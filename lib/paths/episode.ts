@@ -1,10 +1,9 @@
 // Turns a request's `ep` into the real path of an episode folder inside a configured root.
-import { realpath, stat } from "node:fs/promises";
 import type { Services } from "../context.ts";
 import { forbidden, notFound, StudioError } from "../errors.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { samePath } from "./inside.ts";
-import { realpathNearest } from "./real.ts";
+import { realFolder, realpathNearest } from "./real.ts";
 import { insideRoots, realRoots } from "./roots.ts";
 import { checkAbsolutePath } from "./text.ts";
 
@@ -38,8 +37,9 @@ export async function resolveFolder(
         : `${field}: "${abs}" is outside the configured roots (no roots are configured; add one in the config)`,
     );
   let real: string;
+  let isDirectory: boolean;
   try {
-    real = await realpath(abs);
+    ({ real, isDirectory } = await realFolder(services, abs));
   } catch (err) {
     const code = errorCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") {
@@ -56,7 +56,6 @@ export async function resolveFolder(
   if (strictlyInside && roots.some((r) => samePath(r, real))) {
     throw forbidden(`${field}: "${abs}" is a configured root; an episode is a folder inside a root`);
   }
-  const st = await stat(real);
-  if (!st.isDirectory()) throw notFound(`${field}: no ${noun} at "${abs}" (it is a file)`);
+  if (!isDirectory) throw notFound(`${field}: no ${noun} at "${abs}" (it is a file)`);
   return real;
 }

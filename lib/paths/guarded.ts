@@ -6,7 +6,7 @@ import path from "node:path";
 import { forbidden, type StudioError } from "../errors.ts";
 import { type AtomicOptions, writeFileAtomic } from "../store/atomic.ts";
 import type { WithCaches } from "../store/caches.ts";
-import { readJsonFile } from "../store/json-file.ts";
+import { knownMissing, readJsonFile } from "../store/json-file.ts";
 import { errorCode } from "../store/json-guards.ts";
 import { isInsideOrEqual } from "./inside.ts";
 import { realpathNearest } from "./real.ts";
@@ -106,13 +106,17 @@ export async function readShowText(fence: Fence, file: string): Promise<string> 
   return (await readShowFile(fence, file)).toString("utf8");
 }
 
-/** The parsed JSON file (cached by the store), `undefined` when missing. */
+/**
+ * The parsed JSON file (cached by the store), `undefined` when missing. A file known to be missing under an
+ * unchanged folder is answered without resolving it: there is nothing there to open, inside or out.
+ */
 export async function readShowJson(
   services: WithCaches,
   fence: Fence,
   file: string,
   what: string,
 ): Promise<unknown> {
+  if (await knownMissing(services, file)) return undefined;
   return readJsonFile(services, await guardPath(fence, file), what);
 }
 

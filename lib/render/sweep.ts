@@ -2,8 +2,7 @@
 // job removed) or ended without closing it is closed `failed` before the answer (api extras 4.7).
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { folderTakes } from "../episode/cut-view.ts";
-import { readBuild } from "../episode/shotlists.ts";
+import { type PassReads, passReads } from "../episode/pass-reads.ts";
 import { type TakeRecord, takeStatus } from "../episode/takes.ts";
 import type { Job, JobStore } from "../jobs/types.ts";
 import { closeTake, noteText, type TakeRef, takeEvent } from "./sidecar.ts";
@@ -39,17 +38,19 @@ interface Candidate {
 
 /**
  * Close the pass's dead queued takes; answers how many changed. Cheap when nothing is queued: the job store is
- * opened only when some shot has a queued take of the service's queue.
+ * opened only when some shot has a queued take of the service's queue. `reads` shares the build and the take
+ * lists with whoever answers next in the same request.
  */
 export async function sweepQueuedTakes(
   services: Pick<Services, "home" | "env" | "now" | "events" | "jobs" | "caches" | "locks">,
   ep: string,
   pass: Pass,
-  opts: { store?: JobStore } = {},
+  opts: { store?: JobStore; reads?: PassReads } = {},
 ): Promise<number> {
-  const build = await readBuild(services, ep, pass);
+  const reads = opts.reads ?? passReads(services, ep, pass);
+  const build = await reads.build();
   if (!build) return 0;
-  const lists = await Promise.all(build.order.map((shot) => folderTakes(services, ep, pass, shot)));
+  const lists = await Promise.all(build.order.map((shot) => reads.takes(pass, shot)));
   const candidates: Candidate[] = [];
   lists.forEach((takes, i) => {
     for (const record of takes) {
