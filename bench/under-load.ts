@@ -18,6 +18,9 @@ interface LoopDelay {
   max: number;
   stalls: number;
   stalledMs: number;
+  /** CPU time of the main thread in the phase (null off Linux), and of the whole process. */
+  mainCpuMs: number | null;
+  processCpuMs: number;
 }
 
 /** The server's event-loop delay since the last call (the preload prints it on SIGUSR2 and starts again). */
@@ -141,7 +144,7 @@ export async function run(): Promise<void> {
     ] as const) {
       console.log(
         d
-          ? `  ${`server event-loop delay, ${when}`.padEnd(48)} p50 ${d.p50.toFixed(1).padStart(6)} ms  p99 ${d.p99.toFixed(1).padStart(6)} ms  max ${d.max.toFixed(1)} ms  stalls over 20 ms: ${d.stalls} (${d.stalledMs} ms in all)`
+          ? `  ${`server event-loop delay, ${when}`.padEnd(48)} p50 ${d.p50.toFixed(1).padStart(6)} ms  p99 ${d.p99.toFixed(1).padStart(6)} ms  max ${d.max.toFixed(1)} ms  stalls over 20 ms: ${d.stalls} (${d.stalledMs} ms in all); CPU main thread ${d.mainCpuMs ?? "?"} ms, process ${d.processCpuMs} ms`
           : `  server event-loop delay, ${when}: not reported`,
       );
     }

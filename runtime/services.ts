@@ -37,7 +37,7 @@ export function packageVersion(): Promise<string> {
 
 /** The services a process owns: it closes them when it stops. */
 export interface OwnedServices extends Services {
-  /** Close what was opened: the job store, the engines' connections, the compile thread, the media tool thread. */
+  /** Close what was opened: the job store, the engines' connections, the compile thread, the media tool process. */
   close(): Promise<void>;
 }
 

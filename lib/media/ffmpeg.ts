@@ -1,4 +1,4 @@
-// Running ffmpeg and ffprobe (on the media tools' thread): the tools in force, a run with progress and
+// Running ffmpeg and ffprobe (through the media tools' helper process): the tools in force, a run with progress and
 // cancellation, and what a file holds.
 import { StudioError } from "../errors.ts";
 import type { MediaTools } from "./tools.ts";

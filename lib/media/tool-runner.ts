@@ -1,7 +1,9 @@
-// Runs external tools (ffmpeg, ffprobe) from a long-lived worker thread: starting a process holds the starting
-// thread's event loop for tens of milliseconds in a big process, and the main thread must keep answering requests.
+// Runs external tools (ffmpeg, ffprobe) from a long-lived small helper process. Starting a process from the service
+// holds its event loop for tens of milliseconds (the fork copies a big process's page tables); from a worker thread
+// the fork still stalls the main thread (measured: a third of the stall left), from a small process it costs nothing.
+import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
 
 export interface ToolRunOptions {
   /** Aborting stops the tool (SIGTERM, SIGKILL if it lingers); the run then rejects with ToolCanceled. */
@@ -44,9 +46,9 @@ export class ToolCanceled extends Error {
   }
 }
 
-/** The tool thread died (or was closed) while the tool ran: its result is unknown and the tool was killed. */
-export class ToolThreadError extends Error {
-  override name = "ToolThreadError";
+/** The tool process died (or was closed) while the tool ran: its result is unknown and the tool was killed. */
+export class ToolHostError extends Error {
+  override name = "ToolHostError";
 }
 
 /** The last `n` non-empty lines of a tool's log. */
@@ -65,7 +67,7 @@ type Done = {
   error?: { code: string | null; message: string };
 };
 
-type FromThread =
+type FromHost =
   | Done
   | { type: "spawned"; id: number; pid: number }
   | { type: "lines"; id: number; stream: "stdout" | "stderr"; lines: string[] }
@@ -80,46 +82,49 @@ interface Run {
   reject(err: Error): void;
 }
 
-interface Thread {
-  worker: Worker;
+interface Host {
+  child: ChildProcess;
   runs: Map<number, Run>;
+  /** The end of what the tool process wrote on its stderr (a crash's stack), for the error that reports it. */
+  log: string;
   closed?: () => void;
+  exited: Promise<void>;
 }
 
-const THREAD_MODULE = new URL("./spawn-thread.js", import.meta.url);
-// How long close() waits for the thread to have killed its tools before it ends the thread anyway.
+const HOST_MODULE = new URL("./tool-process.js", import.meta.url);
+// How long close() waits for the tool process to have killed its tools, then to have ended, before killing it.
 const CLOSE_WAIT_MS = 2000;
 
 /**
- * One tool thread, started on the first run and kept (idle, it does not keep the process alive); several runs go
- * at once. A thread that dies fails its runs in flight, kills their tools, and the next run starts a new one.
+ * One tool process, started on the first run and kept (idle, it does not keep the service alive); several runs go
+ * at once. A tool process that dies fails its runs in flight, kills their tools, and the next run starts a new one.
  */
 export class ToolRunner {
-  private thread: Thread | null = null;
+  private host: Host | null = null;
   private nextId = 1;
   private readonly module: URL;
 
-  /** `module` replaces the thread's code (a test's thread that crashes on purpose). */
-  constructor(module: URL = THREAD_MODULE) {
+  /** `module` replaces the tool process's code (a test's that crashes on purpose). */
+  constructor(module: URL = HOST_MODULE) {
     this.module = module;
   }
 
-  /** Run `file` with `args`; rejects with ToolRunError (with the log's end), ToolCanceled or ToolThreadError. */
+  /** Run `file` with `args`; rejects with ToolRunError (with the log's end), ToolCanceled or ToolHostError. */
   run(file: string, args: readonly string[], opts: ToolRunOptions = {}): Promise<ToolResult> {
     const tool = path.basename(file).replace(/\.exe$/i, "");
     if (opts.signal?.aborted) return Promise.reject(new ToolCanceled());
-    const thread = this.started();
+    const host = this.started();
     const id = this.nextId++;
     return new Promise<ToolResult>((resolve, reject) => {
       const onAbort = () => {
         run.canceled = true;
-        thread.worker.postMessage({ type: "kill", id });
+        send(host, { type: "kill", id });
       };
       const settle = () => {
         opts.signal?.removeEventListener("abort", onAbort);
-        thread.runs.delete(id);
-        // A thread with tools running keeps the process alive; an idle one must not.
-        if (thread.runs.size === 0) thread.worker.unref();
+        host.runs.delete(id);
+        // A tool process with tools running keeps the service alive; an idle one must not.
+        if (host.runs.size === 0) hold(host, false);
       };
       const run: Run = {
         tool,
@@ -135,10 +140,10 @@ export class ToolRunner {
           reject(e);
         },
       };
-      if (thread.runs.size === 0) thread.worker.ref();
-      thread.runs.set(id, run);
+      if (host.runs.size === 0) hold(host, true);
+      host.runs.set(id, run);
       opts.signal?.addEventListener("abort", onAbort, { once: true });
-      thread.worker.postMessage({
+      send(host, {
         type: "run",
         id,
         file,
@@ -150,39 +155,77 @@ export class ToolRunner {
     });
   }
 
-  /** Stop the tools running (their runs fail) and end the thread. */
+  /** Stop the tools running (their runs fail) and end the tool process. */
   async close(): Promise<void> {
-    const thread = this.thread;
-    if (!thread) return;
-    this.thread = null;
-    const closed = new Promise<void>((resolve) => {
-      thread.closed = resolve;
-      setTimeout(resolve, CLOSE_WAIT_MS).unref();
+    const host = this.host;
+    if (!host) return;
+    this.host = null;
+    // Closing is waited for: the tool process keeps the service alive until it has ended.
+    hold(host, true);
+    const wait = (p: Promise<void>) =>
+      Promise.race([p, new Promise<void>((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+    await wait(
+      new Promise<void>((resolve) => {
+        host.closed = resolve;
+        if (!send(host, { type: "close" })) resolve();
+      }),
+    );
+    this.fail(host, "the media tools were closed");
+    // Without its channel the tool process ends by itself; one that does not is killed.
+    if (host.child.connected) host.child.disconnect();
+    await wait(host.exited);
+    if (host.child.exitCode === null && host.child.signalCode === null) host.child.kill("SIGKILL");
+  }
+
+  private started(): Host {
+    if (this.host) return this.host;
+    // Plain JavaScript: it needs none of this process's flags or preloads (NODE_OPTIONS), which would only make it
+    // bigger. The tools it starts see the same environment otherwise.
+    const { NODE_OPTIONS: _flags, ...env } = process.env;
+    const child: ChildProcess = spawn(process.execPath, [fileURLToPath(this.module)], {
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      env,
+      windowsHide: true,
     });
-    thread.worker.postMessage({ type: "close" });
-    await closed;
-    this.fail(thread, "the media tools were closed");
-    await thread.worker.terminate();
+    // Ended once it has exited and its stderr has been read to the end (a crash's stack is the reason given).
+    const logRead = new Promise<void>((resolve) => {
+      if (!child.stderr) resolve();
+      child.stderr?.once("close", () => resolve());
+    });
+    const exit = new Promise<string>((resolve) => {
+      child.once("exit", (code, signal) =>
+        resolve(code !== null ? `it exited with code ${code}` : `it was killed (${signal})`),
+      );
+    });
+    const host: Host = {
+      child,
+      runs: new Map(),
+      log: "",
+      exited: Promise.all([exit, logRead]).then(() => {}),
+    };
+    child.stderr?.on("data", (c: Buffer) => {
+      host.log = (host.log + c.toString()).slice(-4000);
+    });
+    child.on("message", (msg: FromHost) => this.answer(host, msg));
+    child.on("error", (err) => this.crashed(host, `it did not run: ${err.message}`));
+    void Promise.all([exit, logRead]).then(([how]) => {
+      const last = host.log
+        .trim()
+        .split("\n")
+        .find((l) => /^\w*Error\b/.test(l.trim()));
+      this.crashed(host, last ? `${how}: ${last.trim()}` : how);
+    });
+    hold(host, false);
+    this.host = host;
+    return host;
   }
 
-  private started(): Thread {
-    if (this.thread) return this.thread;
-    const worker = new Worker(this.module);
-    worker.unref();
-    const thread: Thread = { worker, runs: new Map() };
-    worker.on("message", (msg: FromThread) => this.answer(thread, msg));
-    worker.on("error", (err) => this.crashed(thread, `it failed: ${err.message}`));
-    worker.on("exit", (code) => this.crashed(thread, `it exited with code ${code}`));
-    this.thread = thread;
-    return thread;
-  }
-
-  private answer(thread: Thread, msg: FromThread): void {
+  private answer(host: Host, msg: FromHost): void {
     if (msg.type === "closed") {
-      thread.closed?.();
+      host.closed?.();
       return;
     }
-    const run = thread.runs.get(msg.id);
+    const run = host.runs.get(msg.id);
     if (!run) return;
     if (msg.type === "spawned") run.pid = msg.pid;
     else if (msg.type === "lines") {
@@ -220,14 +263,14 @@ export class ToolRunner {
     return null;
   }
 
-  private crashed(thread: Thread, why: string): void {
-    if (this.thread === thread) this.thread = null;
-    this.fail(thread, `the media tool thread stopped (${why})`);
+  private crashed(host: Host, why: string): void {
+    if (this.host === host) this.host = null;
+    this.fail(host, `the media tool process stopped (${why})`);
   }
 
-  /** Fail every run of `thread` still in flight and kill its tool, which nothing would wait for any more. */
-  private fail(thread: Thread, why: string): void {
-    for (const run of [...thread.runs.values()]) {
+  /** Fail every run of `host` still in flight and kill its tool, which nothing would wait for any more. */
+  private fail(host: Host, why: string): void {
+    for (const run of [...host.runs.values()]) {
       if (run.pid !== null) {
         try {
           process.kill(run.pid, "SIGKILL");
@@ -235,7 +278,28 @@ export class ToolRunner {
           // Already gone.
         }
       }
-      run.reject(new ToolThreadError(`${why} while ${run.tool} ran`));
+      run.reject(new ToolHostError(`${why} while ${run.tool} ran`));
     }
+  }
+}
+
+/** Post to the tool process; false when its channel is gone (its exit fails the runs). */
+function send(host: Host, msg: unknown): boolean {
+  if (!host.child.connected) return false;
+  host.child.send(msg as Parameters<ChildProcess["send"]>[0]);
+  return true;
+}
+
+/** Whether the tool process (its handle, channel and log pipe) keeps the service's event loop alive. */
+function hold(host: Host, on: boolean): void {
+  const { child } = host;
+  const handles = [child, child.channel, child.stderr] as (
+    | { ref?(): void; unref?(): void }
+    | null
+    | undefined
+  )[];
+  for (const h of handles) {
+    if (on) h?.ref?.();
+    else h?.unref?.();
   }
 }

@@ -1,5 +1,5 @@
 // The media tools of a process: finds ffmpeg and ffprobe (FFMPEG_PATH / FFPROBE_PATH, else PATH) and reads their
-// versions once per services, and runs them on the tool thread, never from the event loop's own thread.
+// versions once per services, and runs them from a small helper process, never from the service's own process.
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
 import { StudioError } from "../errors.ts";
@@ -17,11 +17,11 @@ export interface MediaTools {
   /** Where the tool is and its version, or why it is missing (a missing tool is looked for again next time). */
   find(name: ToolName): Promise<ToolInfo>;
   /**
-   * Run the tool with `args` on the tool thread. A missing tool is a 500 naming what to install; a failing one
+   * Run the tool with `args` from the tool process. A missing tool is a 500 naming what to install; a failing one
    * rejects with ToolRunError carrying the end of its log; a stopped one with ToolCanceled.
    */
   run(name: ToolName, args: readonly string[], opts?: ToolRunOptions): Promise<ToolResult>;
-  /** Stop the tools running and end the tool thread (a later run starts a new one). */
+  /** Stop the tools running and end the tool process (a later run starts a new one). */
   close(): Promise<void>;
 }
 

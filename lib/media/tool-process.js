@@ -1,18 +1,19 @@
-// The media tool thread: starts ffmpeg, ffprobe and the like for the main thread, whose event loop a spawn would hold
-// for tens of milliseconds (the fork copies a large process's page tables). Plain JavaScript: it loads nothing else.
+// The media tool process: a small Node process that starts ffmpeg, ffprobe and the like for the service. Starting a
+// process from the service itself costs it tens of milliseconds each time, even from another thread (the fork copies
+// the page tables of a big process and stalls its threads); from this small one it costs the service nothing.
+// Plain JavaScript: it loads nothing else. It ends, killing its tools, when the service closes the channel or dies.
 //
 // In:  {type: "run", id, file, args, timeout?, stdoutLines, stderrLines} | {type: "kill", id} | {type: "close"}
 // Out: {type: "spawned", id, pid} | {type: "lines", id, stream, lines} | {type: "closed"}
 //      {type: "done", id, exitCode, signal, stdout, stderr, timedOut, error?: {code, message}}
 import { spawn } from "node:child_process";
-import { parentPort } from "node:worker_threads";
 
 // Only the end of a tool's log is ever reported; ffmpeg can write megabytes of it.
 const STDERR_KEPT = 64 * 1024;
 // A tool asked to stop (SIGTERM) that has not stopped after this long is killed.
 const KILL_AFTER_MS = 3000;
 
-/** Answer the main thread's runs on `port` until it asks to close. */
+/** Answer the service's runs on `port` until it asks to close. */
 function serve(port) {
   /** id -> {child, timers} of every tool started and not yet reported done. */
   const running = new Map();
@@ -106,6 +107,11 @@ function serve(port) {
       port.postMessage({ type: "closed" });
     }
   });
+  // The service is gone (closed, or died): nothing would read the tools' results.
+  port.on("disconnect", () => {
+    for (const id of running.keys()) stop(id, "SIGKILL");
+    process.exit(0);
+  });
 }
 
 function failed(id, err) {
@@ -121,4 +127,9 @@ function failed(id, err) {
   };
 }
 
-serve(parentPort);
+serve({
+  on: (event, fn) => process.on(event, fn),
+  postMessage: (msg) => {
+    if (process.connected) process.send(msg);
+  },
+});

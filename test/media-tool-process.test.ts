@@ -1,11 +1,13 @@
-// The media tools' runner: ffmpeg and ffprobe really run from the tool thread (never from the calling thread),
+// The media tools' runner: ffmpeg and ffprobe really run, started by the tool process (never by the calling process),
 // several at once, with lines streamed back, cancellation that kills the child, a failing tool's log in its error,
-// time limits, close, and a thread that dies failing its runs in flight (then a new thread for the next run).
+// time limits, close, and a tool process that dies failing its runs in flight (then a new one for the next run).
+import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolCanceled, ToolRunError, ToolRunner, ToolThreadError } from "../lib/media/tool-runner.ts";
+import { ToolCanceled, ToolHostError, ToolRunError, ToolRunner } from "../lib/media/tool-runner.ts";
 import { createMediaTools, type MediaTools } from "../lib/media/tools.ts";
 import { makeTestEnv } from "./support/ctx.ts";
 
@@ -63,10 +65,10 @@ function firstLine(): { seen: Promise<void>; onStdoutLine: (line: string) => voi
   return { seen: p, onStdoutLine: () => seen() };
 }
 
-const mark = () => `studio-tool-thread-test-${process.pid}-${++marks}`;
+const mark = () => `studio-tool-process-test-${process.pid}-${++marks}`;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "studio-tool-thread-"));
+  dir = await mkdtemp(path.join(os.tmpdir(), "studio-tool-process-"));
   media = createMediaTools(() => process.env);
   const found = await media.find("ffmpeg");
   if (found.path === null) throw new Error(found.error);
@@ -81,8 +83,8 @@ afterAll(async () => {
 });
 
 describe("media.run", () => {
-  it("runs ffprobe on the tool thread and answers its whole output", async () => {
-    const probing = media.run("ffprobe", [
+  it("runs ffprobe and answers its whole output", async () => {
+    const { stdout, exitCode } = await media.run("ffprobe", [
       "-v",
       "error",
       "-show_entries",
@@ -91,12 +93,26 @@ describe("media.run", () => {
       "json",
       clip,
     ]);
-    // The child belongs to the tool thread: the calling thread holds no process handle while it runs.
-    expect(process.getActiveResourcesInfo()).not.toContain("ProcessWrap");
-    const { stdout, exitCode } = await probing;
     expect(exitCode).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ programs: [], streams: [{ codec_name: "h264", nb_frames: "24" }] });
   });
+
+  it.runIf(process.platform === "linux")(
+    "the tool's parent is the tool process, not the calling process",
+    async () => {
+      const m = mark();
+      const ac = new AbortController();
+      const started = firstLine();
+      const run = media.run("ffmpeg", endless(m), { signal: ac.signal, onStdoutLine: started.onStdoutLine });
+      await started.seen;
+      const [pid] = await processesWith(m);
+      const parent = Number(/^PPid:\s+(\d+)$/m.exec(await readFile(`/proc/${pid}/status`, "utf8"))?.[1]);
+      expect(parent).not.toBe(process.pid);
+      expect(await readFile(`/proc/${parent}/cmdline`, "utf8")).toContain("tool-process.js");
+      ac.abort();
+      await expect(run).rejects.toThrow(ToolCanceled);
+    },
+  );
 
   it("runs several tools at once and streams ffmpeg's progress lines", async () => {
     const lines: string[] = [];
@@ -188,21 +204,21 @@ describe("media.run", () => {
   });
 });
 
-describe("the tool thread's life", () => {
-  it("a crash fails the runs in flight with a clear error, kills their tools, and the next run gets a new thread", async () => {
-    const runner = new ToolRunner(new URL("./support/crashing-tool-thread.js", import.meta.url));
+describe("the tool process's life", () => {
+  it("a crash fails the runs in flight with a clear error, kills their tools, and the next run gets a new one", async () => {
+    const runner = new ToolRunner(new URL("./support/crashing-tool-process.js", import.meta.url));
     try {
       const m = mark();
       const started = firstLine();
       const long = runner.run(ffmpeg, endless(m), { onStdoutLine: started.onStdoutLine });
       const caught = long.catch((e: unknown) => e);
       await started.seen;
-      const crash = runner.run(ffmpeg, ["--crash-the-thread"]);
-      await expect(crash).rejects.toThrow(ToolThreadError);
+      const crash = runner.run(ffmpeg, ["--crash-the-process"]);
+      await expect(crash).rejects.toThrow(ToolHostError);
       const err = await caught;
-      expect(err).toBeInstanceOf(ToolThreadError);
+      expect(err).toBeInstanceOf(ToolHostError);
       expect((err as Error).message).toBe(
-        "the media tool thread stopped (it failed: the thread crashed on purpose) while ffmpeg ran",
+        "the media tool process stopped (it exited with code 1: Error: the process crashed on purpose) while ffmpeg ran",
       );
       await until(async () => (await processesWith(m)).length === 0, "the orphaned ffmpeg is killed");
       expect((await runner.run(ffmpeg, ["-hide_banner", "-version"])).stdout).toMatch(/^ffmpeg version/);
@@ -211,7 +227,7 @@ describe("the tool thread's life", () => {
     }
   });
 
-  it("services.close() ends the runs in flight and the thread; a later run starts a new one", async () => {
+  it("services.close() ends the runs in flight and the tool process; a later run starts a new one", async () => {
     const env = await makeTestEnv({ PATH: process.env.PATH });
     try {
       const m = mark();
@@ -221,12 +237,45 @@ describe("the tool thread's life", () => {
       await started.seen;
       await env.services.close();
       const err = await caught;
-      expect(err).toBeInstanceOf(ToolThreadError);
+      expect(err).toBeInstanceOf(ToolHostError);
       expect((err as Error).message).toBe("the media tools were closed while ffmpeg ran");
-      await until(async () => (await processesWith(m)).length === 0, "the closed thread's ffmpeg is killed");
+      await until(async () => (await processesWith(m)).length === 0, "the closed process's ffmpeg is killed");
       expect((await env.services.media.run("ffprobe", ["-version"])).stdout).toMatch(/^ffprobe version/);
     } finally {
       await env.cleanup();
     }
   });
+
+  it.runIf(process.platform === "linux")(
+    "a service that dies takes its tool process and the tools it ran with it",
+    async () => {
+      const m = mark();
+      const tools = pathToFileURL(path.join(import.meta.dirname, "../lib/media/tools.ts")).href;
+      const script = [
+        `import { createMediaTools } from ${JSON.stringify(tools)};`,
+        "const media = createMediaTools(() => process.env);",
+        // The marker comes in the environment, so only the tool's command line holds it.
+        `const args = ${JSON.stringify(endless("MARK"))}.map((a) => a.replace("MARK", process.env.MARK));`,
+        'await media.run("ffmpeg", args, { onStdoutLine: () => console.log("working") });',
+      ].join("\n");
+      const service = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+        stdio: ["ignore", "pipe", "inherit"],
+        env: { ...process.env, MARK: m },
+      });
+      await new Promise<void>((resolve, reject) => {
+        service.stdout?.once("data", () => resolve());
+        service.once("exit", (code) => reject(new Error(`the service exited first (${code})`)));
+      });
+      const [tool] = await processesWith(m);
+      const host = Number(/^PPid:\s+(\d+)$/m.exec(await readFile(`/proc/${tool}/status`, "utf8"))?.[1]);
+      expect(await readFile(`/proc/${host}/cmdline`, "utf8")).toContain("tool-process.js");
+      service.kill("SIGKILL");
+      await until(async () => (await processesWith(m)).length === 0, "the dead service's ffmpeg is killed");
+      await until(
+        async () =>
+          !(await readFile(`/proc/${host}/cmdline`, "utf8").catch(() => "")).includes("tool-process.js"),
+        "the dead service's tool process has ended",
+      );
+    },
+  );
 });
