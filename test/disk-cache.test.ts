@@ -214,15 +214,34 @@ describe("GET /studio/episode", () => {
     const ep = await studio.episode(SCRIPT);
     await studio.take(ep, "proxy", "sh010", 1);
     await settle(path.join(ep, "renders_proxy", "sh010"));
+    await settle(path.join(ep, "renders_proxy"));
     await studio.call("GET", "/episode", { ep, pass: "proxy" });
     const { result, calls } = await recordFsCalls(() =>
       studio.call("GET", "/episode", { ep, pass: "proxy" }),
     );
     expect(result.status).toBe(200);
     expect(callsOn(calls, "readdir", path.join(ep, "shotlist"))).toBe(1);
-    for (const shot of ["sh010", "sh020", "sh030"]) {
-      expect(callsOn(calls, "stat", path.join(ep, "renders_proxy", shot))).toBe(1);
+    expect(callsOn(calls, "stat", path.join(ep, "renders_proxy"))).toBe(1);
+    expect(callsOn(calls, "stat", path.join(ep, "renders_proxy", "sh010"))).toBe(1);
+    // Shots without a folder in the (settled) pass folder are not asked about one by one.
+    for (const shot of ["sh020", "sh030"]) {
+      expect(calls.filter((c) => c.path.startsWith(path.join(ep, "renders_proxy", shot)))).toEqual([]);
     }
+  });
+
+  it("sees a shot folder made after the pass folder was listed, even with its mtime put back", async () => {
+    const ep = await studio.episode(SCRIPT);
+    await studio.take(ep, "proxy", "sh010", 1);
+    await settle(path.join(ep, "renders_proxy"));
+    const takesOf = async (shot: string) =>
+      (await studio.call("GET", "/episode", { ep, pass: "proxy" })).body.shots.find(
+        (s: { shot: string }) => s.shot === shot,
+      ).takes;
+    expect(await takesOf("sh020")).toEqual([]);
+    expect(await takesOf("sh020")).toEqual([]);
+    await studio.take(ep, "proxy", "sh020", 1);
+    await settle(path.join(ep, "renders_proxy"));
+    expect((await takesOf("sh020")).map((t: { take: number }) => t.take)).toEqual([1]);
   });
 
   it("answers from the last answer only while every file it looked at is unchanged", async () => {
