@@ -97,6 +97,17 @@ describe("missing JSON files", () => {
     expect(await readJsonFile(services, link, "test")).toEqual({ via: "link" });
   });
 
+  it("GET /studio/config looks once at the settled settings folder while neither file is there", async () => {
+    const services = studio.env.services;
+    const studioDir = path.join(services.home, "default", "studio");
+    await mkdir(studioDir, { recursive: true });
+    await settle(studioDir);
+    expect((await studio.call("GET", "/config")).status).toBe(200);
+    const { result, calls } = await recordFsCalls(() => studio.call("GET", "/config"));
+    expect(result.body.roots).toEqual([studio.root]);
+    expect(calls).toEqual([{ name: "stat", path: studioDir }]);
+  });
+
   it("config and settings written through the service read back at once; a file put in by hand too", async () => {
     const services = studio.env.services;
     const studioDir = path.join(services.home, "default", "studio");

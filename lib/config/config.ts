@@ -44,10 +44,11 @@ export function configFile(services: Pick<Services, "home">): string {
 
 /** The config in force. An absent file means roots from STUDIO_ROOTS (else none); a broken file is a 500. */
 export async function readConfig(services: ConfigServices): Promise<Config> {
-  const stored = await readStored(services);
+  // Both files sit in the settings folder: read at once, they share one look at it.
+  const [stored, engine] = await Promise.all([readStored(services), engineAddress(services)]);
   return {
     roots: stored ? stored.roots : envRoots(services.env),
-    engine: await engineAddress(services),
+    engine,
     review_copy: stored?.review_copy ?? false,
     version: 1,
   };

@@ -33,6 +33,24 @@ export const RACY_FOLDER_MS = 2000;
 
 const PARSED = cacheSlot("json files", () => new Map<string, Entry>());
 
+// Folder stats asked for in one synchronous stretch (a reader reading two files of a folder at once), shared:
+// asked at the same moment, they could not tell a change apart anyway. Emptied before anything else runs.
+const SAME_MOMENT = cacheSlot(
+  "folder stats of this moment",
+  () => new Map<string, Promise<BigIntStats | null>>(),
+);
+
+function folderStat(services: WithCaches, folder: string): Promise<BigIntStats | null> {
+  const pending = services.caches.of(SAME_MOMENT);
+  let st = pending.get(folder);
+  if (!st) {
+    st = stat(folder, { bigint: true }).catch(() => null);
+    if (pending.size === 0) queueMicrotask(() => pending.clear());
+    pending.set(folder, st);
+  }
+  return st;
+}
+
 /** A folder's identity and last change, for judging what is missing below it. */
 function folderKey(st: BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
@@ -49,7 +67,7 @@ function racy(st: BigIntStats): boolean {
 export async function knownMissing(services: WithCaches, file: string): Promise<boolean> {
   const hit = services.caches.of(PARSED).get(file);
   if (!hit || !("folder" in hit)) return false;
-  const st = await stat(hit.folder, { bigint: true }).catch(() => null);
+  const st = await folderStat(services, hit.folder);
   if (!st?.isDirectory() || racy(st)) return false;
   return folderKey(st) === hit.folderKey;
 }
