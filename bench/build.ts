@@ -5,9 +5,9 @@ import path from "node:path";
 import { buildEpisode } from "../lib/compile/build.ts";
 import { defaultVideoTarget } from "../lib/config/settings.ts";
 import { prepare } from "../lib/episode/prepare.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
 import { previewShot } from "../lib/episode/preview.ts";
 import { buildFolder } from "../lib/episode/run-build.ts";
+import { shippedRegistry } from "../lib/targets/registry.ts";
 import { benchSeries, benchServices } from "./show.ts";
 import { line, time } from "./stats.ts";
 
@@ -44,7 +44,10 @@ export function syntheticScript(sequences = 30, shotsPer = 10): string {
 export async function run(): Promise<void> {
   const seriesText = JSON.stringify(SERIES, null, 2);
   const scriptText = syntheticScript();
-  const env = { defaultTarget: defaultVideoTarget({ default_targets: {}, detected_targets: {} }), targets: shippedRegistry() };
+  const env = {
+    defaultTarget: defaultVideoTarget({ default_targets: {}, detected_targets: {} }),
+    targets: shippedRegistry(),
+  };
 
   const parse = await time(() => prepare(seriesText, scriptText), 30);
   const compile = await time(() => {

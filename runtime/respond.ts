@@ -10,6 +10,7 @@ import { StudioError } from "../lib/errors.ts";
 import { acceptsGzip, GZIP_THRESHOLD, toJsonText } from "./json-text.ts";
 
 const gzip = promisify(gzipCb);
+
 export { GZIP_THRESHOLD, toJsonText };
 
 export async function jsonResponse(

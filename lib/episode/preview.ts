@@ -17,9 +17,9 @@ import { allShots } from "../script/story.ts";
 import { JsonSyntaxError, SeriesError } from "../series/errors.ts";
 import { isObject } from "../store/json-guards.ts";
 import { snapFrames } from "../targets/grid.ts";
-import { type CompileEnv, prepare } from "./prepare.ts";
 import { describeLoadError } from "./load-error.ts";
 import { locateBuildError, ScriptIndex } from "./locate.ts";
+import { type CompileEnv, prepare } from "./prepare.ts";
 
 export type PreviewAnswer =
   | ({ ok: true } & Record<string, unknown>)

@@ -14,9 +14,9 @@ import { JsonSyntaxError, SeriesError } from "../../series/errors.ts";
 import { type Lora, loadSeries, parseLoras, validateProfiles } from "../../series/load.ts";
 import type { SeriesConfig } from "../../series/types.ts";
 import { isObject, num, str } from "../../store/json-guards.ts";
-import type { CompileEnv } from "../prepare.ts";
 import { locateBuildError, ScriptIndex } from "../locate.ts";
 import { type OverridesFile, type PassOverride, targetBlock } from "../overrides-file.ts";
+import type { CompileEnv } from "../prepare.ts";
 import { shotTarget } from "../target-choice.ts";
 import type { Inputs, PassRender, Setting, ShotRender, View } from "./types.ts";
 

@@ -6,8 +6,8 @@ import type { Story } from "../../script/types.ts";
 import type { Lora } from "../../series/load.ts";
 import type { SeriesConfig } from "../../series/types.ts";
 import type { JsonObject } from "../../store/json-guards.ts";
-import type { CompileEnv } from "../prepare.ts";
 import type { OverridesFile } from "../overrides-file.ts";
+import type { CompileEnv } from "../prepare.ts";
 import type { BuildAnswer } from "../run-build.ts";
 import type { SourceFile } from "../source-file.ts";
 
