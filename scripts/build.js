@@ -43,6 +43,8 @@ const EXTERNAL = [
   "@ffprobe-installer/*",
   "esbuild",
   "tsx",
+  // Loaded on an engine's first call with import(); bundled, its CommonJS exports come out without their classes.
+  "undici",
   "bufferutil",
   "utf-8-validate",
 ];
