@@ -23,7 +23,7 @@ export interface PageAsset {
 export interface PageBuild {
   html: string;
   assets: ReadonlyMap<string, PageAsset>;
-  /** Where it came from, for the log: "dist/web" or "built in memory". */
+  /** Where it came from, for the log: "the build" or "built in memory". */
   from: string;
 }
 
@@ -36,33 +36,29 @@ interface BuiltFiles {
   assets: { name: string; type: string; bytes: Uint8Array }[];
 }
 
-/** The repository folder: the nearest folder above this module that holds the page's sources (web/index.html). */
-async function repoRoot(): Promise<string> {
+/** The nearest folder above this module holding `rel`, or null. */
+async function above(rel: string): Promise<string | null> {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const up = path.dirname(dir);
-    if (up === dir) throw new Error("the editor page's sources (web/) are not beside the service");
+    if (up === dir) return null;
     dir = up;
-    if (
-      await access(path.join(dir, "web", "index.html")).then(
-        () => true,
-        () => false,
-      )
-    )
-      return dir;
+    const found = await access(path.join(dir, rel)).then(
+      () => true,
+      () => false,
+    );
+    if (found) return dir;
   }
 }
 
-/** dist/web/ as `npm run build` wrote it, or null when it is missing or older than the sources. */
-async function readDist(root: string, newest: number): Promise<BuiltFiles | null> {
-  const dir = path.join(root, "dist", "web");
+/** The page as `npm run build` wrote it into `dir` (web/ of the build), or null when it is not there. */
+async function readBuilt(dir: string): Promise<(BuiltFiles & { started: number }) | null> {
   let manifest: { started: number; assets: { name: string; type: string }[] };
   try {
     manifest = JSON.parse(await readFile(path.join(dir, "manifest.json"), "utf8"));
   } catch {
     return null;
   }
-  if (!(manifest.started > newest)) return null;
   const assets = [];
   for (const a of manifest.assets) {
     assets.push({
@@ -71,19 +67,32 @@ async function readDist(root: string, newest: number): Promise<BuiltFiles | null
       bytes: await readFile(path.join(dir, "assets", path.basename(a.name))),
     });
   }
-  return { html: await readFile(path.join(dir, "index.html"), "utf8"), assets };
+  return { html: await readFile(path.join(dir, "index.html"), "utf8"), assets, started: manifest.started };
 }
 
-/** The page from dist/web/ when current, else bundled now (esbuild, a development install); loaded once. */
+/**
+ * The built page when it is newer than the page's sources (or there are no sources beside the service), else the
+ * page bundled now from web/ (esbuild, a development install); loaded once.
+ */
 export function pageSource(log: Logger): PageSource {
   let loading: Promise<PageBuild> | null = null;
   const load = async (): Promise<PageBuild> => {
-    const root = await repoRoot();
-    const builder = await import(pathToFileURL(path.join(root, "scripts", "build-web.js")).href);
-    const newest: number = await builder.newestSource();
-    let files = await readDist(root, newest);
-    let from = "dist/web";
+    // The repository holds the sources (web/src/); the build (dist/, or wherever it was written) holds web/manifest.json.
+    const root = await above(path.join("web", "src", "main.tsx"));
+    const builtIn =
+      (await above(path.join("web", "manifest.json"))) ?? (root ? path.join(root, "dist") : null);
+    const built = builtIn ? await readBuilt(path.join(builtIn, "web")) : null;
+    const builder = root
+      ? await import(pathToFileURL(path.join(root, "scripts", "build-web.js")).href)
+      : null;
+    const newest: number = builder ? await builder.newestSource() : 0;
+    let files: BuiltFiles | null = built && built.started > newest ? built : null;
+    let from = "the build";
     if (!files) {
+      if (!builder)
+        throw new Error(
+          "the editor page is not built and its sources (web/) are not here: run npm run build",
+        );
       try {
         files = (await builder.bundleWeb()) as BuiltFiles;
       } catch (err) {
@@ -92,7 +101,7 @@ export function pageSource(log: Logger): PageSource {
         );
       }
       from = "built in memory";
-      log.info("page: dist/web/ is missing or older than web/; built the page in memory");
+      log.info("page: the built page is missing or older than web/; built the page in memory");
     }
     const assets = new Map<string, PageAsset>();
     for (const a of files.assets) {
