@@ -8,7 +8,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { Logger } from "../lib/context.ts";
 
 const gzipped = promisify(gzip);
@@ -162,43 +162,49 @@ export function mountPage(app: Hono, page: PageSource): void {
   };
   app.get("/", (c) => c.redirect(toPage(c.req.url), 302));
   app.get("/studio", (c) => c.redirect(toPage(c.req.url), 302));
-  app.get("/studio/", async (c) => {
-    let built: PageBuild;
-    try {
-      built = await page.load();
-    } catch (err) {
-      return c.json({ error: err instanceof Error ? err.message : String(err) }, 503);
-    }
-    const preload = episodePreload(new URL(c.req.url).search);
-    const html = preload ? built.html.replace("</head>", `  ${preload}\n  </head>`) : built.html;
-    return c.html(html, 200, {
-      "cache-control": "no-store",
-      "content-security-policy": PAGE_POLICY,
-      "referrer-policy": "no-referrer",
-      "x-content-type-options": "nosniff",
-    });
-  });
-  app.get("/studio/assets/:name", async (c) => {
-    let built: PageBuild;
-    try {
-      built = await page.load();
-    } catch (err) {
-      return c.json({ error: err instanceof Error ? err.message : String(err) }, 503);
-    }
-    const name = c.req.param("name");
-    const asset = built.assets.get(name);
-    if (!asset) return c.json({ error: `no page asset named ${JSON.stringify(name.slice(0, 100))}` }, 404);
-    const headers: Record<string, string> = {
-      "content-type": asset.type,
-      "cache-control": "public, max-age=31536000, immutable",
-      etag: asset.etag,
-      "x-content-type-options": "nosniff",
-      vary: "accept-encoding",
+  // Both answers need the page; one that cannot be loaded or built says why (503), and is tried again next time.
+  const withPage =
+    (answer: (built: PageBuild, c: Context) => Response | Promise<Response>) =>
+    async (c: Context): Promise<Response> => {
+      let built: PageBuild;
+      try {
+        built = await page.load();
+      } catch (err) {
+        return c.json({ error: err instanceof Error ? err.message : String(err) }, 503);
+      }
+      return answer(built, c);
     };
-    if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304, headers);
-    if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) {
-      return c.body(asset.gzip, 200, { ...headers, "content-encoding": "gzip" });
-    }
-    return c.body(asset.bytes, 200, headers);
-  });
+  app.get(
+    "/studio/",
+    withPage((built, c) => {
+      const preload = episodePreload(new URL(c.req.url).search);
+      const html = preload ? built.html.replace("</head>", `  ${preload}\n  </head>`) : built.html;
+      return c.html(html, 200, {
+        "cache-control": "no-store",
+        "content-security-policy": PAGE_POLICY,
+        "referrer-policy": "no-referrer",
+        "x-content-type-options": "nosniff",
+      });
+    }),
+  );
+  app.get(
+    "/studio/assets/:name",
+    withPage((built, c) => {
+      const name = c.req.param("name") ?? "";
+      const asset = built.assets.get(name);
+      if (!asset) return c.json({ error: `no page asset named ${JSON.stringify(name.slice(0, 100))}` }, 404);
+      const headers: Record<string, string> = {
+        "content-type": asset.type,
+        "cache-control": "public, max-age=31536000, immutable",
+        etag: asset.etag,
+        "x-content-type-options": "nosniff",
+        vary: "accept-encoding",
+      };
+      if (c.req.header("if-none-match") === asset.etag) return c.body(null, 304, headers);
+      if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) {
+        return c.body(asset.gzip, 200, { ...headers, "content-encoding": "gzip" });
+      }
+      return c.body(asset.bytes, 200, headers);
+    }),
+  );
 }
