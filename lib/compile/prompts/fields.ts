@@ -10,6 +10,7 @@ import {
   nameOf,
   type PromptInput,
   possessive,
+  saysVerb,
   sentence,
   subjectSentence,
   textSentence,
@@ -72,7 +73,7 @@ export function fields(p: PromptInput): string {
         first && voice
           ? `The off-screen voice of ${name}, ${voice}, ${sid}`
           : `The off-screen voice of ${name} ${sid}`;
-    const verb = d.mode === "vo" ? "says in voiceover" : d.mode === "os" ? "says from off-screen" : "says";
+    const verb = saysVerb(d.mode);
     const recorded = dub ? " in the recorded voice" : "";
     const deliv = d.delivery ? ` (${d.delivery})` : "";
     let line = `${label} ${verb}${recorded}${deliv}: <d>[English] ${d.line}</d>`;

@@ -13,6 +13,7 @@ import {
   nameOf,
   type PromptInput,
   possessive,
+  saysVerb,
   sentence,
   textSentence,
   voiceOf,
@@ -159,7 +160,7 @@ export function sections(p: PromptInput): string[] {
     } else {
       label = offScreenVoiced ? `The same off-screen voice ${sid}` : `An off-screen voice ${sid}`;
     }
-    const verb = d.mode === "vo" ? "says in voiceover" : d.mode === "os" ? "says from off-screen" : "says";
+    const verb = saysVerb(d.mode);
     const recorded = dub ? " in the recorded voice from <Audio 1>" : "";
     const deliv = d.delivery ? ` (${d.delivery})` : "";
     let line = `${label} ${verb}${recorded}${deliv}: <d>[English] ${d.line}</d>`;

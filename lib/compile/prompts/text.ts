@@ -1,6 +1,6 @@
 // Sentence helpers shared by the prompt writers: capitalised sentences, lists, articles, framing.
 import { type SizeInfo, sizeInfo } from "../../script/sizes.ts";
-import type { Continuous, Shot } from "../../script/types.ts";
+import type { Continuous, DialogueMode, Shot } from "../../script/types.ts";
 import type { Subject } from "../../series/types.ts";
 import type { TargetSpec } from "../../targets/registry.ts";
 import { type BuildCtx, locationOf, subjectOf } from "../context.ts";
@@ -94,6 +94,11 @@ export function cameraSentence(shot: Shot, fallback = "The camera stays static."
   const cam = shot.camera?.trim();
   if (!cam) return fallback;
   return /^the camera\b/i.test(cam) ? sentence(cam) : sentence(`The camera ${cam}`);
+}
+
+/** How a line is said: in voiceover, from off-screen, or plainly on screen. */
+export function saysVerb(mode: DialogueMode): string {
+  return mode === "vo" ? "says in voiceover" : mode === "os" ? "says from off-screen" : "says";
 }
 
 export function textSentence(shot: Shot): string {
