@@ -1,27 +1,15 @@
 // The queue answer turned into what the Queue view draws: one group per lane (running jobs, then waiting jobs in
 // the lane's own order), finished jobs newest first, times taken, progress words, and where a move lands.
-// Free of DOM and page imports so vitest can run it as plain TypeScript.
+// Free of DOM imports so vitest can run it as plain TypeScript.
+import type { Job, JobsAnswer } from "../../types.ts";
 
-/** The fields of a job this module reads (the page's `Job` fits it). */
-export interface QueueJob {
-  id: string;
-  lane: string;
-  status: "queued" | "running" | "succeeded" | "failed" | "canceled";
-  progress: number;
-  step: string | null;
-  steps: number | null;
-  created: string;
-  started: string | null;
-  finished: string | null;
-  info: { ep?: string; pass?: "final" | "proxy"; shot?: string; take?: number };
-}
+/** The fields of a job this module reads. */
+export type QueueJob = Pick<
+  Job,
+  "id" | "lane" | "status" | "progress" | "step" | "steps" | "created" | "started" | "finished" | "info"
+>;
 
-export interface QueueLaneState {
-  paused: boolean;
-  parallel: number;
-  waiting: string[];
-  running: string[];
-}
+export type QueueLaneState = JobsAnswer["lanes"][string];
 
 export interface QueueAnswer<J extends QueueJob> {
   jobs: J[];
