@@ -9,6 +9,7 @@
 // `fn.ts` (what a route module is and the replies it may return) and `contract.ts` (the contract's route list, the
 // 501 maker) sit directly in functions/.
 
+import assembleLast from "./assemble/last.get.ts";
 import assemble from "./assemble/post.ts";
 import backends from "./backends/get.ts";
 import browse from "./browse/get.ts";
@@ -75,6 +76,7 @@ export const functions: readonly StudioFunction[] = [
   importScripts,
   build,
   assemble,
+  assembleLast,
   sourceCheck,
   sourceGet,
   sourcePut,

@@ -563,6 +563,7 @@ describe("POST /studio/assemble", () => {
   it("assembles through an assemble job on the built-in lane and answers when it ends", async () => {
     const ep = await s.episode(SHORT);
     for (const shot of ["sh010", "sh020", "sh030"]) await take(ep, "proxy", shot, 1);
+    expect((await s.call("GET", "/assemble/last", { ep, pass: "proxy" })).body).toEqual({ assembled: null });
     const { status, body } = await s.call("POST", "/assemble", { ep, pass: "proxy" });
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(["ok", "output", "report"]);
@@ -570,6 +571,15 @@ describe("POST /studio/assemble", () => {
     expect(body.report).toMatchObject({ clips: 3, frames: 36, copied: 3, reencoded: 0 });
     const jobs = (await store.list()).jobs.filter((j) => j.kind === "assemble" && j.info.ep === ep);
     expect(jobs.map((j) => [j.lane, j.status])).toEqual([["builtin", "succeeded"]]);
+    // A page opened later finds the cut where assembling wrote it; the other pass has none.
+    const last = await s.call("GET", "/assemble/last", { ep, pass: "proxy" });
+    expect(last.body.assembled).toMatchObject({
+      output: "renders_proxy/e01_proxy.mp4",
+      shots_file: "renders_proxy/e01_proxy_shots.txt",
+      modified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect((await s.call("GET", "/assemble/last", { ep, pass: "final" })).body).toEqual({ assembled: null });
+    refusal(await s.call("GET", "/assemble/last", { ep, pass: "draft" }), 400, /^pass: /);
     // The answer file was taken by the route.
     expect((await readdir(path.join(ep, "renders_proxy"))).filter((n) => n.startsWith("."))).toEqual([]);
   });

@@ -250,6 +250,11 @@ describe("the editor page", () => {
     await until("the queue again", () => page.getByRole("list", { name: "Finished jobs" }).isVisible());
     await page.goBack();
     await page.waitForURL(/view=cut/);
+    // Opened afresh, the Cut view plays the cut assembled earlier.
+    await page.goto(`${server.url}/studio/?ep=${encodeURIComponent(ep())}&view=cut`);
+    await until("the last assembled cut", () =>
+      page.getByRole("region", { name: "Last assembled cut" }).getByLabel("The assembled cut").isVisible(),
+    );
     // A deep link opens the shot it names, and the keys move between shots.
     const shots = (await episode()).shots.map((s) => s.shot);
     await page.goto(`${server.url}/studio/?ep=${encodeURIComponent(ep())}&shot=${shots[1]}`);

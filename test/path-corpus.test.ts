@@ -336,6 +336,7 @@ function baseInputs(): Record<string, Input> {
     "POST /import": { parent: show, scripts: [{ name: "x.md", text: "= ep60  T\n" }] },
     "POST /build": { ep },
     "POST /assemble": { ep, pass: "final" },
+    "GET /assemble/last": { ep, pass: "final" },
     "POST /source/check": { ep, file: "script", text: SCRIPT },
     "GET /source": { ep, file: "script" },
     "PUT /source": { ep, file: "script", text: SCRIPT, base_hash: "0", rebuild: false },

@@ -23,7 +23,7 @@ import {
 } from "../media/assemble-args.ts";
 import { type ClipInfo, probeClip, wavInfo } from "../media/clip-probe.ts";
 import { mediaTools, runFfmpeg } from "../media/ffmpeg.ts";
-import { episodeFence, mkdirShow } from "../paths/guarded.ts";
+import { episodeFence, mkdirShow, statShowOrNull } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { errorCode } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
@@ -109,6 +109,24 @@ export function encodeEffort(pass: Pass): EncodeEffort {
 export function assembledNames(name: string, pass: Pass): { mp4: string; shots: string } {
   const base = `${passFolder(pass)}/${safeShot(name)}${pass === "proxy" ? "_proxy" : ""}`;
   return { mp4: `${base}.mp4`, shots: `${base}_shots.txt` };
+}
+
+/** The pass's cut as assembling last wrote it (episode-relative paths and when), or null when there is none. */
+export async function lastAssembled(
+  services: Services,
+  ep: string,
+  pass: Pass,
+): Promise<{ output: string; shots_file: string | null; modified: string } | null> {
+  const names = assembledNames(await episodeName(services, ep), pass);
+  const fence = episodeFence(ep);
+  const mp4 = await statShowOrNull(fence, path.join(ep, ...names.mp4.split("/")));
+  if (!mp4?.isFile()) return null;
+  const shots = await statShowOrNull(fence, path.join(ep, ...names.shots.split("/")));
+  return {
+    output: names.mp4,
+    shots_file: shots?.isFile() ? names.shots : null,
+    modified: mp4.mtime.toISOString(),
+  };
 }
 
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v > 0;

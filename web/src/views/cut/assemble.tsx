@@ -1,7 +1,7 @@
 // Assemble the pass's cut into one mp4 (POST /studio/assemble waits until it is done): the job's progress while it
 // runs, then the answer's report (each shot used, missing or left out and why, copied or re-encoded, its sound)
 // and the assembled file playable in place.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, fileUrl } from "../../api.ts";
 import { useStudio } from "../../context.ts";
 import type { Pass } from "../../route.ts";
@@ -38,10 +38,29 @@ interface AssembleAnswer {
   } | null;
 }
 
+interface LastAssembled {
+  output: string;
+  shots_file: string | null;
+  modified: string;
+}
+
 export function AssemblePanel({ ep, pass }: { ep: string; pass: Pass }) {
   const studio = useStudio();
   const [partial, setPartial] = useState(false);
   const [answer, setAnswer] = useState<(AssembleAnswer & { at: number }) | null>(null);
+  const [last, setLast] = useState<LastAssembled | null>(null);
+  // The cut assembled before the page was opened (or on another pass) plays too, until a new one is made.
+  useEffect(() => {
+    let live = true;
+    setLast(null);
+    api
+      .get<{ assembled: LastAssembled | null }>("assemble/last", { ep, pass })
+      .then((a) => live && setLast(a.assembled))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [ep, pass]);
   const run = useAction(async () => {
     setAnswer(null);
     const a = await api.post<AssembleAnswer>("assemble", { ep, pass, partial });
@@ -77,6 +96,30 @@ export function AssemblePanel({ ep, pass }: { ep: string; pass: Pass }) {
         </div>
       ) : null}
       <ErrorText error={run.error} />
+      {!answer && !run.busy && last ? (
+        <section class="cut-report" aria-label="Last assembled cut">
+          <p>
+            <code>{last.output}</code>
+            <span class="muted"> · assembled {new Date(last.modified).toLocaleString()}</span>
+            {last.shots_file ? (
+              <>
+                {" · "}
+                <a href={fileUrl(ep, last.shots_file)} target="_blank" rel="noreferrer">
+                  shot list
+                </a>
+              </>
+            ) : null}
+          </p>
+          {/* biome-ignore lint/a11y/useMediaCaption: an assembled cut has no caption track */}
+          <video
+            class="cut-result"
+            controls
+            preload="metadata"
+            src={`${fileUrl(ep, last.output)}&v=${encodeURIComponent(last.modified)}`}
+            aria-label="The assembled cut"
+          />
+        </section>
+      ) : null}
       {answer ? (
         <section class="cut-report" aria-label="Assembly report">
           {answer.ok ? (
