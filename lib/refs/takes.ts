@@ -33,6 +33,8 @@ export interface RefTake {
   sidecar: RefTakeRecord;
   /** The sidecar's absolute path. */
   sidecarPath: string;
+  /** The sidecar file is there (a picture placed by hand has none). */
+  hasSidecar: boolean;
   /** The picture or sound beside it (absolute), or null when there is none. */
   file: string | null;
   status: RefTakeStatus;
@@ -92,6 +94,7 @@ export async function listTakes(services: StoreServices, place: RefsPlace, ref: 
       stem,
       sidecar,
       sidecarPath: path.join(listing.real, `${stem}.json`),
+      hasSidecar: raw !== undefined,
       file,
       status,
       usable: status === "ok" && file !== null,
@@ -203,6 +206,7 @@ export async function addTake(
         stem,
         sidecar,
         sidecarPath,
+        hasSidecar: true,
         file: path.join(dir, name),
         status: "ok",
         usable: true,
