@@ -392,3 +392,117 @@ export interface PromoteResult {
   hashes: { script: string; series: string };
   build: BuildAnswer | null;
 }
+
+/** A reference's kind (`GET /studio/refs`). */
+export type RefKind = "character" | "prop" | "vehicle" | "location" | "voice" | "keyframe";
+/** A character view or a pseudo-view of a reference take. */
+export type RefViewName = "01_threequarter" | "02_side" | "03_back" | "04_face" | "sheet" | "pano" | "tour";
+
+/** A candidate of a reference (`takes` in `GET /studio/refs`); `image`/`audio` are episode-relative paths. */
+export interface RefTakeInfo {
+  take: number;
+  view: RefViewName | null;
+  status: TakeStatus;
+  usable: boolean;
+  seed: string | null;
+  seed_source?: string | null;
+  image?: string | null;
+  audio?: string | null;
+  source: string | null;
+  note?: string | null;
+  prompt?: string | null;
+  model?: string | null;
+  width?: number | null;
+  height?: number | null;
+  queued?: string | null;
+  finished?: string | null;
+  save_notes?: string[] | string | null;
+  target?: string | null;
+  from?: { shot?: string; take?: number; pass?: Pass; frame?: number; frames?: number } | null;
+  original_name?: string | null;
+}
+
+/** A reference's override as listed: the fields set, whether they predate the built prompt, their values. */
+export interface RefOverrideInfo {
+  fields: string[];
+  stale: boolean;
+  values: Record<string, unknown>;
+  /** Views only: the fields set on the view itself. */
+  own?: string[];
+}
+
+/** One view of a character (`views` in `GET /studio/refs`). */
+export interface RefViewInfo {
+  view: RefViewName;
+  picked: number | null;
+  takes: RefTakeInfo[];
+  prompt?: string | null;
+  built_prompt?: string | null;
+  override?: RefOverrideInfo | null;
+  effective?: Record<string, unknown> | null;
+  cleared?: boolean | string | null;
+}
+
+/** A reference as `GET /studio/refs` lists it (and every refs route that answers "the ref as listed"). */
+export interface RefInfo {
+  id: string;
+  scope: "series" | "shot";
+  kind: RefKind;
+  name: string;
+  key: string;
+  subject: string | null;
+  of?: string | null;
+  /** The live file, as the series config names it (keyframes: episode-relative). */
+  path: string;
+  exists: boolean;
+  sha1: string | null;
+  used_by: { final: string[]; proxy: string[] };
+  prompt?: string | null;
+  built_prompt?: string | null;
+  override?: RefOverrideInfo | null;
+  effective?: Record<string, unknown> | null;
+  can_generate?: boolean;
+  why_not?: string | null;
+  views: RefViewInfo[];
+  takes: RefTakeInfo[];
+  picked: number | null;
+  cleared?: boolean | string | null;
+  sheet_cleared?: boolean | string | null;
+  live_from?: "sheet" | "views" | null;
+  panels?: number;
+  panels_conflict?: boolean | string | null;
+  shared_with?: string[];
+  live_owner?: string | null;
+  panos?: RefTakeInfo[];
+  tour_holds?: RefTakeInfo[];
+  // Keyframes only.
+  shot?: string;
+  which?: "first" | "last";
+  need?: "required" | "optional" | null;
+  method?: "continuity" | "generate" | "import";
+  target?: string | null;
+  script?: string | null;
+  import_path?: string | null;
+}
+
+export interface RefDefaults {
+  target: string | null;
+  target_source: "editor" | "series" | "default";
+  keyframe_target: string | null;
+  keyframe_target_source: "editor" | "series" | "default";
+}
+
+/** `GET /studio/refs`. */
+export interface RefsAnswer {
+  refs: RefInfo[];
+  defaults: RefDefaults;
+}
+
+/** `studio.ref`'s payload. */
+export interface RefEvent {
+  ep: string;
+  ref: string;
+  view: RefViewName | null;
+  take: number | null;
+  status: "queued" | "ok" | "failed" | "picked" | "cleared" | "discarded" | "promoted";
+}
