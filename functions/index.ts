@@ -43,6 +43,9 @@ import overridePut from "./override/put.ts";
 import pick from "./pick/put.ts";
 import promoteGet from "./promote/get.ts";
 import promotePost from "./promote/post.ts";
+import refsDefaults from "./refs/defaults.put.ts";
+import refsOverrideDelete from "./refs/override.delete.ts";
+import refsOverridePut from "./refs/override.put.ts";
 import render from "./render/post.ts";
 import passthroughModelsFolder from "./root/models/folder.get.ts";
 import passthroughModels from "./root/models/get.ts";
@@ -100,6 +103,9 @@ export const functions: readonly StudioFunction[] = [
   jobsAction,
   overrideDelete,
   overridePut,
+  refsOverridePut,
+  refsOverrideDelete,
+  refsDefaults,
   pick,
   render,
   cancel,

@@ -13,7 +13,7 @@ import { forgetJsonFile } from "../store/json-file.ts";
 import { errorMessage, isObject, isWhole, type JsonObject, oneOf } from "../store/json-guards.ts";
 import { type Lenient, recordKind } from "../store/record.ts";
 import { sha1Hex } from "../text/digest.ts";
-import type { RefId } from "./ids.ts";
+import { type RefId, VIEWS } from "./ids.ts";
 import { overridesFile, type RefsPlace, takesFence } from "./place.ts";
 import { withRefsLock } from "./takes.ts";
 
@@ -140,6 +140,16 @@ export function updateRefOverrides<T>(
 }
 
 // ------------------------------------------------------------------------------------------- checking values
+
+/** The request's `view`: overrides are kept per reference or per character view (the pseudo-views have none). */
+export const overrideViewField = z
+  .enum(VIEWS)
+  .or(z.literal(""))
+  .nullish()
+  .transform((v) => v || null)
+  .describe(
+    "A character view (01_threequarter, 02_side, 03_back, 04_face); left out or blank: the reference itself",
+  );
 
 /** A checked change: a field absent is left as it is, null clears it. */
 export type RefOverrideChange = {
@@ -332,7 +342,11 @@ const BLOCK_ORDER = ["prompt", "base_hash", ...REF_OVERRIDE_FIELDS.filter((f) =>
 export const setFields = (block: RefOverrideFields | undefined): string[] =>
   Object.keys(block ?? {}).filter((k) => k !== "base_hash" && k !== "views" && block?.[k] !== null);
 
-/** A block with the change applied and stamped with `hash` (null: no built prompt to stamp with); null when empty. */
+/**
+ * A block with the change applied; null when nothing is left in it. The stamp records the built prompt the block's
+ * prompt was written over: a new prompt (or a block without a stamp) takes `hash` (null: no built prompt to stamp
+ * with), while other fields leave an older stamp alone, so a prompt written before the design changed stays stale.
+ */
 export function changedBlock(
   current: RefOverrideFields | undefined,
   change: RefOverrideChange,
@@ -343,9 +357,10 @@ export function changedBlock(
     if (v === null || v === undefined) delete merged[k];
     else merged[k] = v;
   }
-  delete merged.base_hash;
+  const restamp = change.prompt !== undefined || typeof current?.base_hash !== "string";
+  if (restamp) delete merged.base_hash;
   if (setFields(merged).length === 0) return null;
-  if (hash !== null) merged.base_hash = hash;
+  if (restamp && hash !== null) merged.base_hash = hash;
   const out: JsonObject = {};
   for (const k of BLOCK_ORDER) if (merged[k] !== undefined) out[k] = merged[k];
   for (const [k, v] of Object.entries(merged)) if (!(k in out)) out[k] = v;
