@@ -66,8 +66,14 @@ export interface StudioFunction<S extends z.ZodType = z.ZodType> {
    * Absent: the route takes no input (a body, if any, is ignored).
    */
   input?: S;
-  /** Raw body: the handler reads `ctx.request` itself (multipart uploads). */
+  /**
+   * Raw body (uploads): a request whose Content-Type is not JSON reaches the handler unread, for it to read
+   * `ctx.request` itself, with `input` undefined (declare the schema `.optional()`); a JSON body is read and
+   * checked against `input` as on any route.
+   */
   rawBody?: boolean;
+  /** The multipart form a raw-body route takes, for the API document (its fields are read by the handler). */
+  form?: z.ZodType;
   /**
    * A queue route (info, jobs, backends, settings, sdk): standalone it answers under /studio only, while the
    * content routes and server/stop also answer under /api/studio.

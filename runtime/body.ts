@@ -1,19 +1,22 @@
 // Reading a JSON request body within limits: at most 1 MB (413, decided early from Content-Length when declared)
 // and at most 64 levels of nesting (400), so no body can exhaust memory or the stack of the code that walks it.
 import { StudioError } from "../lib/errors.ts";
+import { checkDeclaredLength } from "../lib/http/multipart.ts";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const JSON_DEPTH_LIMIT = 64;
 /** Uploads (multipart pictures, sound, video) may be larger: 64 MB, refused early past a declared 65 MB. */
-export const UPLOAD_LIMIT = 64 * 1024 * 1024;
-const UPLOAD_DECLARED_LIMIT = 65 * 1024 * 1024;
+export { UPLOAD_LIMIT } from "../lib/http/multipart.ts";
 
 /** A raw-body route's early check: a declared length over the upload limit is refused before anything is read. */
 export function checkUploadLength(req: Request): void {
-  const declared = Number(req.headers.get("content-length") ?? "");
-  if (Number.isFinite(declared) && declared > UPLOAD_DECLARED_LIMIT) {
-    throw new StudioError(413, "upload: larger than 64 MB");
-  }
+  checkDeclaredLength(req.headers);
+}
+
+/** A body the request says is JSON (`application/json` or `+json`). */
+export function isJsonRequest(req: Request): boolean {
+  const type = (req.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  return type === "application/json" || type.endsWith("+json");
 }
 
 const tooLarge = (limit: number) =>

@@ -37,8 +37,11 @@ export function buildOpenApi(functions: readonly StudioFunction[], version: stri
           schema: s,
         });
       }
-    } else if (schema) {
-      op.requestBody = { required: true, content: { "application/json": { schema } } };
+    } else if (schema || fn.form) {
+      const content: Json = {};
+      if (schema) content["application/json"] = { schema };
+      if (fn.form) content["multipart/form-data"] = { schema: toSchema(fn.form) };
+      op.requestBody = { required: true, content };
     }
     if (params.length) op.parameters = params;
     paths[openPath] ??= {};

@@ -5,7 +5,7 @@ import { type Ctx, FileReply, JsonText, type Method, Reply, type StudioFunction 
 import type { Services } from "../lib/context.ts";
 import { StudioError, shown } from "../lib/errors.ts";
 import { parseInput } from "../lib/validate.ts";
-import { checkUploadLength, readJsonBody } from "./body.ts";
+import { checkUploadLength, isJsonRequest, readJsonBody } from "./body.ts";
 import { errorReply } from "./errors.ts";
 import { checkRequest, type GuardOptions, presentedToken, tokenCookie } from "./guard.ts";
 import { buildOpenApi } from "./openapi.ts";
@@ -149,15 +149,17 @@ export async function answerRequest(
     }
     let data: unknown;
     let where: string;
+    // A raw-body route sent anything but JSON (an upload) gets the request unread and no input.
+    const raw = fn.rawBody === true && fn.method !== "GET" && fn.method !== "DELETE" && !isJsonRequest(req);
     if (fn.method === "GET" || fn.method === "DELETE") {
       data = { ...Object.fromEntries(new URL(req.url).searchParams), ...params };
       where = "query";
     } else {
-      if (fn.rawBody) checkUploadLength(req);
-      data = fn.rawBody ? params : mergeParams(await readJsonBody(req), params);
+      if (raw) checkUploadLength(req);
+      data = raw ? params : mergeParams(await readJsonBody(req), params);
       where = "body";
     }
-    const input = fn.input ? parseInput(fn.input, data, where) : undefined;
+    const input = fn.input && !raw ? parseInput(fn.input, data, where) : undefined;
     const ctx: Ctx = { ...services, request: req, remoteAddress, signal: req.signal };
     return await toResponse(await fn.handler(input, ctx), req, respond);
   } catch (err) {
