@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import {
   canGenerate,
   effectiveRef,
+  factsOf,
   keyframeSize,
   type RefDefaults,
   type RefFacts,
@@ -260,5 +261,17 @@ describe("canGenerate", () => {
       can_generate: false,
       why_not: "voices are not generated: import a recording for this voice",
     });
+  });
+});
+
+describe("factsOf", () => {
+  it("reads a catalog reference's wording as the built prompts", () => {
+    const listed = {
+      ref: { id: "subject:ada" },
+      kind: "character",
+      prompt: "A character reference sheet of Ada.",
+      views: ada.views.map((v) => ({ view: v.view, prompt: v.built_prompt })),
+    };
+    expect(factsOf(listed)).toEqual(ada);
   });
 });

@@ -100,6 +100,21 @@ export interface RefFacts {
   views: readonly { view: string; built_prompt: string | null }[];
 }
 
+/** The facts of a reference as the catalog words it (`prompt` per ref and per view). */
+export function factsOf(ref: {
+  ref: { id: string };
+  kind: string;
+  prompt: string | null;
+  views: readonly { view: string; prompt: string | null }[];
+}): RefFacts {
+  return {
+    id: ref.ref.id,
+    kind: ref.kind,
+    built_prompt: ref.prompt,
+    views: ref.views.map((v) => ({ view: v.view, built_prompt: v.prompt })),
+  };
+}
+
 export const isKeyframe = (ref: Pick<RefFacts, "id">) => ref.id.startsWith("shot:");
 export const isVoice = (ref: Pick<RefFacts, "id">) => ref.id.startsWith("voice:");
 export const isLocation = (ref: Pick<RefFacts, "id">) => ref.id.startsWith("location:");
