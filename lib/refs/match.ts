@@ -18,6 +18,7 @@
 // When nothing matches, trailing revision markers (`_v2`, `_3`, `_final`, `_copy`, `_new`, `_edit`, `_fixed`) are
 // set aside one at a time until something does. A slug that names two slots, or two files that want one slot,
 // leave everything involved unmatched with the reason.
+import { z } from "zod";
 import { badRequest } from "../errors.ts";
 
 /** Most names one request may ask about. */
@@ -27,6 +28,22 @@ export const MAX_MATCH_NAME = 255;
 
 export const PICTURE_EXTENSIONS = ["png", "jpg", "jpeg", "webp"] as const;
 export const SOUND_EXTENSIONS = ["wav", "mp3", "flac", "ogg", "m4a"] as const;
+
+// A name is a file's own name: no folder, separator or control character.
+const FILE_NAME = /^[^/\\\p{Cc}]+$/u;
+
+/** The request's `names`: at most 500 file names (no folders). */
+export const matchNames = z
+  .array(
+    z
+      .string()
+      .min(1, "a file name cannot be empty")
+      .max(MAX_MATCH_NAME, `a file name has at most ${MAX_MATCH_NAME} characters`)
+      .regex(FILE_NAME, "must be a file's name alone: no folder, / or \\, or control character")
+      .refine((v) => v !== "." && v !== "..", "must be a file's name, not . or .."),
+  )
+  .max(MAX_MATCH_NAMES, `at most ${MAX_MATCH_NAMES} file names at once`)
+  .describe(`File names to match to reference slots, like dean_side_v2.png (at most ${MAX_MATCH_NAMES})`);
 
 /** A place a file can go: a reference (a view of it) and the names a file may carry to go there. */
 export interface MatchSlot {
@@ -145,7 +162,12 @@ function listed(items: readonly string[]): string {
 type Verdict = { slot: MatchSlot; slug: string; markers: string[] } | { why: string };
 
 /** What one file name asks for, before other files are considered. */
-function judge(file: string, picture: Map<string, MatchSlot[]>, sound: Map<string, MatchSlot[]>): Verdict {
+function judge(
+  file: string,
+  picture: Map<string, MatchSlot[]>,
+  sound: Map<string, MatchSlot[]>,
+  note: string,
+): Verdict {
   const { stem, ext } = splitName(file);
   const audio = (SOUND_EXTENSIONS as readonly string[]).includes(ext);
   if (!audio && !(PICTURE_EXTENSIONS as readonly string[]).includes(ext)) {
@@ -178,7 +200,7 @@ function judge(file: string, picture: Map<string, MatchSlot[]>, sound: Map<strin
       why: `"${slug}" names ${listed(other.map(slotLabel))}, which takes ${audio ? "a picture" : "a sound"}, not ${audio ? "a sound" : "a picture"}`,
     };
   }
-  return { why: `no ${audio ? "voice" : "picture reference"} of this episode is called "${slug}"` };
+  return { why: `no ${audio ? "voice" : "picture reference"} of this episode is called "${slug}"${note}` };
 }
 
 function index(slots: readonly MatchSlot[], audio: boolean): Map<string, MatchSlot[]> {
@@ -196,17 +218,21 @@ function index(slots: readonly MatchSlot[], audio: boolean): Map<string, MatchSl
   return byName;
 }
 
-/** Match file names to slots: each file once, in the order given. 400 beyond 500 names. */
+/**
+ * Match file names to slots: each file once, in the order given. 400 beyond 500 names. `note` is added to the
+ * reason of a file no slot is named after (why the slots may be fewer than expected).
+ */
 export function matchFiles(
   files: readonly string[],
   slots: readonly MatchSlot[],
+  note?: string,
 ): { matched: Matched[]; unmatched: Unmatched[] } {
   if (files.length > MAX_MATCH_NAMES) {
     throw badRequest(`names: at most ${MAX_MATCH_NAMES} file names at once; got ${files.length}`);
   }
   const picture = index(slots, false);
   const sound = index(slots, true);
-  const verdicts = files.map((file) => judge(file, picture, sound));
+  const verdicts = files.map((file) => judge(file, picture, sound, note ? ` (${note})` : ""));
   const wanting = new Map<MatchSlot, string[]>();
   for (const [i, v] of verdicts.entries()) {
     if (!("slot" in v)) continue;
