@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { RefEvent, RefInfo, RefTakeInfo } from "../web/src/types.ts";
 import {
+  copyBody,
   copyDestinations,
   eventConcerns,
   groupRefs,
@@ -11,7 +12,10 @@ import {
   keyframesOf,
   listOrder,
   missingText,
+  overrideFieldsFor,
   plainTakes,
+  refOverrideChange,
+  refOverrideText,
   refState,
   sideTakes,
   stepRef,
@@ -336,5 +340,64 @@ describe("keyframes of a shot", () => {
   it("are the shot's first then last, nothing of other shots", () => {
     const refs = [keyframe("sh010", "last"), keyframe("sh0100", "first"), keyframe("sh010", "first"), dean];
     expect(keyframesOf(refs, "sh010").map((r) => r.id)).toEqual(["shot:sh010:first", "shot:sh010:last"]);
+  });
+});
+
+describe("copies and overrides", () => {
+  it("send the take's view and the destination's view only when there is one", () => {
+    expect(
+      copyBody(
+        "/e",
+        "location:yard",
+        { take: 2, view: "tour" },
+        { ref: "subject:dean", view: "01_threequarter" },
+      ),
+    ).toEqual({
+      ep: "/e",
+      ref: "location:yard",
+      take: 2,
+      view: "tour",
+      to: "subject:dean",
+      to_view: "01_threequarter",
+    });
+    expect(
+      copyBody("/e", "location:yard", { take: 2, view: null }, { ref: "location:barn", view: null }),
+    ).toEqual({
+      ep: "/e",
+      ref: "location:yard",
+      take: 2,
+      to: "location:barn",
+    });
+  });
+  it("read an override's values as text and send only what changed, blank clearing", () => {
+    const before = refOverrideText({
+      seed: "42",
+      loras: [{ name: "a.safetensors", strength: 0.8 }],
+      size: "1024x1024",
+    });
+    expect(before.loras).toBe("a.safetensors:0.8");
+    expect(before.prompt).toBe("");
+    const after = {
+      ...before,
+      seed: "",
+      steps: "30",
+      cfg: "3.5",
+      loras: "a.safetensors:0.8, b",
+      prompt: "red coat ",
+    };
+    expect(refOverrideChange(before, after)).toEqual({
+      seed: null,
+      steps: 30,
+      cfg: 3.5,
+      loras: ["a.safetensors:0.8", "b"],
+      prompt: "red coat ",
+    });
+    expect(refOverrideChange(before, { ...before, cfg: "lots" })).toEqual({ cfg: "lots" });
+    expect(refOverrideChange(before, before)).toEqual({});
+  });
+  it("leave size out for keyframes and voices", () => {
+    expect(overrideFieldsFor("character")).toContain("size");
+    expect(overrideFieldsFor("keyframe")).not.toContain("size");
+    expect(overrideFieldsFor("voice")).not.toContain("size");
   });
 });

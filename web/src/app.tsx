@@ -14,6 +14,7 @@ export type Views = Partial<Record<View, ComponentType>>;
 const LABELS: Record<View, string> = {
   script: "Script",
   shots: "Shots",
+  refs: "References",
   cut: "Cut",
   queue: "Queue",
   settings: "Settings",

@@ -11,6 +11,7 @@ import { StartView } from "./views/start.tsx";
 const later = {
   cut: lazyView("Cut", () => import("./views/cut/cut-view.tsx").then((m) => m.CutView)),
   queue: lazyView("Queue", () => import("./views/queue/queue-view.tsx").then((m) => m.QueueView)),
+  refs: lazyView("References", () => import("./views/refs/refs-view.tsx").then((m) => m.RefsView)),
   script: lazyView("Script", () => import("./views/script/script-view.tsx").then((m) => m.ScriptView)),
   settings: lazyView("Settings", () =>
     import("./views/settings/settings-view.tsx").then((m) => m.SettingsView),

@@ -236,6 +236,19 @@ export function copyDestinations(
   return out;
 }
 
+/** POST /studio/refs/copy-take's body: the take (by ref, view and number) and where it goes. */
+export function copyBody(
+  ep: string,
+  ref: string,
+  take: Pick<RefTakeInfo, "take" | "view">,
+  to: Pick<CopyDestination, "ref" | "view">,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { ep, ref, take: take.take, to: to.ref };
+  if (take.view) body.view = take.view;
+  if (to.view) body.to_view = to.view;
+  return body;
+}
+
 /** Upload progress as a whole percentage, null while the size is unknown; never past 100. */
 export function uploadPercent(loaded: number, total: number | null): number | null {
   if (!total || total <= 0 || !Number.isFinite(total)) return null;
@@ -357,4 +370,70 @@ export function keyframesOf(refs: readonly RefInfo[], shot: string): RefInfo[] {
   return refs
     .filter((r) => r.kind === "keyframe" && (r.shot === shot || r.id.startsWith(`shot:${shot}:`)))
     .sort((a, b) => (a.which === b.which ? 0 : a.which === "first" ? -1 : 1));
+}
+
+/** The override fields the form edits, in its order. */
+export const REF_OVERRIDE_FIELDS = [
+  "prompt",
+  "negative",
+  "seed",
+  "steps",
+  "cfg",
+  "size",
+  "model",
+  "loras",
+  "target",
+  "note",
+] as const;
+export type RefOverrideField = (typeof REF_OVERRIDE_FIELDS)[number];
+export type RefOverrideText = Record<RefOverrideField, string>;
+
+/** The fields a reference of this kind may override (`size` is not for keyframes or voices). */
+export function overrideFieldsFor(kind: RefInfo["kind"]): RefOverrideField[] {
+  return REF_OVERRIDE_FIELDS.filter((f) => f !== "size" || (kind !== "keyframe" && kind !== "voice"));
+}
+
+function fieldText(field: RefOverrideField, v: unknown): string {
+  if (v === null || v === undefined) return "";
+  if (field === "loras" && Array.isArray(v)) {
+    return v
+      .map((l) => {
+        if (typeof l === "string") return l;
+        if (l && typeof l === "object" && "name" in l) {
+          const { name, strength } = l as { name: unknown; strength?: unknown };
+          return typeof strength === "number" ? `${name}:${strength}` : String(name);
+        }
+        return "";
+      })
+      .filter(Boolean)
+      .join(", ");
+  }
+  if (field === "size" && Array.isArray(v)) return v.join("x");
+  return String(v);
+}
+
+/** An override's values as the form's text. */
+export function refOverrideText(values: Record<string, unknown> | null | undefined): RefOverrideText {
+  const text = {} as RefOverrideText;
+  for (const f of REF_OVERRIDE_FIELDS) text[f] = fieldText(f, values?.[f]);
+  return text;
+}
+
+/** PUT /studio/refs/override's `fields` for what changed; a blank field clears its override. */
+export function refOverrideChange(before: RefOverrideText, after: RefOverrideText): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const f of REF_OVERRIDE_FIELDS) {
+    const now = f === "prompt" || f === "negative" || f === "note" ? after[f] : after[f].trim();
+    if (now === before[f]) continue;
+    if (now.trim() === "") fields[f] = null;
+    // Text that is not a number goes as typed, so the service's refusal names the field.
+    else if (f === "steps" || f === "cfg") fields[f] = Number.isFinite(Number(now)) ? Number(now) : now;
+    else if (f === "loras")
+      fields[f] = now
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+    else fields[f] = now;
+  }
+  return fields;
 }

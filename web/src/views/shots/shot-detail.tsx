@@ -6,6 +6,7 @@ import { fileUrl, thumbUrl } from "../../api.ts";
 import type { Pass } from "../../route.ts";
 import type { ShotEntry, TakeDetail } from "../../types.ts";
 import { type Action, ErrorText, seconds } from "../../ui.tsx";
+import { ShotKeyframes } from "../refs/shot-keyframes.tsx";
 import { useChoices } from "./choices.ts";
 import { IssueNotes } from "./issue-notes.tsx";
 import { OneOffTarget } from "./one-off.tsx";
@@ -161,6 +162,8 @@ export function ShotDetailPanel({
           ) : (
             <p class="muted">This shot reads no reference files.</p>
           )}
+          <h3>Keyframes</h3>
+          <ShotKeyframes ep={ep} shot={shot} />
           <h3>
             Overrides
             {Object.keys(detail.override).length ? <span class="tag">set</span> : null}

@@ -1,0 +1,184 @@
+// One reference in full: its live file (or what is missing and who needs it), a character's views side by side with
+// their candidates, another reference's candidates, panoramas and tour holds, imports, and its overrides.
+import { useState } from "preact/hooks";
+import type { RefInfo, RefTakeInfo, RefViewName } from "../../types.ts";
+import { ImportZone } from "./import-zone.tsx";
+import { RefOverride } from "./ref-override.tsx";
+import { LivePicture } from "./ref-picture.tsx";
+import { RefTakeCard } from "./ref-take.tsx";
+import { plainTakes, sideTakes, usedByText, viewColumns } from "./refs-model.ts";
+import type { TargetChoice } from "./use-targets.ts";
+
+export function RefDetail({
+  ep,
+  refInfo,
+  refs,
+  targets,
+  onChanged,
+  reload,
+}: {
+  ep: string;
+  refInfo: RefInfo;
+  refs: readonly RefInfo[];
+  targets: readonly TargetChoice[];
+  /** A change's answer: the ref as listed, or null to read the list again. */
+  onChanged(ref: RefInfo | null): void;
+  reload(): Promise<void>;
+}) {
+  const [pick, setPick] = useState(true);
+  const r = refInfo;
+  const character = r.kind === "character";
+  const card = (take: RefTakeInfo, picked: boolean) => (
+    <RefTakeCard
+      key={`${take.view ?? ""}:${take.take}`}
+      ep={ep}
+      refInfo={r}
+      take={take}
+      picked={picked}
+      refs={refs}
+      onChanged={onChanged}
+    />
+  );
+  const zone = (view: RefViewName | null, compact = false) => (
+    <ImportZone ep={ep} refInfo={r} view={view} pick={pick} onDone={onChanged} compact={compact} />
+  );
+  const takes = character ? [] : plainTakes(r);
+  const panos = r.kind === "location" ? sideTakes(r, "pano") : [];
+  const holds = r.kind === "location" ? sideTakes(r, "tour") : [];
+  return (
+    <section class="ref-detail" aria-label={`Reference ${r.name}`}>
+      <header class="detail-head">
+        <h2>{r.name}</h2>
+        <code class="muted">{r.id}</code>
+        {r.of ? <span class="tag">variant of {r.of}</span> : null}
+        <label class="check pick-on-import">
+          <input type="checkbox" checked={pick} onChange={(e) => setPick(e.currentTarget.checked)} />
+          Make imports live
+        </label>
+      </header>
+      <div class="ref-top">
+        <LivePicture ep={ep} refInfo={r} width={512} />
+        <dl class="ref-facts">
+          <dt>File</dt>
+          <dd>
+            <code>{r.path}</code>
+          </dd>
+          <dt>Shots</dt>
+          <dd>{usedByText(r).replace(/^used by /, "")}</dd>
+          {r.kind === "keyframe" ? (
+            <>
+              <dt>Keyframe</dt>
+              <dd>
+                {r.need ?? "not needed"} · {r.method}
+                {r.import_path ? (
+                  <>
+                    {" "}
+                    from <code>{r.import_path}</code>
+                  </>
+                ) : null}
+              </dd>
+            </>
+          ) : null}
+          {r.live_from ? (
+            <>
+              <dt>Live from</dt>
+              <dd>{r.live_from === "sheet" ? "a ready-made sheet" : "the four views, stitched"}</dd>
+            </>
+          ) : null}
+          {r.panels_conflict ? (
+            <>
+              <dt>Panels</dt>
+              <dd class="warn">
+                {typeof r.panels_conflict === "string"
+                  ? r.panels_conflict
+                  : `the live file does not have the ${r.panels ?? 4} panels the config says`}
+              </dd>
+            </>
+          ) : null}
+          {r.shared_with?.length ? (
+            <>
+              <dt>Shared with</dt>
+              <dd>
+                {r.shared_with.join(", ")}
+                {r.live_owner && r.live_owner !== ep ? (
+                  <span class="muted"> · live file picked in {r.live_owner}</span>
+                ) : null}
+              </dd>
+            </>
+          ) : null}
+          {r.why_not ? (
+            <>
+              <dt>Making it</dt>
+              <dd class="muted">{r.why_not}</dd>
+            </>
+          ) : null}
+        </dl>
+      </div>
+      {character ? (
+        <div class="view-columns">
+          {viewColumns(r).map((col) => {
+            const live = col.takes.find((t) => t.take === col.picked);
+            return (
+              <section key={col.view} class="view-column" aria-label={`${col.title} view of ${r.name}`}>
+                <h3>
+                  {col.title}
+                  {col.picked !== null ? (
+                    <span class="tag live">t{String(col.picked).padStart(2, "0")}</span>
+                  ) : null}
+                  {col.cleared ? <span class="tag">cleared</span> : null}
+                </h3>
+                {live?.image ? null : (
+                  <p class="muted small view-missing">
+                    {col.view === "sheet"
+                      ? "No ready-made sheet: the four views stitch into one."
+                      : col.takes.length
+                        ? "Nothing picked."
+                        : "No candidates."}
+                  </p>
+                )}
+                {zone(col.view, true)}
+                <div class="view-takes">{col.takes.map((t) => card(t, t.take === col.picked))}</div>
+              </section>
+            );
+          })}
+        </div>
+      ) : (
+        <>
+          <h3>Candidates</h3>
+          {zone(null)}
+          {takes.length ? (
+            <div class="ref-takes">{takes.map((t) => card(t, t.take === r.picked))}</div>
+          ) : (
+            <p class="muted">No candidates yet: import a file.</p>
+          )}
+        </>
+      )}
+      {panos.length ? (
+        <>
+          <h3>Panoramas</h3>
+          <div class="ref-takes">{panos.map((t) => card(t, false))}</div>
+        </>
+      ) : null}
+      {holds.length ? (
+        <>
+          <h3>Tour holds</h3>
+          <div class="ref-takes">{holds.map((t) => card(t, false))}</div>
+        </>
+      ) : null}
+      {r.built_prompt ? (
+        <details class="built">
+          <summary>The prompt as built</summary>
+          <p class="prompt">{r.built_prompt}</p>
+        </details>
+      ) : null}
+      <details class="ref-overrides">
+        <summary>
+          Overrides
+          {r.override?.fields.length ? <span class="tag">set</span> : null}
+          {r.override?.stale ? <span class="tag stale">stale</span> : null}
+        </summary>
+        <RefOverride ep={ep} refInfo={r} targets={targets} onSaved={reload} />
+      </details>
+    </section>
+  );
+}

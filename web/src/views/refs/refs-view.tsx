@@ -1,0 +1,146 @@
+// The References view: every reference of the episode in groups with its live picture or what is missing, and the
+// chosen one in full beside the list. The list follows `studio.ref` events as they arrive.
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useStudio } from "../../context.ts";
+import { useShortcuts } from "../../keys.tsx";
+import type { RefInfo } from "../../types.ts";
+import { ErrorText } from "../../ui.tsx";
+import { DefaultsBar } from "./defaults-bar.tsx";
+import { RefDetail } from "./ref-detail.tsx";
+import { RefChip } from "./ref-picture.tsx";
+import { groupRefs, listOrder, refState, stepRef, useCount } from "./refs-model.ts";
+import { chosenRef, useRefs } from "./use-refs.ts";
+import { useRefTargets } from "./use-targets.ts";
+
+export function RefsView() {
+  const studio = useStudio();
+  const ep = studio.router.route.value.ep;
+  if (!ep) return null;
+  return <Refs key={ep} ep={ep} />;
+}
+
+function Refs({ ep }: { ep: string }) {
+  const studio = useStudio();
+  const store = useRefs(ep);
+  const targets = useRefTargets(ep);
+  const [filter, setFilter] = useState("");
+  const answer = store.answer.value;
+  const refs = answer?.refs ?? [];
+  const groups = groupRefs(refs, filter);
+  const ids = listOrder(groups);
+  const chosen = refs.find((r) => r.id === chosenRef.value) ?? refs.find((r) => r.id === ids[0]) ?? null;
+  const list = useRef<HTMLDivElement>(null);
+  const choose = (id: string | null) => {
+    chosenRef.value = id;
+  };
+  useShortcuts(studio.keys, [
+    {
+      keys: ["j", "ArrowDown"],
+      label: "Next reference",
+      run: () => choose(stepRef(ids, chosen?.id ?? null, 1)),
+    },
+    {
+      keys: ["k", "ArrowUp"],
+      label: "Previous reference",
+      run: () => choose(stepRef(ids, chosen?.id ?? null, -1)),
+    },
+  ]);
+  useEffect(() => {
+    if (!chosen) return;
+    list.current
+      ?.querySelector(`[data-ref="${CSS.escape(chosen.id)}"]`)
+      ?.scrollIntoView({ block: "nearest" });
+  }, [chosen?.id]);
+  const changed = (ref: RefInfo | null) => {
+    if (ref) store.replace(ref);
+    else void store.reload();
+  };
+  const missing = refs.filter((r) => !r.exists && useCount(r) > 0).length;
+  return (
+    <div class="refs-view">
+      <div class="refs-bar">
+        <label class="inline">
+          <span class="sr-only">Filter references</span>
+          <input
+            type="search"
+            placeholder="Filter references"
+            value={filter}
+            onInput={(e) => setFilter(e.currentTarget.value)}
+          />
+        </label>
+        <span class="muted">
+          {refs.length} references
+          {missing ? <span class="warn"> · {missing} missing that shots use</span> : null}
+        </span>
+        {answer ? (
+          <DefaultsBar
+            ep={ep}
+            defaults={answer.defaults}
+            targets={targets.image}
+            onSaved={(defaults) => {
+              const now = store.answer.value;
+              if (now) store.answer.value = { ...now, defaults };
+            }}
+          />
+        ) : null}
+      </div>
+      <ErrorText error={store.error.value ?? targets.error} />
+      {!answer && !store.error.value ? <p class="muted empty">Loading references…</p> : null}
+      {answer && !refs.length ? (
+        <p class="muted empty">
+          This episode has no references: its series config names none and no shot reads keyframes.
+        </p>
+      ) : null}
+      {refs.length ? (
+        <div class="refs-body">
+          <div class="refs-list" ref={list}>
+            {groups.map((g) => (
+              <section key={g.kind} aria-label={g.title}>
+                <h3>
+                  {g.title} <span class="muted">{g.refs.length}</span>
+                </h3>
+                <ul>
+                  {g.refs.map((r) => {
+                    const state = refState(r);
+                    return (
+                      <li key={r.id}>
+                        <button
+                          type="button"
+                          class={`ref-row${r.id === chosen?.id ? " on" : ""}`}
+                          data-ref={r.id}
+                          aria-current={r.id === chosen?.id ? "true" : undefined}
+                          onClick={() => choose(r.id)}
+                        >
+                          <RefChip ep={ep} refInfo={r} />
+                          <span class="ref-row-name">
+                            {r.kind === "keyframe" ? (r.shot ?? r.name) : r.name}
+                            <span class="muted small">
+                              {r.kind === "keyframe" ? `${r.which} frame` : r.id}
+                            </span>
+                          </span>
+                          <span class={`ref-state ${state.tone}`}>{state.text}</span>
+                        </button>
+                      </li>
+                    );
+                  })}
+                </ul>
+              </section>
+            ))}
+            {!groups.length ? <p class="muted">No reference matches “{filter}”.</p> : null}
+          </div>
+          {chosen ? (
+            <RefDetail
+              key={chosen.id}
+              ep={ep}
+              refInfo={chosen}
+              refs={refs}
+              targets={chosen.kind === "voice" ? targets.audio : targets.image}
+              onChanged={changed}
+              reload={store.reload}
+            />
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
