@@ -87,3 +87,29 @@ export function voiceRef(ctx: BuildCtx, id: string): { path: string; ref: Needed
     },
   };
 }
+
+/** Each character view as a picture on its own, in sheet order. */
+const VIEW_WORDS: Record<string, string> = {
+  "01_threequarter": "a three-quarter full figure turned slightly to the viewer's left",
+  "02_side": "a direct side profile facing right",
+  "03_back": "the whole figure seen from behind",
+  "04_face": "a head-and-shoulders view facing the viewer",
+};
+
+/** One view of a character (`01_threequarter`, `02_side`, `03_back`, `04_face`): a panel of its 4-panel sheet. */
+export function viewRef(ctx: BuildCtx, id: string, view: string): NeededRef {
+  const s = subjectOf(ctx, id);
+  const words = VIEW_WORDS[view] ?? view;
+  return {
+    kind: "character view",
+    prompt: [
+      `A single character reference view of ${nameOf(id, s)} on a plain flat neutral background, no scene or props,`,
+      `the whole figure inside the frame with margins. The view: ${words}.`,
+      sentence(designOf(s)),
+      sentence(ctx.series.look),
+      "Output 1024x1024 or larger.",
+    ]
+      .filter((part) => part !== "")
+      .join(" "),
+  };
+}
