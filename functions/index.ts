@@ -46,6 +46,8 @@ import promotePost from "./promote/post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
 import refsOverrideDelete from "./refs/override.delete.ts";
 import refsOverridePut from "./refs/override.put.ts";
+import refsVideo from "./refs/video.post.ts";
+import refsVideos from "./refs/videos.get.ts";
 import render from "./render/post.ts";
 import passthroughModelsFolder from "./root/models/folder.get.ts";
 import passthroughModels from "./root/models/get.ts";
@@ -103,6 +105,8 @@ export const functions: readonly StudioFunction[] = [
   jobsAction,
   overrideDelete,
   overridePut,
+  refsVideo,
+  refsVideos,
   refsOverridePut,
   refsOverrideDelete,
   refsDefaults,

@@ -3,9 +3,10 @@
 // The upload limit is counted as bytes arrive (413, the temporary removed); a declared length past it is refused
 // before anything is read. A delimiter split across chunks is found: the last bytes of a chunk that could begin
 // one are held back until the next chunk says.
-import { type FileHandle, mkdir, open, rm } from "node:fs/promises";
+import { copyFile, type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { badRequest, StudioError } from "../errors.ts";
+import { errorCode } from "../store/json-guards.ts";
 import { tempName } from "../store/temp-names.ts";
 
 /** Largest upload (a picture, a sound, a video): 64 MB. */
@@ -347,4 +348,38 @@ function parseParams(text: string): Map<string, string> {
     if (key && !out.has(key)) out.set(key, value);
   }
   return out;
+}
+
+/** The settings folder's `uploads/`, where file parts wait (the start-up sweep removes a crash's leftovers there). */
+export const uploadsFolder = (home: string) => path.join(home, "uploads");
+
+/** A request's multipart form with its file part in the uploads folder; 400 for a body that is not a form. */
+export function readUploadForm(request: Request, home: string): Promise<Form> {
+  if (!isMultipart(request.headers.get("content-type"))) {
+    const type = mediaType(request.headers.get("content-type")) || "none";
+    throw badRequest(`body: send JSON or multipart/form-data (got ${type.slice(0, 80)})`);
+  }
+  return readForm(request, { tmpDir: uploadsFolder(home), fileField: "file" });
+}
+
+/**
+ * The form's file, or 400: a `file` field sent as text (no filename) is not a file, and a form without one has
+ * nothing to keep.
+ */
+export function formFile(form: Form): UploadedFile {
+  if (form.file) return form.file;
+  if (Object.hasOwn(form.fields, "file")) {
+    throw badRequest("file must be a file: send it in the form with a filename (multipart/form-data)");
+  }
+  throw badRequest("file: the form has no file part");
+}
+
+/** Moves an upload to `to` (a rename, or a copy when they lie on different disks). */
+export async function moveUpload(file: UploadedFile, to: string): Promise<void> {
+  try {
+    await rename(file.path, to);
+  } catch (err) {
+    if (errorCode(err) !== "EXDEV") throw err;
+    await copyFile(file.path, to);
+  }
 }
