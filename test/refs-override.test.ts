@@ -104,7 +104,9 @@ describe("PUT /studio/refs/override", () => {
     expect((await json(refsFile(show))).refs).toEqual({
       "location:street": expect.objectContaining({ note: "rain" }),
     });
-    expect((await json(refsFile(ep))).refs).toEqual({ "shot:sh010:first": { note: "door closed" } });
+    expect((await json(refsFile(ep))).refs).toEqual({
+      "shot:sh010:first": { base_hash: expect.stringMatching(/^[0-9a-f]{40}$/), note: "door closed" },
+    });
   });
 
   it("a character's prompt belongs to a view; a view's override lists its own fields; DELETE with a view drops them", async () => {
@@ -132,7 +134,11 @@ describe("PUT /studio/refs/override", () => {
     });
     const file = await json(refsFile(ep));
     expect(file.refs["subject:ada"].views).toEqual({
-      "02_side": { prompt: "Ada in profile.", model: "side.safetensors" },
+      "02_side": {
+        prompt: "Ada in profile.",
+        base_hash: expect.stringMatching(/^[0-9a-f]{40}$/),
+        model: "side.safetensors",
+      },
     });
     const dropped = await del(ep, "subject:ada", "02_side");
     expect(dropped.body).toEqual({
@@ -254,17 +260,17 @@ describe("PUT /studio/refs/override", () => {
     refusal(
       await put(ep, "subject:zed", { note: "x" }),
       404,
-      "no reference subject:zed in this episode's series config",
+      "subject:zed is not a reference of this episode",
     );
     refusal(
       await put(ep, "voice:kettle", { note: "x" }),
       404,
-      "no reference voice:kettle in this episode's series config",
+      "voice:kettle is not a reference of this episode",
     );
     refusal(
       await put(ep, "shot:sh999:first", { note: "x" }),
       404,
-      "sh999 is in no build of this episode: build the episode first",
+      "shot:sh999:first is not a reference of this episode",
     );
     const outside = await put("/definitely/not/a/root/ep01", "location:kitchen", { note: "x" });
     expect(outside.status).toBe(403);

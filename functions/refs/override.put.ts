@@ -2,10 +2,10 @@
 // only the fields sent change (null, "" or {} clears one).
 import { z } from "zod";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { readRefSettings } from "../../lib/refs/effective.ts";
+import { catalogRef, readCatalog } from "../../lib/refs/catalog.ts";
+import { factsOf } from "../../lib/refs/effective.ts";
 import { parseRefId, refField } from "../../lib/refs/ids.ts";
 import { putRefOverride } from "../../lib/refs/override-edit.ts";
-import { refFacts } from "../../lib/refs/override-facts.ts";
 import { overrideViewField } from "../../lib/refs/overrides.ts";
 import { refsPlace } from "../../lib/refs/place.ts";
 import { ep } from "../../lib/schema/fields.ts";
@@ -31,8 +31,7 @@ export default defineFunction({
     const ep = await resolveEpisode(input.ep, ctx);
     const ref = parseRefId(input.ref);
     const place = await refsPlace(ctx, ep);
-    const { registry } = await readRefSettings(ctx, place);
-    const facts = await refFacts(ctx, ep, ref, registry);
+    const facts = factsOf(catalogRef(await readCatalog(ctx, place), ref.id));
     const answer = await putRefOverride(ctx, place, ref, facts, input.view ?? null, input.fields);
     ctx.events.emit("studio.episode", { ep });
     return answer;
