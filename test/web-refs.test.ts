@@ -198,6 +198,7 @@ describe("placeholders", () => {
       text: "missing",
       tone: "bad",
     });
+    expect(refState(ref("subject:a"))).toEqual({ text: "missing", tone: "muted" });
     expect(refState(ref("subject:a", { cleared: true })).text).toBe("cleared");
     expect(refState(keyframe("sh010", "last")).text).toBe("not made");
   });

@@ -170,7 +170,8 @@ export function refState(ref: RefInfo): { text: string; tone: "ok" | "warn" | "b
   const queued = allTakes(ref).some((t) => t.status === "queued");
   if (queued) return { text: "queued", tone: "muted" };
   if (ref.kind === "keyframe" && ref.need !== "required") return { text: "not made", tone: "muted" };
-  return useCount(ref) ? { text: "missing", tone: "bad" } : { text: "missing", tone: "warn" };
+  // Missing and read by a shot is a problem; missing and read by none is only a note.
+  return useCount(ref) ? { text: "missing", tone: "bad" } : { text: "missing", tone: "muted" };
 }
 
 /** Every candidate of a ref, whichever view it belongs to. */

@@ -8,7 +8,7 @@ import { ErrorText } from "../../ui.tsx";
 import { DefaultsBar } from "./defaults-bar.tsx";
 import { RefDetail } from "./ref-detail.tsx";
 import { RefChip } from "./ref-picture.tsx";
-import { groupRefs, listOrder, refState, stepRef, useCount } from "./refs-model.ts";
+import { groupRefs, listOrder, refState, stepRef } from "./refs-model.ts";
 import { chosenRef, useRefs } from "./use-refs.ts";
 import { useRefTargets } from "./use-targets.ts";
 
@@ -55,7 +55,7 @@ function Refs({ ep }: { ep: string }) {
     if (ref) store.replace(ref);
     else void store.reload();
   };
-  const missing = refs.filter((r) => !r.exists && useCount(r) > 0).length;
+  const missing = refs.filter((r) => refState(r).tone === "bad").length;
   return (
     <div class="refs-view">
       <div class="refs-bar">
