@@ -115,6 +115,16 @@ describe("POST /studio/render: the answer, takes and jobs", () => {
     expect(sc.queued).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
     expect(sc).not.toHaveProperty("built_target");
     expect(sc.refs).toEqual([
+      // The animatic draws Ada's sheet when there is one: recorded without a SHA-1 while it is missing.
+      {
+        slot: "sheet panel 1",
+        kind: "image",
+        path: "refs/ada/ada_sheet_4panel.png",
+        role: "subject",
+        subject: "ada",
+        optional: true,
+        sha1: null,
+      },
       {
         slot: "first frame",
         kind: "image",

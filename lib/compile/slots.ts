@@ -66,10 +66,22 @@ export function faceOrBody(
   subjects: string[],
   faceSizes: readonly string[],
 ): "face" | "body" {
+  return panelView((id) => subjectOf(ctx, id), shot.size, subjects, faceSizes);
+}
+
+/** What the panel rules read of a subject: the loaded series config's subject will do. */
+export type PanelSubject = SubjectFiles & { kind?: unknown; sheet_panels?: unknown };
+
+/** faceOrBody on any subject lookup (a render reads the series config, not a build). */
+export function panelView(
+  subjectFor: (id: string) => PanelSubject | undefined,
+  shotSize: string,
+  subjects: readonly string[],
+  faceSizes: readonly string[],
+): "face" | "body" {
   if (subjects.length !== 1) return "body";
-  const s = subjectOf(ctx, subjects[0]);
-  if (s?.kind !== "character") return "body";
-  const size = canonicalSize(shot.size);
+  if (subjectFor(subjects[0])?.kind !== "character") return "body";
+  const size = canonicalSize(shotSize);
   if (size === null) return "body";
   return faceSizes.some((f) => canonicalSize(f) === size) ? "face" : "body";
 }
@@ -166,22 +178,37 @@ export function voiceRefs(
 
 /** The composed reference picture of VACE / the ingredients sheet: characters, then props; the plate last if the layout has it. */
 export function panelsFor(ctx: BuildCtx, shot: Shot, layout: PanelLayout, info: SlotInfo): Panel[] {
-  const chars = info.subjects.filter((id) => subjectOf(ctx, id)?.kind === "character");
-  const others = info.subjects.filter((id) => subjectOf(ctx, id)?.kind !== "character");
+  const out = subjectPanels((id) => subjectOf(ctx, id), shot.size, info.subjects, layout);
+  if (layout.plate && info.background)
+    out.push({ location: info.plateKey, kind: "plate", path: info.background });
+  return out;
+}
+
+/**
+ * The subjects' panels of a composed picture, characters first: a character's sheet shows one view (the face for a
+ * lone character at a face size, else the three-quarter body); a prop, vehicle, group or one-panel sheet is whole.
+ */
+export function subjectPanels(
+  subjectFor: (id: string) => PanelSubject | undefined,
+  shotSize: string,
+  subjects: readonly string[],
+  layout: PanelLayout,
+): Panel[] {
+  const chars = subjects.filter((id) => subjectFor(id)?.kind === "character");
+  const others = subjects.filter((id) => subjectFor(id)?.kind !== "character");
   const sheetPanels = layout.sheet_panels ?? 4;
   const view =
-    chars.length === 1 && info.subjects.length === chars.length
-      ? faceOrBody(ctx, shot, chars, layout.face_sizes ?? ["close", "cu"])
+    chars.length === 1 && subjects.length === chars.length
+      ? panelView(subjectFor, shotSize, chars, layout.face_sizes ?? ["close", "cu"])
       : "body";
   const out: Panel[] = [];
   for (const id of [...chars, ...others]) {
-    const s = subjectOf(ctx, id);
-    const panel: Panel = { subject: id, kind: s?.kind ?? "character", path: sheetPath(id, s) };
+    const s = subjectFor(id);
+    const kind = typeof s?.kind === "string" ? s.kind : "character";
+    const panel: Panel = { subject: id, kind, path: sheetPath(id, s) };
     const whole = (s?.sheet_panels ?? (s?.kind === "character" ? sheetPanels : 1)) === 1 || isGroup(s);
     if (s?.kind === "character" && !whole) panel.view = view;
     out.push(panel);
   }
-  if (layout.plate && info.background)
-    out.push({ location: info.plateKey, kind: "plate", path: info.background });
   return out;
 }

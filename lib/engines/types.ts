@@ -32,6 +32,8 @@ export interface EngineJob {
   audio?: { path: string; start: number; end: number } | null;
   /** Lines to show timed across the shot (the animatic's captions). */
   captions?: { text: string; start: number; end: number }[];
+  /** The subjects' pictures to draw on the card (the animatic's figures), in slot order. */
+  figures?: JobFigure[];
   /** Folder where the engine writes its raw outputs (a temp folder inside the shot folder). */
   workDir: string;
   /**
@@ -39,6 +41,17 @@ export interface EngineJob {
    * `inputs`' absolute paths is replaced by that file's uploaded name at submit.
    */
   graph?: ApiGraph;
+}
+
+/** A subject's live picture the animatic draws. */
+export interface JobFigure {
+  /** Its file's role in `inputs` (`subject:<id>`). */
+  input: string;
+  subject: string;
+  /** What the card writes under it. */
+  name: string;
+  /** The sheet panel to cut (panel `index` of `of` side by side), null to draw the picture whole. */
+  panel: { index: number; of: number } | null;
 }
 
 /** One node of a ComfyUI API-format graph; an input is a literal or a link `[node_id, output_index]`. */

@@ -234,14 +234,13 @@ async function refsUsed(
       };
     }),
   );
-  // A reference picture composed at queue time: the newest take's kept copy, if any.
+  // A reference picture composed at queue time: the newest take's kept copy, if any. A target that keeps none
+  // (the animatic draws the pictures straight onto its card) has no such row.
   const spec = vi.env.targets.get(sc.next.ok ? sc.target : sc.built.target);
   const layout = spec?.recipe.reference_sheet ?? spec?.recipe.reference_image;
-  if (layout) {
-    const suffix = typeof layout.take_suffix === "string" ? layout.take_suffix : "";
-    const kept = suffix
-      ? [...takes].reverse().find((t) => t.files.includes(`${t.stem}${suffix}`))
-      : undefined;
+  const suffix = typeof layout?.take_suffix === "string" ? layout.take_suffix : "";
+  if (layout && suffix) {
+    const kept = [...takes].reverse().find((t) => t.files.includes(`${t.stem}${suffix}`));
     const rel = kept ? takeFileRel(vi.pass, sc.built.id, `${kept.stem}${suffix}`) : null;
     out.push({
       id: null,

@@ -12,6 +12,7 @@ import { episodeFence, fileInside, guardPath, readShowText, showFence } from "..
 import { parseJson } from "../store/json-file.ts";
 import { isObject, num, trimmed } from "../store/json-guards.ts";
 import { takeGraph } from "./comfy-graph.ts";
+import { jobFigures } from "./job-figures.ts";
 import type { RenderPayload } from "./payload.ts";
 import { frozenPath } from "./queue.ts";
 import { seedValue } from "./seed.ts";
@@ -107,6 +108,11 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
   if (first) inputs.first = first;
   const plate = await plateOf(vi, t.shot);
   if (plate) inputs.plate = plate;
+  const spec = vi?.env.targets.get(p.target) ?? input.services.targets.get(p.target);
+  // The built-in animatic draws the subjects' pictures its recipe reads; ComfyUI targets compose their own.
+  const layout = spec?.backend === "builtin" ? spec.recipe.reference_sheet : undefined;
+  const drawn = vi && layout ? await jobFigures(vi, layout, entry, sidecar.refs) : null;
+  if (drawn) Object.assign(inputs, drawn.inputs);
   const fps = num(sidecar.fps) ?? 24;
   const frames = num(sidecar.length) ?? num(entry.length) ?? 1;
   const job: EngineJob = {
@@ -128,11 +134,11 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
     inputs,
     audio: await audioOf(vi, entry),
     captions: captionsFor(vi, p.shot, frames / fps),
+    ...(drawn ? { figures: drawn.figures } : {}),
     workDir,
   };
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
-  const spec = vi?.env.targets.get(p.target) ?? input.services.targets.get(p.target);
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
     const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph);
     job.graph = patched.graph;

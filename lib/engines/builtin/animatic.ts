@@ -1,5 +1,6 @@
-// The built-in video target `animatic`: a timed card per shot (keyframe, plate or plain card with captions) at the
-// exact frame count, fps and size of the pass, with a sound track, encoded H.264 yuv420p by one ffmpeg child.
+// The built-in video target `animatic`: a timed card per shot (keyframe, plate or plain card; the subjects' pictures
+// as figures; captions) at the exact frame count, fps and size of the pass, with a sound track, encoded H.264
+// yuv420p by one ffmpeg child.
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
@@ -8,6 +9,7 @@ import { errorMessage } from "../../store/json-guards.ts";
 import { tempPath } from "../../store/temp-names.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
+import { drawFigures, type Overlay } from "./figures.ts";
 import { captionBox, NO_FONT_NOTE, type TextBox } from "./text.ts";
 import { commit, discard, fpsArg, secs, tempBeside, throwIfCanceled, type WorkContext } from "./work.ts";
 
@@ -124,17 +126,15 @@ async function layoutCaptions(job: EngineJob, duration: number, margin: number):
   }));
 }
 
-/** The still under the captions: picture or plain card, with the shot id header baked in. */
+/** The still under the captions: picture or plain card, with the figures and the shot id header baked in. */
 async function basePicture(
   job: EngineJob,
   inputs: Record<string, string>,
-  header: TextBox | null,
-  margin: number,
+  overlays: readonly Overlay[],
   notes: string[],
 ): Promise<Buffer> {
   const { default: sharp } = await import("sharp");
   const { width, height } = job;
-  const overlays = header ? [{ input: header.png, left: margin, top: margin }] : [];
   for (const role of PICTURE_ROLES) {
     const file = inputs[role];
     if (!(await isFile(file))) continue;
@@ -147,14 +147,17 @@ async function basePicture(
         .png()
         .toBuffer();
       notes.push(`picture: ${role === "first" ? "first keyframe" : "location plate"} ${path.basename(file)}`);
-      return await sharp(picture).composite(overlays).png({ compressionLevel: 1 }).toBuffer();
+      return await sharp(picture)
+        .composite([...overlays])
+        .png({ compressionLevel: 1 })
+        .toBuffer();
     } catch (err) {
       notes.push(`picture: ${path.basename(file)} could not be read (${errorMessage(err)}); skipped`);
     }
   }
   notes.push("picture: plain card (no keyframe or plate)");
   return sharp(Buffer.from(cardSvg(width, height, PLAIN_CARD, null)))
-    .composite(overlays)
+    .composite([...overlays])
     .png({ compressionLevel: 1 })
     .toBuffer();
 }
@@ -229,8 +232,27 @@ export async function renderAnimatic(
           weight: "bold",
         })
       : null;
-    const base = await basePicture(job, inputs, header, margin, ctx.notes);
     const captions = text ? await layoutCaptions(job, duration, margin) : [];
+    // The figures stand between the header and the highest caption, so neither covers them.
+    const gap = Math.max(2, Math.round(margin / 2));
+    const figures = job.figures?.length
+      ? await drawFigures({
+          figures: job.figures,
+          inputs,
+          fence: showFence(job.ep),
+          card: { width, height },
+          band: {
+            top: margin + (header ? header.height + gap : 0),
+            bottom: Math.min(height - margin, ...captions.map((c) => c.y - gap)),
+          },
+          margin,
+          text,
+          notes: ctx.notes,
+        })
+      : [];
+    throwIfCanceled(ctx.signal);
+    const overlays = header ? [...figures, { input: header.png, left: margin, top: margin }] : figures;
+    const base = await basePicture(job, inputs, overlays, ctx.notes);
     throwIfCanceled(ctx.signal);
 
     // Every still is a single-frame input that overlay repeats; the colour source sets the exact frame clock and
