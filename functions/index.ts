@@ -44,8 +44,10 @@ import pick from "./pick/put.ts";
 import promoteGet from "./promote/get.ts";
 import promotePost from "./promote/post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
+import refsList from "./refs/get.ts";
 import refsOverrideDelete from "./refs/override.delete.ts";
 import refsOverridePut from "./refs/override.put.ts";
+import refsOwnerTakes from "./refs/owner-takes.get.ts";
 import refsVideo from "./refs/video.post.ts";
 import refsVideos from "./refs/videos.get.ts";
 import render from "./render/post.ts";
@@ -105,6 +107,8 @@ export const functions: readonly StudioFunction[] = [
   jobsAction,
   overrideDelete,
   overridePut,
+  refsList,
+  refsOwnerTakes,
   refsVideo,
   refsVideos,
   refsOverridePut,

@@ -14,6 +14,7 @@ const SCRIPT = [
   "= e01  T",
   "# sq01 kitchen",
   "## sh010",
+  "target: minimax_h3_ref2va",
   "who: ada",
   "with: kettle",
   "size: close",
@@ -21,6 +22,7 @@ const SCRIPT = [
   "Ada fills the kettle. She waits.",
   "## sh020",
   "who: bo",
+  "size: close",
   "first: refs/in/sh020.png",
   "dur: 2",
   "Bo waits.",
@@ -56,8 +58,6 @@ describe("reference catalog", () => {
       "voice:cy",
       "voice:mom",
       "voice:gina",
-      "shot:sh010:first",
-      "shot:sh010:last",
       "shot:sh020:first",
       "shot:sh020:last",
       "shot:sh030:first",
@@ -108,40 +108,37 @@ describe("reference catalog", () => {
     expect(voice).toMatchObject({ kind: "voice", name: "Ada", subject: "ada", path: "refs/voices/ada.wav" });
     expect(voice.prompt).toContain('Ada says: "Hello, my name is Ada, and this is how I sound."');
 
-    // The animatic reads first frames only: last frames are listed with no need.
-    const first10 = by("shot:sh010:first");
-    expect(first10.path).toBe("refs/shots/sh010/first.png");
-    expect(first10.file).toBe(path.join(ep, "refs", "shots", "sh010", "first.png"));
-    expect(first10.keyframe).toMatchObject({
-      shot: "sh010",
+    // sh010 renders on H3 Ref2VA, which reads no keyframes; the animatic reads first frames only, so last frames
+    // are listed with no need.
+    const first20 = by("shot:sh020:first");
+    expect(first20.path).toBe("refs/shots/sh020/first.png");
+    expect(first20.file).toBe(path.join(ep, "refs", "shots", "sh020", "first.png"));
+    expect(first20.keyframe).toMatchObject({
+      shot: "sh020",
       which: "first",
       need: "optional",
-      method: "generate",
-      script: null,
-      requested: false,
-      reads: true,
-      import_path: null,
-    });
-    expect(first10.prompt).toMatch(/^The first frame of a close-up/);
-    expect(first10.used_by).toEqual({ final: ["sh010"], proxy: ["sh010"] });
-    // Characters give an edit target their three-quarter view (the face only on a close shot of one subject),
-    // then props, then the plate.
-    expect(first10.keyframe?.edit_candidates).toEqual([
-      { ref: "subject:ada", view: "01_threequarter" },
-      { ref: "subject:kettle", view: null },
-      { ref: "location:kitchen", view: null },
-    ]);
-    expect(by("shot:sh010:last").keyframe).toMatchObject({ need: null, reads: false, method: "generate" });
-    expect(by("shot:sh010:last").used_by).toEqual({ final: [], proxy: [] });
-    expect(by("shot:sh020:first").keyframe).toMatchObject({
       method: "import",
       script: "refs/in/sh020.png",
-      import_path: "refs/in/sh020.png",
       requested: true,
+      reads: true,
+      import_path: "refs/in/sh020.png",
     });
-    expect(by("shot:sh030:first").keyframe).toMatchObject({ method: "continuity", script: null });
+    expect(first20.prompt).toMatch(/^The first frame of a close-up/);
+    expect(first20.used_by).toEqual({ final: ["sh020"], proxy: ["sh020"] });
+    // A lone character in a close shot gives an edit target its face view, then the plate.
+    expect(first20.keyframe?.edit_candidates).toEqual([
+      { ref: "subject:bo", view: "04_face" },
+      { ref: "location:kitchen", view: null },
+    ]);
+    expect(by("shot:sh020:last").keyframe).toMatchObject({ need: null, reads: false, method: "generate" });
+    expect(by("shot:sh020:last").used_by).toEqual({ final: [], proxy: [] });
+    expect(by("shot:sh030:first").keyframe).toMatchObject({
+      method: "continuity",
+      script: null,
+      need: "optional",
+    });
     expect(by("shot:sh030:last").keyframe).toMatchObject({ script: "none", requested: false, reads: false });
-    expect(by("shot:sh010:first").keyframe?.size).toEqual({ width: 1344, height: 768 });
+    expect(first20.keyframe?.size).toEqual({ width: 1344, height: 768 });
   });
 
   it("is kept while nothing changes and made again when the config changes", async () => {

@@ -1,0 +1,25 @@
+// GET /studio/refs: every reference of the episode (series references from the config in force, keyframes of
+// built shots) with its live file, candidates, picks, overrides and effective settings, and the default targets.
+// The sweep of reference takes whose job is gone and auto-pick run after the answer is sent.
+import { z } from "zod";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { afterAnswer } from "../../lib/refs/list-after.ts";
+import { listRefsAt } from "../../lib/refs/listing.ts";
+import { refsPlace } from "../../lib/refs/place.ts";
+import { ep } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
+
+export default defineFunction({
+  method: "GET",
+  path: "/refs",
+  summary:
+    "Every reference of the episode (subjects with views, locations, voices, keyframes) with live file, candidates, picks, overrides, effective settings and sharing; and the default targets",
+  input: z.object({ ep }),
+  async handler(input, ctx) {
+    const epReal = await resolveEpisode(input.ep, ctx);
+    const place = await refsPlace(ctx, epReal);
+    const { refs, defaults, catalog } = await listRefsAt(ctx, place);
+    afterAnswer(ctx, place, catalog);
+    return { refs, defaults };
+  },
+});

@@ -1,0 +1,158 @@
+// A reference's candidates as the listing shows them, kept per takes folder: every write of a candidate is an
+// atomic rename into `refs/_takes/<key>/`, which moves the folder's mtime, so while the folder (and a location's
+// `_tours/`) is unchanged one stat stands in for the folder read and every sidecar read behind it.
+import type { BigIntStats } from "node:fs";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import type { Services } from "../context.ts";
+import { listShowFiles, readListedJson } from "../paths/guarded.ts";
+import { cacheSlot } from "../store/caches.ts";
+import { RACY_FOLDER_MS } from "../store/json-file.ts";
+import { isObject, type JsonObject } from "../store/json-guards.ts";
+import type { RefId } from "./ids.ts";
+import { type RefsPlace, takesDir, takesFence } from "./place.ts";
+import { mediaKindOf } from "./take-record.ts";
+import { listTakes, type RefTake } from "./takes.ts";
+
+/** A camera tour of a location as listed: its sidecar's state and the holds it gave. */
+export interface ListedTour {
+  tour: number;
+  status: string;
+  move: string | null;
+  holds: number[];
+  error: string | null;
+}
+
+export interface ListedTakes {
+  takes: readonly RefTake[];
+  /** The wire form of each take, in the same order (paths relative to the episode). */
+  wire: readonly JsonObject[];
+  tours: readonly ListedTour[];
+}
+
+type ListServices = Pick<Services, "caches" | "locks">;
+
+const HELD = cacheSlot(
+  "reference take listings",
+  () => new Map<string, { key: string; listed: ListedTakes }>(),
+);
+
+const folderKey = (st: BigIntStats | null) => (st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}` : "-");
+const racy = (st: BigIntStats | null) =>
+  st !== null && Date.now() - Number(st.mtimeNs / 1_000_000n) < RACY_FOLDER_MS;
+
+/** The ref's candidates (every view, nothing from the trash), read again only when its folder changed. */
+export async function listedTakes(
+  services: ListServices,
+  place: RefsPlace,
+  ref: RefId,
+): Promise<ListedTakes> {
+  const dir = takesDir(place, ref);
+  const toursDir = path.join(dir, "_tours");
+  const withTours = ref.family === "location";
+  const [st, toursSt] = await Promise.all([
+    stat(dir, { bigint: true }).catch(() => null),
+    withTours ? stat(toursDir, { bigint: true }).catch(() => null) : null,
+  ]);
+  const key = `${place.ep}\0${folderKey(st)}\0${folderKey(toursSt)}`;
+  const held = services.caches.of(HELD);
+  const hit = held.get(dir);
+  if (hit && hit.key === key) return hit.listed;
+  const takes = st?.isDirectory() ? await listTakes(services, place, ref) : [];
+  const tours = toursSt?.isDirectory() ? await readTours(services, place, ref, toursDir) : [];
+  const rel = (abs: string) => path.relative(place.ep, abs).split(path.sep).join("/");
+  const listed: ListedTakes = { takes, wire: takes.map((t) => wireTake(t, rel)), tours };
+  if (!racy(st) && !racy(toursSt)) {
+    if (held.size > 5000) held.clear();
+    held.set(dir, { key, listed });
+  }
+  return listed;
+}
+
+async function readTours(
+  services: ListServices,
+  place: RefsPlace,
+  ref: RefId,
+  dir: string,
+): Promise<ListedTour[]> {
+  const listing = await listShowFiles(takesFence(place, ref), dir).catch(() => null);
+  if (!listing) return [];
+  const out: ListedTour[] = [];
+  for (const name of listing.files) {
+    const m = /^tour_t(\d{2,})\.json$/.exec(name);
+    if (!m) continue;
+    const raw = await readListedJson(services, listing, name, "a tour sidecar").catch(() => undefined);
+    const record = isObject(raw) ? raw : {};
+    out.push({
+      tour: typeof record.tour === "number" ? record.tour : Number(m[1]),
+      status: typeof record.status === "string" ? record.status : "failed",
+      move: typeof record.move === "string" ? record.move : null,
+      holds: Array.isArray(record.holds)
+        ? record.holds.filter((h): h is number => typeof h === "number")
+        : [],
+      error: typeof record.error === "string" ? record.error : null,
+    });
+  }
+  return out.sort((a, b) => a.tour - b.tour);
+}
+
+const orNull = (v: unknown) => (v === undefined ? null : v);
+
+/** Where a frame cut came from: the sidecar's `from`, else its `source_*` fields; null for other takes. */
+function fromOf(s: RefTake["sidecar"]): JsonObject | null {
+  if (isObject(s.from)) {
+    const f = s.from;
+    return {
+      shot: orNull(f.shot),
+      take: orNull(f.take),
+      pass: orNull(f.pass),
+      frame: orNull(f.frame),
+      frames: orNull(f.frames),
+    };
+  }
+  if (s.source_shot === undefined && s.source_take === undefined) return null;
+  return {
+    shot: orNull(s.source_shot),
+    take: orNull(s.source_take),
+    pass: orNull(s.source_pass),
+    frame: orNull(s.source_frame),
+    frames: orNull(s.source_frames),
+  };
+}
+
+/** One candidate as the listing shows it: its sidecar's fields, its file relative to the episode, seeds as text. */
+export function wireTake(t: RefTake, rel: (abs: string) => string): JsonObject {
+  const s = t.sidecar;
+  const media = t.file ? mediaKindOf(t.file) : null;
+  const out: JsonObject = {
+    take: t.take,
+    view: t.view,
+    status: t.status,
+    usable: t.usable,
+    seed: s.seed === undefined || s.seed === null ? null : String(s.seed),
+    seed_source: orNull(s.seed_source),
+  };
+  out[media === "audio" ? "audio" : "image"] = t.file ? rel(t.file) : null;
+  Object.assign(out, {
+    source: orNull(s.source),
+    note: orNull(s.note),
+    prompt: orNull(s.prompt),
+    model: orNull(s.model),
+    loras: orNull(s.loras),
+    steps: orNull(s.steps),
+    cfg: orNull(s.cfg),
+    params: orNull(s.params),
+    width: orNull(s.width),
+    height: orNull(s.height),
+    queued: orNull(s.queued),
+    finished: orNull(s.finished),
+    backend_prompt_id: s.backend_prompt_id ?? s.comfy_prompt_id ?? null,
+    save_notes: orNull(s.save_notes),
+    overrides: orNull(s.overrides),
+    edit: orNull(s.edit),
+    target: orNull(s.target),
+    from: fromOf(s),
+    original_name: orNull(s.original_name),
+  });
+  return out;
+}
