@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import type { RefInfo, RefTakeInfo, RefViewName } from "../../types.ts";
 import { ImportZone } from "./import-zone.tsx";
+import { OwnerTakes } from "./owner-takes.tsx";
 import { RefOverride } from "./ref-override.tsx";
 import { LivePicture } from "./ref-picture.tsx";
 import { RefTakeCard } from "./ref-take.tsx";
@@ -28,6 +29,10 @@ export function RefDetail({
   const [pick, setPick] = useState(true);
   const r = refInfo;
   const character = r.kind === "character";
+  const folder = (p: string) => p.split(/[\\/]/).pop() ?? p;
+  // A sibling sharing the live file picked it last: this episode's own pick is recorded but no longer live.
+  const overtaken =
+    r.shared_with?.length && r.live_owner && r.live_owner !== ep ? folder(r.live_owner) : null;
   const card = (take: RefTakeInfo, picked: boolean) => (
     <RefTakeCard
       key={`${take.view ?? ""}:${take.take}`}
@@ -35,6 +40,7 @@ export function RefDetail({
       refInfo={r}
       take={take}
       picked={picked}
+      overtaken={overtaken}
       refs={refs}
       onChanged={onChanged}
     />
@@ -98,11 +104,9 @@ export function RefDetail({
           {r.shared_with?.length ? (
             <>
               <dt>Shared with</dt>
-              <dd>
-                {r.shared_with.join(", ")}
-                {r.live_owner && r.live_owner !== ep ? (
-                  <span class="muted"> · live file picked in {r.live_owner}</span>
-                ) : null}
+              <dd title={r.shared_with.join("\n")}>
+                {r.shared_with.map(folder).join(", ")}
+                {overtaken ? <span class="muted"> · the live file was picked in {overtaken}</span> : null}
               </dd>
             </>
           ) : null}
@@ -165,6 +169,7 @@ export function RefDetail({
           <div class="ref-takes">{holds.map((t) => card(t, false))}</div>
         </>
       ) : null}
+      {r.live_owner && r.live_owner !== ep ? <OwnerTakes ep={ep} refInfo={r} /> : null}
       {r.built_prompt ? (
         <details class="built">
           <summary>The prompt as built</summary>

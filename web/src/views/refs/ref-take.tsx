@@ -11,6 +11,7 @@ export function RefTakeCard({
   refInfo,
   take,
   picked,
+  overtaken = null,
   refs,
   onChanged,
 }: {
@@ -19,6 +20,8 @@ export function RefTakeCard({
   take: RefTakeInfo;
   /** This take is the live one (of its view, for a character). */
   picked: boolean;
+  /** The episode whose pick wrote the shared live file since, when it is not this one. */
+  overtaken?: string | null;
   /** Every reference of the episode: where a copy may go. */
   refs: readonly RefInfo[];
   /** The ref as the service lists it after a change (null: read the list again). */
@@ -78,7 +81,12 @@ export function RefTakeCard({
       )}
       <p class="ref-take-head">
         <strong>{label}</strong>
-        {picked ? <span class="tag live">live</span> : null}
+        {picked && !overtaken ? <span class="tag live">live</span> : null}
+        {picked && overtaken ? (
+          <span class="tag" title={`The shared live file was picked in ${overtaken} since`}>
+            picked here
+          </span>
+        ) : null}
         {take.status !== "ok" ? <span class={`status ${take.status}`}>{take.status}</span> : null}
         {take.source ? <span class="muted small">{take.source}</span> : null}
       </p>
