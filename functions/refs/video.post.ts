@@ -11,10 +11,6 @@ import { ep } from "../../lib/schema/fields.ts";
 import { parseInput } from "../../lib/validate.ts";
 import { defineFunction } from "../fn.ts";
 
-const sourcePath = z
-  .string()
-  .describe("The video: an absolute path inside a root, or a path relative to the episode folder");
-
 const form = z.object({
   ep,
   file: z.string().describe("The video file (a file part with its filename; at most 64 MB)"),
@@ -30,7 +26,10 @@ export default defineFunction({
   input: z
     .object({
       ep,
-      source_path: sourcePath.nullish(),
+      source_path: z
+        .string()
+        .nullish()
+        .describe("The video: an absolute path inside a root, or a path relative to the episode folder"),
       file: z.unknown().optional().describe("Not in JSON: a file is sent as multipart/form-data"),
     })
     .optional(),
