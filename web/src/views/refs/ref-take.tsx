@@ -29,7 +29,8 @@ export function RefTakeCard({
 }) {
   const label = takeLabel(take);
   const name = `${label} of ${refInfo.name}`;
-  const can = takeActions(take, picked);
+  // A pick a sibling has overtaken can be made again, which writes this take back into the shared file.
+  const can = takeActions(take, picked && !overtaken);
   const [confirming, setConfirming] = useState(false);
   const [copying, setCopying] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
