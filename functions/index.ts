@@ -45,6 +45,7 @@ import promoteGet from "./promote/get.ts";
 import promotePost from "./promote/post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
 import refsList from "./refs/get.ts";
+import refsMatch from "./refs/match.post.ts";
 import refsOverrideDelete from "./refs/override.delete.ts";
 import refsOverridePut from "./refs/override.put.ts";
 import refsOwnerTakes from "./refs/owner-takes.get.ts";
@@ -111,6 +112,7 @@ export const functions: readonly StudioFunction[] = [
   refsOwnerTakes,
   refsVideo,
   refsVideos,
+  refsMatch,
   refsOverridePut,
   refsOverrideDelete,
   refsDefaults,

@@ -363,6 +363,7 @@ function baseInputs(): Record<string, Input> {
     "POST /cancel": { ...shot, take: 99 },
     "GET /targets": { ep },
     "GET /models": { target: "animatic", ep },
+    "POST /refs/match": { ep, names: ["ada.png"] },
   };
 }
 

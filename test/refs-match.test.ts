@@ -1,6 +1,9 @@
 // Matching dropped file names to reference slots: slugs, the names each kind of reference offers, picture vs
 // sound, revision markers, ambiguity, two files for one slot, the 500-name limit; then the route on a real show.
-import { describe, expect, it } from "vitest";
+import { readdir, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import match from "../functions/refs/match.post.ts";
 import { StudioError } from "../lib/errors.ts";
 import {
   type MatchSlot,
@@ -10,6 +13,9 @@ import {
   slugOf,
   splitName,
 } from "../lib/refs/match.ts";
+import { callFunction, refusal } from "./support/call.ts";
+import { seriesS } from "./support/series-s.ts";
+import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
 const VIEW_LIST = ["01_threequarter", "02_side", "03_back", "04_face"].map((view) => ({ view }));
 
@@ -278,5 +284,148 @@ describe("matchFiles", () => {
     const over = () => matchFiles([...names, "one_more.png"], show);
     expect(over).toThrow(StudioError);
     expect(over).toThrow("names: at most 500 file names at once; got 501");
+  });
+});
+
+describe("POST /studio/refs/match", () => {
+  let s: Studio;
+  let ep: string;
+  const post = (input: Record<string, unknown>) => callFunction(match, input, s.env.services);
+
+  beforeAll(async () => {
+    s = await makeStudio({ outside: true });
+    const series = seriesS();
+    series.subjects.ada.name = "Ada Lovelace";
+    series.subjects.ada.voice_sample = "refs/voices/Ada Take 3.wav";
+    ep = await s.episode(SCRIPT, { series });
+  });
+  afterAll(() => s.cleanup());
+
+  /** Every file under the show with its size and modification time. */
+  async function snapshot(dir: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const entry of await readdir(dir, { withFileTypes: true, recursive: true })) {
+      const file = path.join(entry.parentPath, entry.name);
+      const info = await stat(file);
+      out.push(`${file} ${info.size} ${info.mtimeMs}`);
+    }
+    return out.sort();
+  }
+
+  it("matches a character's views and sheet, a prop, a location, a voice and keyframes from the show's config and build", async () => {
+    const names = [
+      "Ada Lovelace - side.png",
+      "ada_face_v2.jpg",
+      "ADA.png",
+      "the kettle.webp",
+      "kitchen_plate_final.png",
+      "kitchen_rev.png",
+      "Ada Take 3.wav",
+      "bo_voice.mp3",
+      "sh020_last.png",
+      "gina_towel_back.png",
+      "sh099_first.png",
+      "kitchen.txt",
+    ];
+    const before = await snapshot(path.dirname(ep));
+    const got = await post({ ep, names });
+    expect(got.status).toBe(200);
+    const rows = got.body.matched.map((m: Record<string, unknown>) => [
+      m.file,
+      m.ref,
+      m.view,
+      m.kind,
+      m.audio,
+      m.path,
+    ]);
+    expect(rows).toEqual([
+      [
+        "Ada Lovelace - side.png",
+        "subject:ada",
+        "02_side",
+        "character",
+        false,
+        "refs/ada/ada_sheet_4panel.png",
+      ],
+      ["ada_face_v2.jpg", "subject:ada", "04_face", "character", false, "refs/ada/ada_sheet_4panel.png"],
+      ["ADA.png", "subject:ada", "sheet", "character", false, "refs/ada/ada_sheet_4panel.png"],
+      ["the kettle.webp", "subject:kettle", null, "prop", false, "refs/props/kettle.png"],
+      ["kitchen_plate_final.png", "location:kitchen", null, "location", false, "refs/_bg/kitchen.png"],
+      ["kitchen_rev.png", "location:kitchen_rev", null, "location", false, "refs/_bg/kitchen_rev.png"],
+      ["Ada Take 3.wav", "voice:ada", null, "voice", true, "refs/voices/Ada Take 3.wav"],
+      ["bo_voice.mp3", "voice:bo", null, "voice", true, "refs/voices/bo.wav"],
+      ["sh020_last.png", "shot:sh020:last", null, "keyframe", false, "refs/shots/sh020/last.png"],
+      [
+        "gina_towel_back.png",
+        "subject:gina_towel",
+        "03_back",
+        "character",
+        false,
+        "refs/gina/gina_towel_sheet_4panel.png",
+      ],
+    ]);
+    expect(got.body.matched[0]).toEqual({
+      file: "Ada Lovelace - side.png",
+      ref: "subject:ada",
+      view: "02_side",
+      name: "Ada Lovelace",
+      kind: "character",
+      audio: false,
+      path: "refs/ada/ada_sheet_4panel.png",
+      why: '"ada_lovelace_side" is a name of subject:ada view 02_side',
+    });
+    expect(got.body.matched[1].why).toBe(
+      '"ada_face_v2" is "ada_face", a name of subject:ada view 04_face, with the revision marker "_v2" set aside',
+    );
+    expect(got.body.unmatched).toEqual([
+      { file: "sh099_first.png", why: 'no picture reference of this episode is called "sh099_first"' },
+      {
+        file: "kitchen.txt",
+        why: '"kitchen.txt" is neither a picture (png, jpg, jpeg, webp) nor a sound (wav, mp3, flac, ogg, m4a)',
+      },
+    ]);
+    // Nothing written, nothing announced.
+    expect(await snapshot(path.dirname(ep))).toEqual(before);
+    expect(s.env.events).toEqual([]);
+  });
+
+  it("leaves two files for one slot unmatched and matches the others", async () => {
+    const got = await post({ ep, names: ["kettle.png", "Kettle_copy.png", "street.jpg"] });
+    expect(got.body.matched.map((m: { file: string }) => m.file)).toEqual(["street.jpg"]);
+    expect(got.body.unmatched.map((u: { why: string }) => u.why)).toEqual([
+      "2 files want subject:kettle (kettle.png, Kettle_copy.png): drop all but one",
+      "2 files want subject:kettle (kettle.png, Kettle_copy.png): drop all but one",
+    ]);
+  });
+
+  it("refuses more than 500 names, names with folders, and bad bodies with 400", async () => {
+    const many = Array.from({ length: 501 }, (_, i) => `f${i}.png`);
+    refusal(await post({ ep, names: many }), 400, /names.*500/);
+    expect((await post({ ep, names: many.slice(0, 500) })).status).toBe(200);
+    for (const bad of ["refs/ada.png", "..\\ada.png", "", "..", "a\u0000.png", `${"a".repeat(252)}.png`]) {
+      refusal(await post({ ep, names: [bad] }), 400, /names/);
+    }
+    refusal(await post({ ep, names: "ada.png" }), 400, /names/);
+    refusal(await post({ ep, names: [3] }), 400, /names/);
+    refusal(await post({ ep }), 400, /names/);
+  });
+
+  it("refuses an episode outside the roots (403) and a missing one (404)", async () => {
+    refusal(await post({ ep: s.outside, names: ["ada.png"] }), 403, /./);
+    refusal(await post({ ep: path.join(s.root, "nowhere", "ep01"), names: ["ada.png"] }), 404, /./);
+  });
+
+  it("matches no keyframe before a build, and says so when the series config does not load", async () => {
+    const unbuilt = await s.episode(SCRIPT, { build: false });
+    const fresh = await post({ ep: unbuilt, names: ["sh010_first.png", "ada_side.png"] });
+    expect(fresh.body.matched.map((m: { ref: string }) => m.ref)).toEqual(["subject:ada"]);
+    expect(fresh.body.unmatched[0].why).toBe('no picture reference of this episode is called "sh010_first"');
+    await writeFile(path.join(unbuilt, "series.json"), '{"subjects": {"ada": {"kind": "dragon"}}}');
+    const broken = await post({ ep: unbuilt, names: ["ada_side.png"] });
+    expect(broken.status).toBe(200);
+    expect(broken.body.matched).toEqual([]);
+    expect(broken.body.unmatched[0].why).toMatch(
+      /^no picture reference of this episode is called "ada_side" \(the series config does not load: .+\)$/,
+    );
   });
 });
