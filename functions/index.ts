@@ -43,12 +43,16 @@ import overridePut from "./override/put.ts";
 import pick from "./pick/put.ts";
 import promoteGet from "./promote/get.ts";
 import promotePost from "./promote/post.ts";
+import refsCopyTake from "./refs/copy-take.post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
+import refsDiscard from "./refs/discard.post.ts";
 import refsList from "./refs/get.ts";
 import refsMatch from "./refs/match.post.ts";
 import refsOverrideDelete from "./refs/override.delete.ts";
 import refsOverridePut from "./refs/override.put.ts";
 import refsOwnerTakes from "./refs/owner-takes.get.ts";
+import refsUnpick from "./refs/pick.delete.ts";
+import refsPick from "./refs/pick.put.ts";
 import refsVideo from "./refs/video.post.ts";
 import refsVideos from "./refs/videos.get.ts";
 import render from "./render/post.ts";
@@ -112,6 +116,10 @@ export const functions: readonly StudioFunction[] = [
   refsOwnerTakes,
   refsVideo,
   refsVideos,
+  refsPick,
+  refsUnpick,
+  refsDiscard,
+  refsCopyTake,
   refsMatch,
   refsOverridePut,
   refsOverrideDelete,
