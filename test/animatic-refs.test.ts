@@ -9,6 +9,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { figureTiles, panelColumns } from "../lib/engines/builtin/figures.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { readRefId, VIEWS } from "../lib/refs/ids.ts";
+import { type LiveRef, pickTake } from "../lib/refs/live.ts";
+import { refsPlace } from "../lib/refs/place.ts";
+import { addTake } from "../lib/refs/takes.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
@@ -155,6 +159,19 @@ const SCRIPT = [
   "Cy runs.",
 ].join("\n");
 
+/** Render `shots` of `ep` on the animatic (proxy) and wait until every job succeeded. */
+async function renderAll(ep: string, shots: string[], redo = false): Promise<void> {
+  const res = await s.call("POST", "/render", { ep, shots, redo });
+  expect(res.body.queued).toHaveLength(shots.length);
+  if (pools.length === 0) startPool();
+  for (const q of res.body.queued) {
+    await waitFor(async () =>
+      ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+    );
+    expect((await store.get(q.prompt_id))?.status).toBe("succeeded");
+  }
+}
+
 describe("figure placement", () => {
   it("rests a centred row on the band's bottom, at most half the card tall, and gives up when it has no room", () => {
     const tiles = figureTiles(2, { width: W, height: H }, { top: 30, bottom: 210 }, 10)!;
@@ -188,7 +205,7 @@ describe("the animatic reads the subjects' live pictures", () => {
     const adaSheet = path.join(ep, "refs", "ada", "ada_sheet_4panel.png");
     const cySheet = path.join(ep, "refs", "cy", "cy_sheet_4panel.png");
     const kettle = path.join(ep, "refs", "props", "kettle.png");
-    const bobSheet = path.join(ep, "refs", "bo", "bo_sheet_4panel.png");
+    const boSheet = path.join(ep, "refs", "bo", "bo_sheet_4panel.png");
     await sheet(adaSheet, [RED, GREEN, BLUE, YELLOW]);
     await sheet(cySheet, [RED, GREEN, BLUE, YELLOW]);
     await mkdir(path.dirname(kettle), { recursive: true });
@@ -201,16 +218,8 @@ describe("the animatic reads the subjects' live pictures", () => {
       .png()
       .toFile(path.join(ep, "refs", "_bg", "kitchen.png"));
 
-    const res = await s.call("POST", "/render", { ep });
-    expect(res.body.queued).toHaveLength(3);
-    expect(res.body.skipped).toEqual([]);
-    startPool();
-    for (const q of res.body.queued) {
-      await waitFor(async () =>
-        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
-      );
-      expect((await store.get(q.prompt_id))?.status).toBe("succeeded");
-    }
+    // Nothing is skipped for Bo's missing sheet: every figure slot is optional.
+    await renderAll(ep, ["sh010", "sh020", "sh030"]);
     const dir = (shot: string) => path.join(ep, "renders_proxy", shot);
     const sidecar = async (shot: string): Promise<Any> =>
       JSON.parse(await readFile(path.join(dir(shot), `${shot}_t01.json`), "utf8"));
@@ -287,13 +296,11 @@ describe("the animatic reads the subjects' live pictures", () => {
 
     // A new pick of Ada's sheet, and Bo's first sheet: both takes turn ref-stale; Cy's stays fresh.
     await replaceAtomically(adaSheet, [MAGENTA, GREEN, BLUE, YELLOW]);
-    await sheet(bobSheet, [RED, GREEN, BLUE, YELLOW]);
+    await sheet(boSheet, [RED, GREEN, BLUE, YELLOW]);
     expect(await stale()).toEqual({ sh010: ["ref"], sh020: ["ref"], sh030: [] });
 
     // Rendered again, the take shows the new pick and is fresh.
-    const again = await s.call("POST", "/render", { ep, shots: ["sh010"], redo: true });
-    const id = again.body.queued[0].prompt_id;
-    await waitFor(async () => (await store.get(id))?.status === "succeeded");
+    await renderAll(ep, ["sh010"], true);
     const next: Any = JSON.parse(await readFile(path.join(dir("sh010"), "sh010_t02.json"), "utf8"));
     expect(next.refs).toContainEqual(
       expect.objectContaining({ path: "refs/ada/ada_sheet_4panel.png", sha1: await sha1(adaSheet) }),
@@ -307,5 +314,68 @@ describe("the animatic reads the subjects' live pictures", () => {
       [1, ["ref"]],
       [2, []],
     ]);
+  });
+
+  it("shows the three-quarter view the pick route stitched, and a new pick of that view makes the take ref-stale", async () => {
+    const ep = await s.episode(SCRIPT);
+    const services = s.env.services;
+    const place = await refsPlace(services, ep);
+    const ref = readRefId("subject:ada")!;
+    const adaSheet = path.join(ep, "refs", "ada", "ada_sheet_4panel.png");
+    const live: LiveRef = { ref, kind: "character", file: adaSheet, stitches: true };
+    /** A view picture: one coloured figure standing on a light backdrop, as an image model draws it. */
+    const viewPicture = (colour: string) => async (tmp: string) => {
+      const figure = await sharp({ create: { width: 200, height: 420, channels: 3, background: colour } })
+        .png()
+        .toBuffer();
+      await sharp({ create: { width: 512, height: 512, channels: 3, background: "#e6e2da" } })
+        .composite([{ input: figure, left: 156, top: 46 }])
+        .png()
+        .toFile(tmp);
+    };
+    const colours = [RED, GREEN, BLUE, YELLOW];
+    for (const [i, view] of VIEWS.entries()) {
+      const t = await addTake(services, place, ref, {
+        view,
+        ext: "png",
+        write: viewPicture(colours[i]),
+        fields: {},
+      });
+      await pickTake(services, place, live, view, t.take);
+    }
+    const stitched = await sha1(adaSheet);
+
+    await renderAll(ep, ["sh010"]);
+    const dir = path.join(ep, "renders_proxy", "sh010");
+    const first: Any = JSON.parse(await readFile(path.join(dir, "sh010_t01.json"), "utf8"));
+    expect(first.refs).toContainEqual(
+      expect.objectContaining({
+        slot: "sheet panel 1",
+        path: "refs/ada/ada_sheet_4panel.png",
+        sha1: stitched,
+      }),
+    );
+    const frame = await frameAt(path.join(dir, "sh010_t01.mp4"), 0);
+    expect(find(frame, RED).count).toBeGreaterThan(1500);
+    for (const other of [GREEN, BLUE, YELLOW]) expect(find(frame, other).count).toBe(0);
+    const takeStale = async () => {
+      const episode = await s.call("GET", "/episode", { ep, pass: "proxy" });
+      const shot = await s.call("GET", "/shot", { ep, pass: "proxy", shot: "sh010" });
+      const row = episode.body.shots.find((r: Any) => r.shot === "sh010");
+      expect(shot.body.takes[0].stale).toEqual(row.takes[0].stale);
+      return row.takes[0].stale;
+    };
+    expect(await takeStale()).toEqual([]);
+
+    // Another three-quarter take picked: the sheet is stitched again with it, and the take reads ref-stale.
+    const next = await addTake(services, place, ref, {
+      view: "01_threequarter",
+      ext: "png",
+      write: viewPicture(MAGENTA),
+      fields: {},
+    });
+    await pickTake(services, place, live, "01_threequarter", next.take);
+    expect(await sha1(adaSheet)).not.toBe(stitched);
+    expect(await takeStale()).toEqual(["ref"]);
   });
 });
