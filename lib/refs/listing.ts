@@ -19,6 +19,7 @@ import { isCharacterView, parseRefId } from "./ids.ts";
 import { type Sibling, siblingsOf } from "./list-siblings.ts";
 import { type ListedTakes, listedTakes, wireTake } from "./list-takes.ts";
 import type { LiveRef } from "./live.ts";
+import { liveRefOf } from "./live-ref.ts";
 import { overrideView, type RefOverridesFile, readRefOverrides } from "./overrides.ts";
 import { type PicksFile, type RefPick, readPicks } from "./picks.ts";
 import { liveFence, liveFile, type RefsPlace, refsPlace } from "./place.ts";
@@ -97,19 +98,9 @@ export async function listedRef(services: ListServices, epReal: string, refId: s
 
 /** What picking and auto-pick need of each reference whose live file the config may place. */
 export async function liveRefs(place: RefsPlace, catalog: Catalog): Promise<LiveRef[]> {
-  const out: LiveRef[] = [];
-  for (const c of catalog.refs) {
-    let file: string;
-    if (c.ref.scope === "shot") file = c.file;
-    else {
-      // A config path that climbs where the config does not open is never written to.
-      const resolved = await liveFile(place, c.path).catch(() => null);
-      if (resolved === null) continue;
-      file = resolved;
-    }
-    out.push({ ref: c.ref, kind: c.kind, file, stitches: c.kind === "character" && c.panels === 4 });
-  }
-  return out;
+  // A config path that climbs where the config does not open is never written to: that ref is left out.
+  const found = await Promise.all(catalog.refs.map((c) => liveRefOf(place, c).catch(() => null)));
+  return found.filter((l): l is LiveRef => l !== null);
 }
 
 // -------------------------------------------------------------------------------------------- one reference
