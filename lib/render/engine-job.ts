@@ -1,6 +1,6 @@
 // The engine job of a take: what an engine needs to render it, made from the take's sidecar, its frozen shot list
-// and the episode (captions of the animatic, the location's plate, the window of the series track), and the
-// references the engine read once it ran.
+// and the episode (captions of the animatic, the location's plate, the subjects' pictures, the window of the series
+// track), and the references the engine read once it ran.
 import path from "node:path";
 import type { Entry } from "../compile/types.ts";
 import type { Services } from "../context.ts";
