@@ -47,6 +47,7 @@ import refsCopyTake from "./refs/copy-take.post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
 import refsDiscard from "./refs/discard.post.ts";
 import refsList from "./refs/get.ts";
+import refsImport from "./refs/import.post.ts";
 import refsMatch from "./refs/match.post.ts";
 import refsOverrideDelete from "./refs/override.delete.ts";
 import refsOverridePut from "./refs/override.put.ts";
@@ -114,6 +115,7 @@ export const functions: readonly StudioFunction[] = [
   overridePut,
   refsList,
   refsOwnerTakes,
+  refsImport,
   refsVideo,
   refsVideos,
   refsPick,

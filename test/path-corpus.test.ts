@@ -25,6 +25,7 @@ const PATH_FIELDS = [
   "folder",
   "node",
   "roots",
+  "source_path",
 ];
 
 const SECRET = `SECRET-${createHash("sha1").update(String(Math.random())).digest("hex").slice(0, 12)}`;
@@ -364,6 +365,9 @@ function baseInputs(): Record<string, Input> {
     "GET /targets": { ep },
     "GET /models": { target: "animatic", ep },
     "POST /refs/match": { ep, names: ["ada.png"] },
+    "POST /refs/import": { ep, ref: "subject:kettle", source_path: "ep01.md" },
+    "POST /refs/video": { ep, source_path: "ep01.md" },
+    "GET /refs/videos": { ep },
   };
 }
 
@@ -451,10 +455,16 @@ function crafted(): string[] {
   ];
 }
 
+type Shape = Record<string, { safeParse(v: unknown): { success: boolean } }>;
+
+/** The fields of a route's input; a raw-body route's input is an optional object (absent for an upload). */
+function inputShape(fn: StudioFunction): Shape | undefined {
+  const input = fn.input as unknown as { shape?: Shape; unwrap?: () => { shape?: Shape } } | undefined;
+  return input?.shape ?? input?.unwrap?.().shape;
+}
+
 function optionalFields(fn: StudioFunction): string[] {
-  const shape = (
-    fn.input as unknown as { shape?: Record<string, { safeParse(v: unknown): { success: boolean } }> }
-  )?.shape;
+  const shape = inputShape(fn);
   return shape ? Object.keys(shape).filter((k) => shape[k].safeParse(undefined).success) : [];
 }
 
@@ -469,7 +479,7 @@ function parse(text: string): unknown {
 const routeKey = (fn: StudioFunction) => `${fn.method} ${fn.path}`;
 
 function pathFields(fn: StudioFunction): string[] {
-  const shape = (fn.input as unknown as { shape?: Record<string, unknown> } | undefined)?.shape;
+  const shape = inputShape(fn);
   return shape ? Object.keys(shape).filter((k) => PATH_FIELDS.includes(k)) : [];
 }
 

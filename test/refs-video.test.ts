@@ -171,7 +171,7 @@ describe("POST /studio/refs/video", () => {
       /"notes\.mp4" is not a video: ffprobe could not read it/,
     );
     const up = await upload(video, await fileForm({ ep }, { name: "fake.mov", data: Buffer.from("nope") }));
-    refusal(up, 400, /"fake\.mov" is not a video/);
+    refusal(up, 400, /^"fake\.mov" is not a video: ffprobe could not read it \(Invalid data/);
     expect(await uploadsLeft()).toEqual([]);
     expect(await readdir(videosDir()).catch(() => [])).toEqual([]);
   });

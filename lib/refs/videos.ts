@@ -65,7 +65,9 @@ async function probeVideo(services: VideoServices, file: string, name: string): 
     info = await probe(file, services.media);
   } catch (err) {
     if (!(err instanceof ToolRunError)) throw err;
-    const why = err.stderr.trim().split("\n").pop()?.trim() || err.message;
+    // ffprobe names the file it read (an upload's temporary): the reason is what follows.
+    const last = err.stderr.trim().split("\n").pop()?.trim() ?? "";
+    const why = last.replace(`${file}: `, "") || err.message;
     throw badRequest(`${shownName(name)} is not a video: ffprobe could not read it (${why})`);
   }
   if (info.video === null) throw badRequest(`${shownName(name)} is not a video: it holds no picture`);
