@@ -209,6 +209,24 @@ describe("parseMultipart", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it("answers 400 when the upload breaks off mid-file, and removes the temporary", async () => {
+    const head = Buffer.from(
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n`,
+    );
+    let pulls = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        if (pulls === 1) controller.enqueue(new Uint8Array(head));
+        else if (pulls < 4) controller.enqueue(new Uint8Array(4096).fill(1));
+        else controller.error(new Error("socket hang up"));
+      },
+    });
+    const r = await refusal(parse(stream));
+    expect(r).toEqual({ status: 400, message: "body: the upload stopped before its end (socket hang up)" });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it("refuses a declared length over 64 MB + 1 MiB before reading anything", async () => {
     let pulled = false;
     // No high-water mark: the stream is pulled only when someone reads it.

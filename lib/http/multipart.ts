@@ -6,7 +6,7 @@
 import { copyFile, type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { badRequest, StudioError } from "../errors.ts";
-import { errorCode } from "../store/json-guards.ts";
+import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { tempName } from "../store/temp-names.ts";
 
 /** Largest upload (a picture, a sound, a video): 64 MB. */
@@ -272,7 +272,10 @@ export async function parseMultipart(
   try {
     for (;;) {
       while (await step()) {}
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.read().catch((err: unknown) => {
+        // The client went away or its connection broke: nothing of this upload is kept.
+        throw badRequest(`body: the upload stopped before its end (${errorMessage(err)})`);
+      });
       if (done) break;
       received += value.byteLength;
       if (received > limits.bodyBytes) throw uploadTooLarge();
