@@ -307,6 +307,44 @@ describe("regressions", () => {
     expect(await readFile(path.join(showT, "ep10", "series.json"), "utf8")).not.toContain(SECRET);
   });
 
+  it("never writes a live reference where the series config may not lead, nor through a linked takes folder", async () => {
+    const before = await snapshot(outside, []);
+    // An episode whose own config names a sheet two folders up: only ../refs and ../audio may open above it.
+    const epC = path.join(root, "climb", "epC");
+    await put(path.join(epC, "epC.md"), SCRIPT);
+    const config = seriesS();
+    config.subjects.kettle.sheet = "../../outside/kettle.png";
+    await put(path.join(epC, "series.json"), JSON.stringify(config));
+    await put(
+      path.join(epC, "refs", "_takes", "subject__kettle", "subject__kettle_t01.png"),
+      "not really a png",
+    );
+    const picked = await json("PUT", "/refs/pick", { ep: epC, ref: "subject:kettle", take: 1 });
+    expect(picked.status, picked.text).toBe(400);
+    expect(picked.body.error).toMatch(/leaves the episode folder/);
+    // A takes folder linked outside the episode is never listed, written or picked from.
+    const epL = path.join(root, "climb", "epL");
+    await put(path.join(epL, "epL.md"), SCRIPT);
+    await put(path.join(epL, "series.json"), JSON.stringify(seriesS()));
+    await mkdir(path.join(epL, "refs"), { recursive: true });
+    await symlink(outside, path.join(epL, "refs", "_takes"));
+    const listed = await json("GET", "/refs", { ep: epL });
+    expect(listed.text).not.toContain(SECRET);
+    // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+    expect(listed.body.refs.flatMap((r: any) => r.takes)).toEqual([]);
+    for (const [method, route, input] of [
+      ["PUT", "/refs/pick", { ep: epL, ref: "subject:kettle", take: 1 }],
+      ["POST", "/refs/import", { ep: epL, ref: "subject:kettle", source_path: "epL.md" }],
+      ["POST", "/refs/discard", { ep: epL, ref: "subject:kettle", take: 1 }],
+    ] as const) {
+      const got = await json(method, route, input);
+      expect(got.status, `${method} ${route}: ${got.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
+      expect(got.status, `${method} ${route}: ${got.text.slice(0, 300)}`).toBeLessThan(500);
+      expect(got.text).not.toContain(SECRET);
+    }
+    expect(await snapshot(outside, [])).toEqual(before);
+  });
+
   it("long names and names ending in a dot or a space are a 400 naming the rule", async () => {
     const long = await json("GET", "/file", { ep, path: `${"a".repeat(256)}.png` });
     expect(long.status, long.text).toBe(400);
@@ -364,6 +402,15 @@ function baseInputs(): Record<string, Input> {
     "POST /cancel": { ...shot, take: 99 },
     "GET /targets": { ep },
     "GET /models": { target: "animatic", ep },
+    "GET /refs": { ep },
+    "GET /refs/owner-takes": { ep, ref: "subject:ada" },
+    "PUT /refs/pick": { ep, ref: "subject:kettle", take: 99 },
+    "DELETE /refs/pick": { ep, ref: "location:street" },
+    "POST /refs/discard": { ep, ref: "subject:kettle", take: 99 },
+    "POST /refs/copy-take": { ep, ref: "location:kitchen", take: 99, to: "location:street" },
+    "PUT /refs/override": { ep, ref: "location:kitchen", fields: {} },
+    "DELETE /refs/override": { ep, ref: "location:kitchen" },
+    "PUT /refs/defaults": { ep, target: null },
     "POST /refs/match": { ep, names: ["ada.png"] },
     "POST /refs/import": { ep, ref: "subject:kettle", source_path: "ep01.md" },
     "POST /refs/video": { ep, source_path: "ep01.md" },
