@@ -280,10 +280,27 @@ export async function parseMultipart(
       received += value.byteLength;
       if (received > limits.bodyBytes) throw uploadTooLarge();
       if (state === "epilogue") continue;
-      buf =
-        buf.length === 0
-          ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
-          : Buffer.concat([buf, value]);
+      const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      if (buf.length === 0) {
+        buf = chunk;
+      } else if (
+        (state === "body" || state === "preamble") &&
+        buf.length < delimiter.length &&
+        chunk.length >= delimiter.length
+      ) {
+        // Only a held-back tail waits, and the chunk is long enough to finish any delimiter begun in it: unless
+        // one is, the tail is plain data and the chunk is taken as it is (no copy of every chunk of a large file).
+        const seam = Buffer.concat([buf, chunk.subarray(0, delimiter.length - 1)]);
+        const at = seam.indexOf(delimiter);
+        if (at !== -1 && at < buf.length) {
+          buf = Buffer.concat([buf, chunk]);
+        } else {
+          if (state === "body") await take(buf);
+          buf = chunk;
+        }
+      } else {
+        buf = Buffer.concat([buf, chunk]);
+      }
     }
     if (state !== "epilogue") {
       throw badRequest("body: the multipart/form-data body ended before its closing boundary");
