@@ -4,6 +4,7 @@ import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
 import { run as pageBench } from "./page.ts";
 import { run as queueBench } from "./queue.ts";
+import { run as refsBench } from "./refs.ts";
 import { run as startupBench } from "./startup.ts";
 import { run as throughputBench } from "./throughput.ts";
 import { run as underLoadBench } from "./under-load.ts";
@@ -14,6 +15,7 @@ const benches: [string, () => Promise<void>][] = [
   ["assemble", assembleBench],
   ["page", pageBench],
   ["queue", queueBench],
+  ["refs", refsBench],
   ["startup", startupBench],
   ["throughput", throughputBench],
   ["under-load", underLoadBench],
