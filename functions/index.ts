@@ -48,6 +48,7 @@ import refsDefaults from "./refs/defaults.put.ts";
 import refsDiscard from "./refs/discard.post.ts";
 import refsList from "./refs/get.ts";
 import refsImport from "./refs/import.post.ts";
+import refsKeyframe from "./refs/keyframe.post.ts";
 import refsMatch from "./refs/match.post.ts";
 import refsOverrideDelete from "./refs/override.delete.ts";
 import refsOverridePut from "./refs/override.put.ts";
@@ -126,6 +127,7 @@ export const functions: readonly StudioFunction[] = [
   refsOverridePut,
   refsOverrideDelete,
   refsDefaults,
+  refsKeyframe,
   pick,
   render,
   cancel,

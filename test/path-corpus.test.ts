@@ -415,6 +415,7 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/import": { ep, ref: "subject:kettle", source_path: "ep01.md" },
     "POST /refs/video": { ep, source_path: "ep01.md" },
     "GET /refs/videos": { ep },
+    "POST /refs/keyframe": { ep, pass: "proxy", shot: "sh020" },
   };
 }
 
