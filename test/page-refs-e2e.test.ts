@@ -116,20 +116,22 @@ async function viewPicture(colour: Rgb): Promise<Buffer> {
 }
 
 /**
- * Drops one file on `target` as a person dragging it from their file manager would: a real `drop` event whose
- * DataTransfer carries a File made in the page from the bytes given.
+ * Drops files on `target` as a person dragging them from their file manager would: a real `drop` event whose
+ * DataTransfer carries Files made in the page from the bytes given.
  */
-async function dropFile(target: Locator, name: string, bytes: Buffer): Promise<void> {
+async function dropFiles(target: Locator, files: { name: string; bytes: Buffer }[]): Promise<void> {
   const transfer = await target.page().evaluateHandle(
-    ({ name, b64 }) => {
-      const raw = atob(b64);
-      const data = new Uint8Array(raw.length);
-      for (let i = 0; i < raw.length; i++) data[i] = raw.charCodeAt(i);
+    (files) => {
       const dt = new DataTransfer();
-      dt.items.add(new File([data], name, { type: "image/png" }));
+      for (const { name, b64 } of files) {
+        const raw = atob(b64);
+        const data = new Uint8Array(raw.length);
+        for (let i = 0; i < raw.length; i++) data[i] = raw.charCodeAt(i);
+        dt.items.add(new File([data], name, { type: "image/png" }));
+      }
       return dt;
     },
-    { name, b64: bytes.toString("base64") },
+    files.map((f) => ({ name: f.name, b64: f.bytes.toString("base64") })),
   );
   await target.dispatchEvent("dragenter", { dataTransfer: transfer });
   await target.dispatchEvent("dragover", { dataTransfer: transfer });
@@ -205,11 +207,9 @@ describe("the References view", () => {
       const column = detail.getByRole("region", { name: `${title} view of Riley` });
       const where = `Riley ${title.toLowerCase()}`;
       const name = `riley_${["threequarter", "side", "back", "face"][i]}.png`;
-      await dropFile(
-        column.getByRole("group", { name: `Import into ${where}` }),
-        name,
-        await viewPicture(COLOURS[i]),
-      );
+      await dropFiles(column.getByRole("group", { name: `Import into ${where}` }), [
+        { name, bytes: await viewPicture(COLOURS[i]) },
+      ]);
       // The candidate arrives in its own column, made live ("Make imports live" is on by default).
       const label = `${title.toLowerCase()} t01`;
       const card = column.getByRole("article", { name: `Candidate ${label} of Riley` });
@@ -292,11 +292,9 @@ describe("the References view", () => {
     // Imported as a candidate only, then picked by hand.
     await detail.getByRole("checkbox", { name: "Make imports live" }).uncheck();
     const side = detail.getByRole("region", { name: "Side view of Riley" });
-    await dropFile(
-      side.getByRole("group", { name: "Import into Riley side" }),
-      "riley_side_v2.png",
-      await viewPicture(SECOND_SIDE),
-    );
+    await dropFiles(side.getByRole("group", { name: "Import into Riley side" }), [
+      { name: "riley_side_v2.png", bytes: await viewPicture(SECOND_SIDE) },
+    ]);
     const card = side.getByRole("article", { name: "Candidate side t02 of Riley" });
     await card.waitFor({ timeout: 30_000 });
     expect(await card.getByText("live", { exact: true }).count()).toBe(0);
@@ -325,6 +323,39 @@ describe("the References view", () => {
     }
     expect(await shotRow("sh040").getByTitle("Out of date: ref changed").count()).toBe(0);
     await view.shot("refs-stale");
-    expect(view.problems).toEqual([]);
   }, 90_000);
+
+  it("imports files dropped on the whole view into the references their names match, listing the rest", async () => {
+    await page.getByRole("button", { name: "References", exact: true }).click();
+    const bytes = await viewPicture([120, 90, 60]);
+    // Dropped on the list, outside any reference's own zone.
+    await dropFiles(page.getByRole("region", { name: "Props" }), [
+      { name: "backpack.png", bytes },
+      { name: "street_final.png", bytes },
+      { name: "treasure_map.png", bytes },
+    ]);
+    const report = page.getByRole("region", { name: "Import of dropped files" });
+    await expect.poll(() => report.textContent(), { timeout: 30_000 }).toMatch(/2 of 3 files imported/);
+    const imported = report.getByRole("list", { name: "Files imported" });
+    expect(await imported.textContent()).toMatch(/backpack\.png.*into Riley's backpack/);
+    expect(await imported.textContent()).toMatch(/street_final\.png.*into street/);
+    expect(await report.getByRole("list", { name: "Files not imported" }).textContent()).toMatch(
+      /treasure_map\.png.*no picture reference of this episode is called "treasure_map"/,
+    );
+    // Each made live ("Make imports live" is on again in a fresh view), its row saying so.
+    const refs = await api<{ refs: { id: string; exists: boolean }[] }>(
+      "GET",
+      `refs?ep=${encodeURIComponent(ep())}`,
+    );
+    expect(refs.refs.filter((r) => r.exists).map((r) => r.id)).toEqual(
+      expect.arrayContaining(["subject:backpack", "location:street"]),
+    );
+    await expect
+      .poll(() => page.getByRole("button", { name: /subject:backpack/ }).textContent())
+      .toMatch(/live/);
+    await view.shot("refs-bulk");
+    await report.getByRole("button", { name: "Close the import report" }).click();
+    await expect.poll(() => report.count()).toBe(0);
+    expect(view.problems).toEqual([]);
+  }, 60_000);
 });

@@ -2,6 +2,15 @@
 // checks and fields, and how studio.ref events change the list in place.
 import { describe, expect, it } from "vitest";
 import type { RefEvent, RefInfo, RefTakeInfo } from "../web/src/types.ts";
+import { importPlan, MATCH_LIMIT, matchRequest, slotName } from "../web/src/views/refs/bulk-import.ts";
+import {
+  formTarget,
+  offersNegative,
+  paramsChange,
+  paramsText,
+  shownParams,
+  targetOffers,
+} from "../web/src/views/refs/override-target.ts";
 import {
   copyBody,
   copyDestinations,
@@ -400,5 +409,132 @@ describe("copies and overrides", () => {
     expect(overrideFieldsFor("character")).toContain("size");
     expect(overrideFieldsFor("keyframe")).not.toContain("size");
     expect(overrideFieldsFor("voice")).not.toContain("size");
+  });
+});
+
+describe("a drop of many files on the References view", () => {
+  const file = (name: string, size = 1000) => ({ name, size });
+  it("asks about each name once, leaving out files sharing a name and files past the match limit", () => {
+    const files = [file("dean_side.png"), file("a.png"), file("dean_back.png"), file("a.png")];
+    expect(matchRequest(files)).toEqual({
+      names: ["dean_side.png", "dean_back.png"],
+      left: [
+        { file: "a.png", why: "2 dropped files are named a.png: drop one at a time" },
+        { file: "a.png", why: "2 dropped files are named a.png: drop one at a time" },
+      ],
+    });
+    const many = Array.from({ length: MATCH_LIMIT + 2 }, (_, i) => file(`f${i}.png`));
+    const asked = matchRequest(many);
+    expect(asked.names).toHaveLength(MATCH_LIMIT);
+    expect(asked.left.map((l) => l.file)).toEqual([`f${MATCH_LIMIT}.png`, `f${MATCH_LIMIT + 1}.png`]);
+    expect(asked.left[0].why).toMatch(/at most 500 files/);
+  });
+  it("imports each matched file into its reference and view in drop order, the rest with the service's reason", () => {
+    const files = [
+      file("yard.png"),
+      file("nope.png"),
+      file("Dean_Side_v2.png"),
+      file("huge.png", 65 * 1024 * 1024),
+    ];
+    const matched = (f: string, r: string, view: "02_side" | null) => ({
+      file: f,
+      ref: r,
+      view,
+      name: "",
+      kind: "",
+      audio: false,
+      path: "",
+      why: "",
+    });
+    const plan = importPlan(
+      files,
+      {
+        matched: [
+          matched("Dean_Side_v2.png", "subject:dean", "02_side"),
+          matched("yard.png", "location:yard", null),
+          matched("huge.png", "location:barn", null),
+        ],
+        unmatched: [{ file: "nope.png", why: 'no picture reference of this episode is called "nope"' }],
+      },
+      [dean, ref("location:yard", { name: "the yard" }), ref("location:barn")],
+    );
+    expect(plan.imports).toEqual([
+      { index: 0, file: "yard.png", ref: "location:yard", view: null, where: "the yard" },
+      { index: 2, file: "Dean_Side_v2.png", ref: "subject:dean", view: "02_side", where: "Dean side" },
+    ]);
+    expect(plan.left).toEqual([
+      { file: "nope.png", why: 'no picture reference of this episode is called "nope"' },
+      { file: "huge.png", why: "huge.png is 65.0 MB; uploads stop at 64 MB" },
+    ]);
+  });
+  it("leaves out a match whose reference the list no longer has", () => {
+    const plan = importPlan(
+      [file("gone.png")],
+      {
+        matched: [
+          {
+            file: "gone.png",
+            ref: "subject:gone",
+            view: null,
+            name: "",
+            kind: "",
+            audio: false,
+            path: "",
+            why: "",
+          },
+        ],
+        unmatched: [],
+      },
+      [dean],
+    );
+    expect(plan.imports).toEqual([]);
+    expect(plan.left[0].why).toMatch(/subject:gone is not among/);
+    expect(slotName("Dean", "01_threequarter")).toBe("Dean three-quarter");
+    expect(slotName("the kettle", null)).toBe("the kettle");
+  });
+});
+
+describe("what the override form offers on a target", () => {
+  const flux = {
+    id: "flux",
+    widgets: { prompt: {}, negative: {}, sampler: {}, cfg: {}, guidance: {} },
+    capabilities: { negative_prompt: true },
+  };
+  const edit = { id: "edit", widgets: { prompt: {}, sampler: {} }, capabilities: { negative_prompt: false } };
+  it("offers a negative prompt where the target declares one (else where it binds one) and the params it binds", () => {
+    expect(targetOffers(flux)).toEqual({ negative: true, params: ["sampler", "guidance"] });
+    expect(targetOffers(edit)).toEqual({ negative: false, params: ["sampler"] });
+    expect(targetOffers({ id: "card", widgets: {}, capabilities: {} })).toEqual({
+      negative: false,
+      params: [],
+    });
+    expect(targetOffers({ id: "old", widgets: { negative: {} } })?.negative).toBe(true);
+    expect(targetOffers(undefined)).toBeNull();
+  });
+  it("judges the target typed in the form, else the effective one unless the form clears a target override", () => {
+    expect(formTarget(" edit ", "", "flux")).toBe("edit");
+    expect(formTarget("", "", "flux")).toBe("flux");
+    expect(formTarget("", "edit", "edit")).toBeNull();
+    expect(formTarget("", "", null)).toBeNull();
+  });
+  it("keeps a negative prompt or a param that is set visible, so it can be cleared on any target", () => {
+    expect(offersNegative(targetOffers(edit), "")).toBe(false);
+    expect(offersNegative(targetOffers(edit), "blurry")).toBe(true);
+    expect(offersNegative(null, "")).toBe(true);
+    const now = paramsText({ shift: 3 });
+    expect(shownParams(targetOffers(edit), now)).toEqual(["sampler", "shift"]);
+    expect(shownParams(null, paramsText(null))).toEqual([]);
+  });
+  it("sends the whole params object when one changed, numbers as numbers, null when all are blank", () => {
+    const before = paramsText({ sampler: "euler", denoise: 0.6 });
+    expect(before).toEqual({ sampler: "euler", scheduler: "", denoise: "0.6", shift: "", guidance: "" });
+    expect(paramsChange(before, before)).toEqual({});
+    expect(paramsChange(before, { ...before, guidance: " 3.5 " })).toEqual({
+      params: { sampler: "euler", denoise: 0.6, guidance: 3.5 },
+    });
+    expect(paramsChange(before, { ...before, denoise: "lots" })).toEqual({
+      params: { sampler: "euler", denoise: "lots" },
+    });
+    expect(paramsChange(before, { ...before, sampler: "", denoise: "" })).toEqual({ params: null });
   });
 });

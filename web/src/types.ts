@@ -249,6 +249,9 @@ export interface TargetInfo {
   short?: string;
   kind: string;
   draft?: boolean;
+  /** The render parameters the target's workflow binds (param name → where it goes). */
+  widgets?: Record<string, unknown>;
+  capabilities?: { negative_prompt?: boolean; mode?: string; max_refs?: number } & Record<string, unknown>;
 }
 
 export interface BackendInfo {
@@ -490,6 +493,9 @@ export interface RefDefaults {
   target_source: "editor" | "series" | "default";
   keyframe_target: string | null;
   keyframe_target_source: "editor" | "series" | "default";
+  /** The audio target voices are made on (an extra of PUT /studio/refs/defaults). */
+  voice_target?: string | null;
+  voice_target_source?: "editor" | "series" | "default";
 }
 
 /** `GET /studio/refs`. */

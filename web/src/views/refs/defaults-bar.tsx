@@ -1,9 +1,11 @@
-// The episode's defaults for making references: the target reference pictures and keyframes are made on
+// The episode's defaults for making references: the targets reference pictures, keyframes and voices are made on
 // (PUT /studio/refs/defaults), each with where its current value comes from.
 import { api } from "../../api.ts";
 import type { RefDefaults } from "../../types.ts";
 import { ErrorText, useAction } from "../../ui.tsx";
 import type { TargetChoice } from "./use-targets.ts";
+
+type Key = "target" | "keyframe_target" | "voice_target";
 
 const FROM: Record<RefDefaults["target_source"], string> = {
   editor: "set here",
@@ -15,21 +17,30 @@ export function DefaultsBar({
   ep,
   defaults,
   targets,
+  audioTargets,
   onSaved,
 }: {
   ep: string;
   defaults: RefDefaults;
+  /** Image targets (pictures and keyframes). */
   targets: readonly TargetChoice[];
+  /** Audio targets (voices). */
+  audioTargets: readonly TargetChoice[];
   onSaved(d: RefDefaults): void;
 }) {
-  const save = useAction(async (key: "target" | "keyframe_target", value: string) => {
+  const save = useAction(async (key: Key, value: string) => {
     const answer = await api.put<{ defaults: RefDefaults }>("refs/defaults", { ep, [key]: value || null });
     if (answer?.defaults) onSaved(answer.defaults);
   });
-  const select = (key: "target" | "keyframe_target", label: string) => {
-    const source = key === "target" ? defaults.target_source : defaults.keyframe_target_source;
+  const select = (key: Key, label: string, choices: readonly TargetChoice[]) => {
+    const source =
+      (key === "target"
+        ? defaults.target_source
+        : key === "keyframe_target"
+          ? defaults.keyframe_target_source
+          : defaults.voice_target_source) ?? "default";
     const current = defaults[key] ?? "";
-    const known = targets.some((t) => t.id === current);
+    const known = choices.some((t) => t.id === current);
     return (
       <label class="inline">
         {label}
@@ -41,7 +52,7 @@ export function DefaultsBar({
           <option value="">
             {source === "editor" ? "not set here" : `${current || "none"} (${FROM[source]})`}
           </option>
-          {targets.map((t) => (
+          {choices.map((t) => (
             <option key={t.id} value={t.id}>
               {t.label}
             </option>
@@ -53,8 +64,9 @@ export function DefaultsBar({
   };
   return (
     <fieldset class="refs-defaults" aria-label="Defaults for references">
-      {select("target", "Pictures on")}
-      {select("keyframe_target", "Keyframes on")}
+      {select("target", "Pictures on", targets)}
+      {select("keyframe_target", "Keyframes on", targets)}
+      {defaults.voice_target_source ? select("voice_target", "Voices on", audioTargets) : null}
       <ErrorText error={save.error} />
     </fieldset>
   );

@@ -1,6 +1,5 @@
 // One reference in full: its live file (or what is missing and who needs it), a character's views side by side with
 // their candidates, another reference's candidates, panoramas and tour holds, imports, and its overrides.
-import { useState } from "preact/hooks";
 import type { RefInfo, RefTakeInfo, RefViewName } from "../../types.ts";
 import { ImportZone } from "./import-zone.tsx";
 import { OwnerTakes } from "./owner-takes.tsx";
@@ -15,6 +14,8 @@ export function RefDetail({
   refInfo,
   refs,
   targets,
+  pick,
+  onPickChange,
   onChanged,
   reload,
 }: {
@@ -22,11 +23,13 @@ export function RefDetail({
   refInfo: RefInfo;
   refs: readonly RefInfo[];
   targets: readonly TargetChoice[];
+  /** Imports are made live (the view's one choice). */
+  pick: boolean;
+  onPickChange(pick: boolean): void;
   /** A change's answer: the ref as listed, or null to read the list again. */
   onChanged(ref: RefInfo | null): void;
   reload(): Promise<void>;
 }) {
-  const [pick, setPick] = useState(true);
   const r = refInfo;
   const character = r.kind === "character";
   const folder = (p: string) => p.split(/[\\/]/).pop() ?? p;
@@ -58,7 +61,7 @@ export function RefDetail({
         <code class="muted">{r.id}</code>
         {r.of ? <span class="tag">variant of {r.of}</span> : null}
         <label class="check pick-on-import">
-          <input type="checkbox" checked={pick} onChange={(e) => setPick(e.currentTarget.checked)} />
+          <input type="checkbox" checked={pick} onChange={(e) => onPickChange(e.currentTarget.checked)} />
           Make imports live
         </label>
       </header>

@@ -1,9 +1,20 @@
 // Editing a reference's overrides (PUT /studio/refs/override) and clearing them (DELETE): on the reference, or for a
-// character on one of its views (a character's prompt is worded per view, so its prompt override needs a view).
+// character on one of its views (a character's prompt is worded per view, so its prompt override needs a view). The
+// form offers what the target it is made on takes: a negative prompt and sampling params only where it has them.
 import { useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import type { RefInfo, RefOverrideInfo, RefViewName } from "../../types.ts";
 import { ErrorText, useAction } from "../../ui.tsx";
+import {
+  formTarget,
+  offersNegative,
+  PARAM_RANGES,
+  type ParamName,
+  paramsChange,
+  paramsText,
+  shownParams,
+  targetOffers,
+} from "./override-target.ts";
 import {
   CHARACTER_VIEWS,
   overrideFieldsFor,
@@ -26,6 +37,14 @@ const LABELS: Record<RefOverrideField, string> = {
   loras: "LoRAs (name:strength, comma-separated)",
   target: "Target",
   note: "Note kept with each candidate",
+};
+
+const PARAM_LABELS: Record<ParamName, string> = {
+  sampler: "Sampler",
+  scheduler: "Scheduler",
+  denoise: "Denoise (0–1)",
+  shift: "Shift (0–100)",
+  guidance: "Guidance (0–100)",
 };
 
 export function RefOverride({
@@ -97,11 +116,19 @@ function OverrideFields({
   const own = view && info?.own ? Object.fromEntries(info.own.map((f) => [f, info.values[f]])) : info?.values;
   const before = refOverrideText(own);
   const [text, setText] = useState<RefOverrideText>(before);
-  const change = refOverrideChange(before, text);
+  const paramsBefore = paramsText(own?.params);
+  const [params, setParams] = useState(paramsBefore);
+  const change = { ...refOverrideChange(before, text), ...paramsChange(paramsBefore, params) };
   const changed = Object.keys(change).length > 0;
-  const fields = overrideFieldsFor(refInfo.kind).filter(
-    (f) => f !== "prompt" || view || refInfo.kind !== "character",
+  const offers = targetOffers(
+    targets.find((t) => t.id === formTarget(text.target, before.target, effective.target)),
   );
+  const fields = overrideFieldsFor(refInfo.kind).filter(
+    (f) =>
+      (f !== "prompt" || view || refInfo.kind !== "character") &&
+      (f !== "negative" || offersNegative(offers, before.negative)),
+  );
+  const paramFields = shownParams(offers, paramsBefore);
   const set = (f: RefOverrideField, v: string) => setText((t) => ({ ...t, [f]: v }));
   const save = useAction(async () => {
     await api.put("refs/override", { ep, ref: refInfo.id, view: view ?? undefined, fields: change });
@@ -167,6 +194,37 @@ function OverrideFields({
       </label>
     );
   };
+  const param = (p: ParamName) => {
+    const range = PARAM_RANGES[p];
+    const shown = (effective.params as Record<string, unknown> | undefined)?.[p];
+    const placeholder = shown === null || shown === undefined ? "" : String(shown);
+    const onInput = (e: { currentTarget: HTMLInputElement }) => {
+      const v = e.currentTarget.value;
+      setParams((now) => ({ ...now, [p]: v }));
+    };
+    if (range) {
+      return (
+        <label key={p}>
+          {PARAM_LABELS[p]}
+          <input
+            type="number"
+            step="any"
+            min={range[0]}
+            max={range[1]}
+            value={params[p]}
+            placeholder={placeholder}
+            onInput={onInput}
+          />
+        </label>
+      );
+    }
+    return (
+      <label key={p}>
+        {PARAM_LABELS[p]}
+        <input type="text" value={params[p]} placeholder={placeholder} onInput={onInput} />
+      </label>
+    );
+  };
   return (
     <form
       class="ref-override-form"
@@ -181,12 +239,22 @@ function OverrideFields({
           These overrides were made on an older prompt: check they still fit the series config.
         </p>
       ) : null}
-      <div class="override-grid">{fields.map(field)}</div>
+      <div class="override-grid">
+        {fields.map(field)}
+        {paramFields.map(param)}
+      </div>
       <div class="row">
         <button type="submit" class="primary" disabled={!changed || save.busy}>
           Save overrides
         </button>
-        <button type="button" disabled={!changed} onClick={() => setText(before)}>
+        <button
+          type="button"
+          disabled={!changed}
+          onClick={() => {
+            setText(before);
+            setParams(paramsBefore);
+          }}
+        >
           Revert
         </button>
         {has ? (

@@ -1,10 +1,12 @@
 // The References view: every reference of the episode in groups with its live picture or what is missing, and the
-// chosen one in full beside the list. The list follows `studio.ref` events as they arrive.
+// chosen one in full beside the list. The list follows `studio.ref` events as they arrive. Files dropped anywhere
+// on the view (outside a reference's own zone) go to the references their names match.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useStudio } from "../../context.ts";
 import { useShortcuts } from "../../keys.tsx";
 import type { RefInfo } from "../../types.ts";
 import { ErrorText } from "../../ui.tsx";
+import { useBulkDrop } from "./bulk-drop.tsx";
 import { DefaultsBar } from "./defaults-bar.tsx";
 import { RefDetail } from "./ref-detail.tsx";
 import { RefChip } from "./ref-picture.tsx";
@@ -24,6 +26,9 @@ function Refs({ ep }: { ep: string }) {
   const store = useRefs(ep);
   const targets = useRefTargets(ep);
   const [filter, setFilter] = useState("");
+  // One "make imports live" choice for every import of the view: a reference's zones and the view-wide drop.
+  const [pick, setPick] = useState(true);
+  const files = useRef<HTMLInputElement>(null);
   const answer = store.answer.value;
   const refs = answer?.refs ?? [];
   const groups = groupRefs(refs, filter);
@@ -55,9 +60,15 @@ function Refs({ ep }: { ep: string }) {
     if (ref) store.replace(ref);
     else void store.reload();
   };
+  const bulk = useBulkDrop({ ep, refs, pick, onDone: changed });
   const missing = refs.filter((r) => refState(r).tone === "bad").length;
   return (
-    <div class="refs-view">
+    <div class={`refs-view${bulk.over ? " drop-over" : ""}`} {...bulk.handlers}>
+      {bulk.over ? (
+        <p class="refs-drop-hint" aria-hidden="true">
+          Drop files: each goes into the reference its name matches (riley_side.png → Riley side)
+        </p>
+      ) : null}
       <div class="refs-bar">
         <label class="inline">
           <span class="sr-only">Filter references</span>
@@ -72,11 +83,37 @@ function Refs({ ep }: { ep: string }) {
           {refs.length} references
           {missing ? <span class="warn"> · {missing} missing that shots use</span> : null}
         </span>
+        {refs.length ? (
+          <>
+            <input
+              ref={files}
+              type="file"
+              class="hidden-file"
+              multiple
+              tabIndex={-1}
+              aria-hidden="true"
+              onChange={(e) => {
+                const chosen = [...(e.currentTarget.files ?? [])];
+                e.currentTarget.value = "";
+                void bulk.send(chosen);
+              }}
+            />
+            <button
+              type="button"
+              disabled={bulk.busy}
+              onClick={() => files.current?.click()}
+              title="Each file goes into the reference its name matches; you can also drop files anywhere here"
+            >
+              Import files by name…
+            </button>
+          </>
+        ) : null}
         {answer ? (
           <DefaultsBar
             ep={ep}
             defaults={answer.defaults}
             targets={targets.image}
+            audioTargets={targets.audio}
             onSaved={(defaults) => {
               const now = store.answer.value;
               if (now) store.answer.value = { ...now, defaults };
@@ -84,6 +121,7 @@ function Refs({ ep }: { ep: string }) {
           />
         ) : null}
       </div>
+      {bulk.report}
       <ErrorText error={store.error.value ?? targets.error} />
       {!answer && !store.error.value ? <p class="muted empty">Loading references…</p> : null}
       {answer && !refs.length ? (
@@ -135,6 +173,8 @@ function Refs({ ep }: { ep: string }) {
               refInfo={chosen}
               refs={refs}
               targets={chosen.kind === "voice" ? targets.audio : targets.image}
+              pick={pick}
+              onPickChange={setPick}
               onChanged={changed}
               reload={store.reload}
             />

@@ -4,7 +4,8 @@ import { useEffect, useState } from "preact/hooks";
 import { api, errorText } from "../../api.ts";
 import type { TargetInfo } from "../../types.ts";
 
-export type TargetChoice = Pick<TargetInfo, "id" | "label">;
+/** A target as the pickers and the override form read it: name, and what it takes (negative prompt, params). */
+export type TargetChoice = Pick<TargetInfo, "id" | "label" | "widgets" | "capabilities">;
 
 export interface RefTargets {
   image: TargetChoice[];
