@@ -34,6 +34,8 @@ export interface EngineJob {
   captions?: { text: string; start: number; end: number }[];
   /** The subjects' pictures to draw on the card (the animatic's figures), in slot order. */
   figures?: JobFigure[];
+  /** The reference a picture or voice is made for (the built-in card writes it, the built-in voice speaks as it). */
+  ref?: JobRef;
   /** Folder where the engine writes its raw outputs (a temp folder inside the shot folder). */
   workDir: string;
   /**
@@ -41,6 +43,22 @@ export interface EngineJob {
    * `inputs`' absolute paths is replaced by that file's uploaded name at submit.
    */
   graph?: ApiGraph;
+}
+
+/** What the built-in engine knows of the reference it makes a picture or voice for. */
+export interface JobRef {
+  /** `subject:ada`, `location:street`, `voice:ada`, `shot:sh010:first`. */
+  id: string;
+  /** Its display name (`Ada`, `Main street`, `sh010 first frame`). */
+  name: string;
+  /** `character`, `prop`, `vehicle`, `location`, `voice`, `keyframe` (or a group). */
+  kind: string;
+  /** A character's view (`01_threequarter`, `02_side`, `03_back`, `04_face`), `sheet`, `plate`, or null. */
+  view: string | null;
+  /** What it is drawn from: a subject's `design`, a location's `description`; for a voice its `voice` brief. */
+  description: string;
+  /** The series' `style.look` (the card's palette is drawn from it and the id). */
+  look: string;
 }
 
 /** A subject's live picture the animatic draws. */

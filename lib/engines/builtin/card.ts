@@ -1,8 +1,9 @@
-// The built-in image target `card`: a labelled picture (subject and prompt on a seed-coloured card), no model.
-import { createHash } from "node:crypto";
+// The built-in image target `card`: a reference card (what the reference is, drawn on its palette; see ref-card.ts),
+// and the plain card frame and text the animatic draws its shots on. No model.
 import path from "node:path";
 import { mkdirShow, writeShowFile } from "../../paths/guarded.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
+import { cardRef, refCardSvg } from "./ref-card.ts";
 import { svgLines, wrapText } from "./text.ts";
 import { throwIfCanceled, type WorkContext } from "./work.ts";
 
@@ -13,26 +14,6 @@ export interface CardColours {
 
 /** The animatic's plain card when a shot has no keyframe or plate: neutral, so it never reads as a picture. */
 export const PLAIN_CARD: CardColours = { bg: "#2b3440", border: "#58667a" };
-
-/** A dark, readable background hue picked from the seed, so one seed always gives the same card. */
-export function seedColours(seed: bigint): CardColours {
-  const digest = createHash("sha1").update(seed.toString()).digest();
-  const hue = digest.readUInt16BE(0) % 360;
-  return { bg: hsl(hue, 0.38, 0.27), border: hsl(hue, 0.3, 0.52) };
-}
-
-/** `#rrggbb` of a hue (degrees), saturation and lightness (0..1); hex keeps the SVG independent of CSS support. */
-function hsl(h: number, s: number, l: number): string {
-  const k = (n: number) => (n + h / 30) % 12;
-  const a = s * Math.min(l, 1 - l);
-  const channel = (n: number) => {
-    const v = l - a * Math.max(-1, Math.min(k(n) - 3, 9 - k(n), 1));
-    return Math.round(v * 255)
-      .toString(16)
-      .padStart(2, "0");
-  };
-  return `#${channel(0)}${channel(8)}${channel(4)}`;
-}
 
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
@@ -97,7 +78,7 @@ export function promptText(prompt: string | string[]): string {
   return (Array.isArray(prompt) ? prompt.join("\n") : prompt).trim();
 }
 
-/** Render `<workDir>/<stem>.png` at the job's size. */
+/** Render `<workDir>/<stem>.png` at the job's size: the reference card of the job's reference. */
 export async function renderCard(job: EngineJob, ctx: WorkContext): Promise<EngineOutputs> {
   const { default: sharp } = await import("sharp");
   const { width, height } = job;
@@ -108,12 +89,8 @@ export async function renderCard(job: EngineJob, ctx: WorkContext): Promise<Engi
   const withText = await ctx.fontsUsable();
   if (!withText)
     ctx.notes.push("no font could draw text here (install fonts-dejavu-core): the card has no label");
-  const text: CardText = {
-    title: job.subject,
-    body: promptText(job.prompt),
-    footer: `card · seed ${job.seed}`,
-  };
-  const svg = cardSvg(width, height, seedColours(job.seed), withText ? text : null);
+  const ref = cardRef(job);
+  const svg = refCardSvg(width, height, ref, withText ? { footer: `card · seed ${job.seed}` } : null);
   ctx.report(0.3);
   const png = await sharp(Buffer.from(svg)).png({ compressionLevel: 9 }).toBuffer();
   throwIfCanceled(ctx.signal);
