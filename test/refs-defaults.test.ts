@@ -52,15 +52,26 @@ describe("refDefaults", () => {
   });
 
   it("keyframes default to flux2_klein_edit where real images render, else to the references' target", () => {
+    // krea2 ships: where real images render it makes the references.
     const d = refDefaults({ episode: "e01", seriesRefs: {}, machine: realMachine, registry: shipped });
     expect(d).toMatchObject({
-      target: "flux2_klein",
+      target: "krea2",
+      target_source: "default",
       keyframe_target: "flux2_klein_edit",
       voice_target: "ltx2_voice",
     });
-    // A show that registers krea2 makes references with it by default.
+    // Without krea2 in the registry, the machine's image target makes them.
+    const noKrea = registryView(
+      shipped
+        .ids()
+        .filter((id) => id !== "krea2")
+        .map((id) => shipped.get(id)!),
+    );
+    const m = refDefaults({ episode: "e01", seriesRefs: {}, machine: realMachine, registry: noKrea });
+    expect(m).toMatchObject({ target: "flux2_klein", keyframe_target: "flux2_klein_edit" });
+    // A machine with no image model keeps the built-in card even though krea2 is registered.
     const k = refDefaults({ episode: undefined, seriesRefs: undefined, machine, registry: withKrea });
-    expect(k).toMatchObject({ target: "krea2", keyframe_target: "krea2", keyframe_target_source: "default" });
+    expect(k).toMatchObject({ target: "card", keyframe_target: "card", keyframe_target_source: "default" });
   });
 
   it("series refs beat the built-in, the editor's choice beats both; each with its source", () => {
@@ -251,11 +262,12 @@ describe("effectiveRef", () => {
 describe("canGenerate", () => {
   it("needs an image target that is installed; voices are imported", () => {
     expect(canGenerate(kitchen, "card", shipped)).toEqual({ can_generate: true, why_not: null });
-    expect(canGenerate(kitchen, "krea2", shipped)).toEqual({
-      can_generate: false,
-      why_not:
-        "the image target krea2 is not installed here (image targets: card, flux2_klein, flux2_klein_edit)",
-    });
+    expect(canGenerate(kitchen, "krea2", shipped)).toEqual({ can_generate: true, why_not: null });
+    const missing = canGenerate(kitchen, "sdxl_refs", shipped);
+    expect(missing.can_generate).toBe(false);
+    expect(missing.why_not).toMatch(
+      /^the image target sdxl_refs is not installed here \(image targets: card, flux2_klein, .*krea2.*\)$/,
+    );
     expect(canGenerate(kitchen, "animatic", shipped).why_not).toMatch(/animatic is a video target/);
     expect(canGenerate(voice, "ltx2_voice", shipped)).toEqual({
       can_generate: false,

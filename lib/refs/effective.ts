@@ -53,9 +53,10 @@ export const REFS_DEFAULT = "krea2";
 
 /**
  * Which targets make reference pictures, keyframes and voices, strongest first: the editor's choice
- * (overrides.json `episode`), the series config's `refs` block, then the built-in default: `krea2` when the show
- * has it, else the machine's image target (`card` on a machine with no image model); keyframes `flux2_klein_edit`
- * when the machine renders real images, else the references' target; voices the machine's audio target.
+ * (overrides.json `episode`), the series config's `refs` block, then the built-in default: `krea2` where the
+ * machine renders real images, else the machine's image target (`card` on a machine with no image model);
+ * keyframes `flux2_klein_edit` where the machine renders real images, else the references' target; voices the
+ * machine's audio target.
  */
 export function refDefaults(input: DefaultsInput): RefDefaults {
   const editor: Record<string, unknown> = isObject(input.episode) ? input.episode : {};
@@ -68,11 +69,13 @@ export function refDefaults(input: DefaultsInput): RefDefaults {
     return [builtin(), "default"];
   };
   const has = (id: string) => input.registry.get(id) !== undefined;
-  const [target, target_source] = pick("target", () =>
-    has(REFS_DEFAULT) ? REFS_DEFAULT : input.machine.image,
-  );
+  // krea2 ships with the code, so "registered" alone would pick it on a machine that cannot render it: it is the
+  // default only where the machine renders real images.
   const machineSpec = input.registry.get(input.machine.image);
   const realImages = machineSpec !== undefined && !isBuiltinTarget(machineSpec);
+  const [target, target_source] = pick("target", () =>
+    realImages && has(REFS_DEFAULT) ? REFS_DEFAULT : input.machine.image,
+  );
   const [keyframe_target, keyframe_target_source] = pick("keyframe_target", () =>
     realImages && has(KEYFRAME_DEFAULT) ? KEYFRAME_DEFAULT : target,
   );

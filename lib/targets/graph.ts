@@ -690,6 +690,48 @@ function referenceChains(ctx: Ctx, names: string[]): void {
   }
 }
 
+// Fan-in references (targets 3.12.3, qwen targets): one text encoder node reads every picture on its own numbered
+// inputs, so each picture gets a new LoadImage ("Reference i") instead of a copy of a chain.
+
+const fanInSpec = z.looseObject({
+  inputs: z.array(z.looseObject({ class_type: txt, input: txt })).min(1),
+  with: z.array(z.looseObject({ class_type: txt, field: txt, value: z.unknown() })).optional(),
+  without: z.array(z.looseObject({ class_type: txt, field: txt, value: z.unknown() })).optional(),
+});
+
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+function fanInReferences(ctx: Ctx, names: string[]): void {
+  const { g, spec } = ctx;
+  const fan = specOf(fanInSpec, spec.binding.references, spec.id, "binding.references");
+  const max = typeof spec.capabilities.max_refs === "number" ? spec.capabilities.max_refs : Infinity;
+  if (names.length > max) {
+    throw new GraphError(spec.id, `${names.length} reference images, but ${spec.short} reads at most ${max}`);
+  }
+  // `{i}` in an input name is the picture's 1-based number; a copy of the graph that already reads pictures there
+  // starts from none.
+  const targets = fan.inputs.map((t) => {
+    const ids = nodesOf(g, t.class_type);
+    if (ids.length === 0)
+      throw new GraphError(spec.id, `references: no ${t.class_type} node to read the pictures`);
+    const [head, tail = ""] = t.input.split("{i}");
+    const numbered = new RegExp(`^${escapeRe(head)}\\d+${escapeRe(tail)}$`);
+    for (const id of ids)
+      for (const k of Object.keys(g[id].inputs)) if (numbered.test(k)) delete g[id].inputs[k];
+    return { ids, input: t.input };
+  });
+  names.forEach((name, n) => {
+    const i = n + 1;
+    const load = freshId(g, "h3ref");
+    addNode(g, load, "LoadImage", { image: name }, `Reference ${i}`);
+    for (const t of targets)
+      for (const id of t.ids) g[id].inputs[t.input.replace("{i}", String(i))] = [load, 0];
+  });
+  for (const w of (names.length ? fan.with : fan.without) ?? []) {
+    for (const id of nodesOf(g, w.class_type)) g[id].inputs[w.field] = w.value;
+  }
+}
+
 function targetPatch(ctx: Ctx, inputs: PatchInputs): void {
   const { spec } = ctx;
   // Keyed on the binding, not the id: a show's own copy of the ltx2 target keeps its keyframe wiring.
@@ -699,7 +741,8 @@ function targetPatch(ctx: Ctx, inputs: PatchInputs): void {
     return;
   }
   if (isObject(spec.binding.references)) {
-    referenceChains(ctx, inputs.references ?? []);
+    if (spec.binding.references.inputs !== undefined) fanInReferences(ctx, inputs.references ?? []);
+    else referenceChains(ctx, inputs.references ?? []);
     return;
   }
   if (inputs.first || inputs.last || inputs.references?.length) {

@@ -5,8 +5,14 @@
 import ltx2Voice from "./audio/ltx2_voice/target.json" with { type: "json" };
 import silence from "./audio/silence/target.json" with { type: "json" };
 import card from "./image/card/target.json" with { type: "json" };
+import fluxKontext from "./image/flux_kontext/target.json" with { type: "json" };
 import flux2Klein from "./image/flux2_klein/target.json" with { type: "json" };
 import flux2KleinEdit from "./image/flux2_klein_edit/target.json" with { type: "json" };
+import kleinErp360 from "./image/klein_erp_360/target.json" with { type: "json" };
+import krea2 from "./image/krea2/target.json" with { type: "json" };
+import qwenImage21 from "./image/qwen_image_21/target.json" with { type: "json" };
+import qwenRapidAio from "./image/qwen_rapid_aio/target.json" with { type: "json" };
+import zImageTurbo from "./image/z_image_turbo/target.json" with { type: "json" };
 import type { TargetKind } from "./registry.ts";
 import animatic from "./video/animatic/target.json" with { type: "json" };
 import ltx2 from "./video/ltx2/target.json" with { type: "json" };
@@ -30,6 +36,12 @@ export const SHIPPED_TARGET_FILES: readonly { kind: TargetKind; id: string; raw:
   { kind: "image", id: "card", raw: card },
   { kind: "image", id: "flux2_klein", raw: flux2Klein },
   { kind: "image", id: "flux2_klein_edit", raw: flux2KleinEdit },
+  { kind: "image", id: "flux_kontext", raw: fluxKontext },
+  { kind: "image", id: "klein_erp_360", raw: kleinErp360 },
+  { kind: "image", id: "krea2", raw: krea2 },
+  { kind: "image", id: "qwen_image_21", raw: qwenImage21 },
+  { kind: "image", id: "qwen_rapid_aio", raw: qwenRapidAio },
+  { kind: "image", id: "z_image_turbo", raw: zImageTurbo },
   { kind: "audio", id: "ltx2_voice", raw: ltx2Voice },
   { kind: "audio", id: "silence", raw: silence },
 ];
