@@ -7,7 +7,7 @@ import { afterAnswer } from "../../lib/refs/list-after.ts";
 import { listRefsAt } from "../../lib/refs/listing.ts";
 import { refsPlace } from "../../lib/refs/place.ts";
 import { ep } from "../../lib/schema/fields.ts";
-import { defineFunction } from "../fn.ts";
+import { defineFunction, JsonText } from "../fn.ts";
 
 export default defineFunction({
   method: "GET",
@@ -18,8 +18,9 @@ export default defineFunction({
   async handler(input, ctx) {
     const epReal = await resolveEpisode(input.ep, ctx);
     const place = await refsPlace(ctx, epReal);
-    const { refs, defaults, catalog } = await listRefsAt(ctx, place);
-    afterAnswer(ctx, place, catalog);
-    return { refs, defaults };
+    const { text, pending } = await listRefsAt(ctx, place);
+    afterAnswer(ctx, place, pending);
+    // Kept text: an unchanged listing is the same string, whose bytes and gzip the runtime keeps by this key.
+    return new JsonText(text, `${place.ep}\0refs`);
   },
 });

@@ -5,7 +5,7 @@ import type { Services } from "../context.ts";
 import { cacheSlot } from "../store/caches.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import { afterListing } from "./after-listing.ts";
-import type { Catalog } from "./catalog.ts";
+import type { CatalogRef } from "./catalog.ts";
 import { liveRefs } from "./listing.ts";
 import type { RefsPlace } from "./place.ts";
 
@@ -13,28 +13,33 @@ type AfterServices = Parameters<typeof afterListing>[0];
 
 interface Run {
   done: Promise<void>;
-  again: { place: RefsPlace; catalog: Catalog } | null;
+  again: { place: RefsPlace; refs: readonly CatalogRef[] } | null;
 }
 
 const RUNS = cacheSlot("reference after-listing runs", () => new Map<string, Run>());
 
-/** Schedule the sweep and auto-pick of the episode after the current answer is sent. */
-export function afterAnswer(services: AfterServices, place: RefsPlace, catalog: Catalog): void {
+/**
+ * Schedule the sweep and auto-pick of `refs` (the references the listing saw pending) after the current answer is
+ * sent; nothing when none is.
+ */
+export function afterAnswer(services: AfterServices, place: RefsPlace, refs: readonly CatalogRef[]): void {
   const runs = services.caches.of(RUNS);
   const running = runs.get(place.ep);
   if (running) {
-    running.again = { place, catalog };
+    // The run going may have started before this listing's state: one more run for what this listing saw.
+    if (refs.length > 0) running.again = { place, refs };
     return;
   }
+  if (refs.length === 0) return;
   const run: Run = { done: Promise.resolve(), again: null };
   run.done = new Promise<void>((resolve) => {
     // setImmediate: the handler's answer is written before this starts.
     setImmediate(async () => {
-      let next: { place: RefsPlace; catalog: Catalog } | null = { place, catalog };
+      let next: { place: RefsPlace; refs: readonly CatalogRef[] } | null = { place, refs };
       while (next) {
         run.again = null;
         try {
-          await afterListing(services, next.place, await liveRefs(next.place, next.catalog));
+          await afterListing(services, next.place, await liveRefs(next.place, next.refs));
         } catch (err) {
           services.log.warn("reference sweep and auto-pick failed", {
             ep: place.ep,

@@ -4,7 +4,9 @@
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { FileProbe, keyframeGate } from "../episode/staleness.ts";
+import { identities } from "../episode/view-inputs.ts";
 import { folderFence, readShowJson } from "../paths/guarded.ts";
+import { cacheSlot } from "../store/caches.ts";
 import { isObject, type JsonObject, num } from "../store/json-guards.ts";
 import { type Catalog, type CatalogRef, catalogRef, readCatalog } from "./catalog.ts";
 import {
@@ -22,7 +24,7 @@ import type { LiveRef } from "./live.ts";
 import { liveRefOf } from "./live-ref.ts";
 import { overrideView, type RefOverridesFile, readRefOverrides } from "./overrides.ts";
 import { type PicksFile, type RefPick, readPicks } from "./picks.ts";
-import { liveFence, liveFile, type RefsPlace, refsPlace } from "./place.ts";
+import { liveFence, type RefsPlace, refsPlace } from "./place.ts";
 import { mediaKindOf } from "./take-record.ts";
 
 type ListServices = Pick<Services, "home" | "env" | "caches" | "locks" | "targets">;
@@ -32,11 +34,24 @@ export interface RefsListing {
   defaults: RefDefaults;
 }
 
+/** A listed reference and what the listing saw of it, for deciding what follows the answer. */
+interface Listed {
+  json: JsonObject;
+  /** Where its JSON text is kept while it is unchanged. */
+  memo: Memo;
+  /** Some candidate is still `queued`: the sweep may close it. */
+  queued: boolean;
+  /** No live file, and a finished candidate auto-pick could make it from. */
+  pickable: boolean;
+}
+
 /** What every reference of one listing reads once. */
 interface Shared {
   place: RefsPlace;
   catalog: Catalog;
   settings: RefSettingsInputs;
+  /** The defaults and the target registry as keys of the listing memo. */
+  settingsKey: string;
   probe: FileProbe;
   picks: { series: PicksFile; shot: PicksFile };
   overrides: { series: RefOverridesFile; shot: RefOverridesFile };
@@ -63,6 +78,7 @@ async function shared(services: ListServices, place: RefsPlace): Promise<Shared>
     place,
     catalog,
     settings,
+    settingsKey: `${identities(services).registryKey(settings.registry)}\0${jsonOf(settings.defaults)}`,
     // Below refs/shots a keyframe whose shot folder is not there is missing without a stat of its own.
     probe: new FileProbe(services, fence, [keyframeGate(place.ep)]),
     picks: { series: seriesPicks, shot: shotPicks },
@@ -72,14 +88,45 @@ async function shared(services: ListServices, place: RefsPlace): Promise<Shared>
   };
 }
 
-/** Every reference of the episode, with the defaults; `place` and `catalog` for what follows the answer. */
+/**
+ * Every reference of the episode, with the defaults; and `pending`, the references the sweep or auto-pick may
+ * change (a queued candidate, or no live file and a finished candidate), which is all that follows the answer
+ * needs to look at: a show whose live files are in place costs nothing after its listings.
+ */
 export async function listRefsAt(
   services: ListServices,
   place: RefsPlace,
-): Promise<RefsListing & { catalog: Catalog }> {
+): Promise<RefsListing & { pending: CatalogRef[]; text: string }> {
   const sh = await shared(services, place);
-  const refs = await Promise.all(sh.catalog.refs.map((c) => listOne(sh, c)));
-  return { refs, defaults: sh.settings.defaults, catalog: sh.catalog };
+  const listed = await Promise.all(sh.catalog.refs.map((c) => listWithState(sh, c)));
+  const pending = sh.catalog.refs.filter((_, i) => listed[i].queued || listed[i].pickable);
+  const defaults = sh.settings.defaults;
+  return { refs: listed.map((l) => l.json), defaults, pending, text: answerText(sh, listed) };
+}
+
+/**
+ * `{refs, defaults}` as JSON text, joined from each reference's kept text: while nothing changed it is the very
+ * string of the last answer, so the runtime reuses its bytes and its gzip too.
+ */
+function answerText(sh: Shared, listed: readonly Listed[]): string {
+  const parts = listed.map((l) => {
+    l.memo.text ??= jsonOf(l.json);
+    return l.memo.text;
+  });
+  const defaults = jsonOf(sh.settings.defaults);
+  const answers = sh.services.caches.of(ANSWERS);
+  const last = answers.get(sh.place.ep);
+  if (
+    last &&
+    last.defaults === defaults &&
+    last.parts.length === parts.length &&
+    last.parts.every((p, i) => p === parts[i])
+  )
+    return last.text;
+  const text = `{"refs":[${parts.join(",")}],"defaults":${defaults}}`;
+  if (answers.size > 50) answers.clear();
+  answers.set(sh.place.ep, { parts, defaults, text });
+  return text;
 }
 
 /** `{refs, defaults}` of GET /studio/refs. */
@@ -96,10 +143,10 @@ export async function listedRef(services: ListServices, epReal: string, refId: s
   return listOne(sh, catalogRef(sh.catalog, id.id));
 }
 
-/** What picking and auto-pick need of each reference whose live file the config may place. */
-export async function liveRefs(place: RefsPlace, catalog: Catalog): Promise<LiveRef[]> {
+/** What picking and auto-pick need of each of `refs` whose live file the config may place. */
+export async function liveRefs(place: RefsPlace, refs: readonly CatalogRef[]): Promise<LiveRef[]> {
   // A config path that climbs where the config does not open is never written to: that ref is left out.
-  const found = await Promise.all(catalog.refs.map((c) => liveRefOf(place, c).catch(() => null)));
+  const found = await Promise.all(refs.map((c) => liveRefOf(place, c).catch(() => null)));
   return found.filter((l): l is LiveRef => l !== null);
 }
 
@@ -114,6 +161,38 @@ function pickedTake(block: { take?: unknown; cleared?: unknown } | undefined): n
 }
 
 async function listOne(sh: Shared, c: CatalogRef): Promise<JsonObject> {
+  return (await listWithState(sh, c)).json;
+}
+
+/** JSON text with bigints (seeds) as strings, as the runtime writes answers. */
+const jsonOf = (value: unknown) =>
+  JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
+
+/**
+ * A reference as last listed, with everything it was made from: the catalog entry and the takes listing (both
+ * kept objects, compared by identity), the live file's state, and the rest as text. Listing an unchanged show
+ * again then costs its reads and no recomputation (effective settings, seeds, overrides) or serialisation.
+ */
+interface Memo {
+  deps: readonly unknown[];
+  json: JsonObject;
+  /** The effective target, which a keyframe's `edit_refs` follow. */
+  target: string;
+  /** `edit_refs` as text, for a keyframe. */
+  edits: string | null;
+  text: string | null;
+}
+
+const MEMOS = cacheSlot("reference listings", () => new WeakMap<CatalogRef, Memo>());
+const ANSWERS = cacheSlot(
+  "reference listing answers",
+  () => new Map<string, { parts: string[]; defaults: string; text: string }>(),
+);
+
+const sameDeps = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
+async function listWithState(sh: Shared, c: CatalogRef): Promise<Listed> {
   const { ref } = c;
   const series = ref.scope === "series";
   const [listed, state] = await Promise.all([
@@ -123,6 +202,57 @@ async function listOne(sh: Shared, c: CatalogRef): Promise<JsonObject> {
   const sha1 = state.exists ? await sh.probe.sha1(c.file) : null;
   const entry: RefPick | undefined = (series ? sh.picks.series : sh.picks.shot).refs[ref.id];
   const override = (series ? sh.overrides.series : sh.overrides.shot).refs[ref.id];
+  const shared = series ? sharedWith(sh, c) : [];
+  const owner = sha1 ? await liveOwner(sh, c, entry, sha1) : null;
+  const deps = [
+    c,
+    listed,
+    state.exists,
+    sha1,
+    jsonOf(entry),
+    jsonOf(override),
+    sh.settingsKey,
+    shared.join("\n"),
+    owner,
+  ];
+  const memos = sh.services.caches.of(MEMOS);
+  let memo = memos.get(c);
+  if (!memo || !sameDeps(memo.deps, deps)) {
+    const made = buildOne(sh, c, listed, state.exists, sha1, entry, override, shared, owner);
+    memo = { deps, json: made.json, target: made.target, edits: null, text: null };
+    memos.set(c, memo);
+  }
+  if (c.keyframe) {
+    // What an edit target would be given follows other references' picks and files: read each time.
+    const edits = await editRefs(sh, c, memo.target);
+    const text = jsonOf(edits);
+    if (memo.edits !== text) {
+      memo.json = { ...memo.json, edit_refs: edits };
+      memo.edits = text;
+      memo.text = null;
+    }
+  }
+  return {
+    json: memo.json,
+    memo,
+    queued: listed.takes.some((t) => t.status === "queued"),
+    pickable: !state.exists && c.kind !== "voice" && listed.takes.some((t) => t.usable),
+  };
+}
+
+/** A reference as listed from what was read of it (a keyframe's `edit_refs` aside). */
+function buildOne(
+  sh: Shared,
+  c: CatalogRef,
+  listed: ListedTakes,
+  exists: boolean,
+  sha1: string | null,
+  entry: RefPick | undefined,
+  override: RefOverridesFile["refs"][string] | undefined,
+  shared: string[],
+  owner: string | null,
+): { json: JsonObject; target: string } {
+  const { ref } = c;
   const { defaults, registry } = sh.settings;
   const refFacts = factsOf(c);
   const shotSize = c.keyframe?.size ?? null;
@@ -156,7 +286,7 @@ async function listOne(sh: Shared, c: CatalogRef): Promise<JsonObject> {
     subject: c.subject,
     ...(c.of !== undefined ? { of: c.of } : {}),
     path: c.path,
-    exists: state.exists,
+    exists,
     sha1,
     used_by: { final: [...c.used_by.final], proxy: [...c.used_by.proxy] },
     prompt: effective.prompt,
@@ -174,8 +304,8 @@ async function listOne(sh: Shared, c: CatalogRef): Promise<JsonObject> {
     live_from: liveFrom,
     panels: c.panels,
     panels_conflict: c.built_panels !== null || (c.panels === 1 && parts.viewTakes > 0),
-    shared_with: series ? sharedWith(sh, c) : [],
-    live_owner: sha1 ? await liveOwner(sh, c, entry, sha1) : null,
+    shared_with: shared,
+    live_owner: owner,
     panos: parts.panos,
     tours: listed.tours,
     tour_holds: parts.tourHolds,
@@ -192,10 +322,9 @@ async function listOne(sh: Shared, c: CatalogRef): Promise<JsonObject> {
       script: k.script,
       reads: k.reads,
       import_path: k.import_path,
-      edit_refs: await editRefs(sh, c, effective.target),
     });
   }
-  return out;
+  return { json: out, target: effective.target };
 }
 
 /** A character's candidates by view; pano and tour takes apart; voices keep imported sound only. */
