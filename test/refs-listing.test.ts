@@ -173,7 +173,7 @@ describe("GET /studio/refs", () => {
       target_source: "default",
       keyframe_target: "card",
       keyframe_target_source: "default",
-      voice_target: "silence",
+      voice_target: "speech",
       voice_target_source: "default",
     });
 

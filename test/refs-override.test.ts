@@ -215,7 +215,7 @@ describe("PUT /studio/refs/override", () => {
         { target: "animatic" },
         "target: 'animatic' is not an image target (known: card, flux2_klein, flux2_klein_edit)",
       ],
-      ["voice:ada", { target: "card" }, "target: 'card' is not an audio target (known: ltx2_voice, silence)"],
+      ["voice:ada", { target: "card" }, "target: 'card' is not an audio target (known: ltx2_voice, silence, speech)"],
       ["location:kitchen", { target: "a b" }, /^target must be a target id/],
       ["location:kitchen", { negative: "blur" }, "negative: Card takes no negative prompt"],
       [
@@ -367,7 +367,7 @@ describe("PUT /studio/refs/defaults", () => {
     refusal(
       await defaults(ep, { voice_target: "card" }),
       400,
-      "voice_target: 'card' is not an audio target (known: ltx2_voice, silence)",
+      "voice_target: 'card' is not an audio target (known: ltx2_voice, silence, speech)",
     );
     refusal(await defaults(ep, { target: "no such" }), 400, /target/);
     expect(s.env.events).toEqual([]);

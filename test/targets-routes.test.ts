@@ -53,7 +53,7 @@ describe("GET /studio/targets", () => {
     const { get } = await withEngine(d.url);
     const all = await get("/studio/targets");
     expect(all.status).toBe(200);
-    expect(all.body.default).toEqual({ video: "animatic", image: "card", audio: "silence" });
+    expect(all.body.default).toEqual({ video: "animatic", image: "card", audio: "speech" });
     const kinds = new Set(all.body.targets.map((t: Json) => t.kind));
     expect(kinds).toEqual(new Set(["video", "image", "audio"]));
 
@@ -93,7 +93,7 @@ describe("GET /studio/targets", () => {
       detected_targets: { video: "wan22_i2v", image: "flux2_klein" },
     });
     const res = await get("/studio/targets");
-    expect(res.body.default).toEqual({ video: "ltx2", image: "flux2_klein", audio: "silence" });
+    expect(res.body.default).toEqual({ video: "ltx2", image: "flux2_klein", audio: "speech" });
     expect(byId(res.body, "ltx2").default).toBe(true);
     expect(byId(res.body, "animatic").default).toBe(false);
     expect(byId(res.body, "flux2_klein").default).toBe(true);

@@ -1,5 +1,6 @@
-// The media tools of a process: finds ffmpeg and ffprobe (FFMPEG_PATH / FFPROBE_PATH, else PATH) and reads their
-// versions once per services, and runs them from a small helper process, never from the service's own process.
+// The media tools of a process: finds ffmpeg, ffprobe and espeak-ng (FFMPEG_PATH / FFPROBE_PATH / ESPEAK_NG_PATH, else
+// PATH) and reads their versions once per services, and runs them from a small helper process, never from the
+// service's own process.
 import { access, constants } from "node:fs/promises";
 import path from "node:path";
 import { StudioError } from "../errors.ts";
@@ -10,9 +11,37 @@ export type ToolInfo = { path: string; version: string } | { path: null; error: 
 
 type Env = Record<string, string | undefined>;
 
-export type ToolName = "ffmpeg" | "ffprobe";
+export type ToolName = "ffmpeg" | "ffprobe" | "espeak-ng";
 
-/** ffmpeg and ffprobe for one environment, each found once (PATH does not change under a running server). */
+interface ToolFacts {
+  /** The variable that names the binary instead of PATH. */
+  variable: string;
+  /** Arguments that print the version on stdout. */
+  versionArgs: string[];
+  /** How to install it, for the error that says it is missing. */
+  install: string;
+}
+
+const TOOLS: Readonly<Record<ToolName, ToolFacts>> = {
+  ffmpeg: {
+    variable: "FFMPEG_PATH",
+    versionArgs: ["-hide_banner", "-version"],
+    install: "install ffmpeg (e.g. apt-get install -y ffmpeg), run npm ci, or set FFMPEG_PATH",
+  },
+  ffprobe: {
+    variable: "FFPROBE_PATH",
+    versionArgs: ["-hide_banner", "-version"],
+    install: "install ffmpeg (e.g. apt-get install -y ffmpeg), run npm ci, or set FFPROBE_PATH",
+  },
+  // The built-in voices: optional, so its absence only turns speech into silence.
+  "espeak-ng": {
+    variable: "ESPEAK_NG_PATH",
+    versionArgs: ["--version"],
+    install: "install espeak-ng (e.g. apt-get install -y espeak-ng) or set ESPEAK_NG_PATH",
+  },
+};
+
+/** ffmpeg, ffprobe and espeak-ng for one environment, each found once (PATH does not change under a running server). */
 export interface MediaTools {
   /** Where the tool is and its version, or why it is missing (a missing tool is looked for again next time). */
   find(name: ToolName): Promise<ToolInfo>;
@@ -32,7 +61,7 @@ export function createMediaTools(env: () => Env): MediaTools {
   const tools: MediaTools = {
     find(name) {
       const e = env();
-      const override = e[name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"];
+      const override = e[TOOLS[name].variable];
       const key = `${name}\0${override ?? ""}\0${e.PATH ?? ""}`;
       let hit = found.get(key);
       if (!hit) {
@@ -48,7 +77,8 @@ export function createMediaTools(env: () => Env): MediaTools {
     },
     async run(name, args, opts) {
       const info = await tools.find(name);
-      if (info.path === null) throw new StudioError(500, `no media tools: ${info.error}`);
+      if (info.path === null)
+        throw new StudioError(500, name === "espeak-ng" ? info.error : `no media tools: ${info.error}`);
       return runner.run(info.path, args, opts);
     },
     close: () => runner.close(),
@@ -67,14 +97,16 @@ export async function findTool(name: ToolName, env: Env): Promise<ToolInfo> {
 }
 
 // The binaries shipped inside npm packages (optional dependencies), so `npm ci` alone is enough on a fresh machine.
-const SHIPPED: Record<string, string> = {
+const SHIPPED: Partial<Record<ToolName, string>> = {
   ffmpeg: "@ffmpeg-installer/ffmpeg",
   ffprobe: "@ffprobe-installer/ffprobe",
 };
 
-async function shippedBinary(name: string): Promise<string | null> {
+async function shippedBinary(name: ToolName): Promise<string | null> {
+  const pkg = SHIPPED[name];
+  if (!pkg) return null;
   try {
-    const mod = (await import(SHIPPED[name])) as { default?: { path?: string }; path?: string };
+    const mod = (await import(pkg)) as { default?: { path?: string }; path?: string };
     return mod.default?.path ?? mod.path ?? null;
   } catch {
     return null;
@@ -83,7 +115,7 @@ async function shippedBinary(name: string): Promise<string | null> {
 
 async function locate(
   runner: ToolRunner,
-  name: string,
+  name: ToolName,
   override: string | undefined,
   searchPath: string,
 ): Promise<ToolInfo> {
@@ -96,8 +128,9 @@ async function locate(
   for (const file of candidates) {
     if (!(await isExecutable(file))) continue;
     try {
-      const { stdout } = await runner.run(file, ["-hide_banner", "-version"], { timeout: 10_000 });
-      const match = /version\s+(\S+)/.exec(stdout);
+      const { stdout } = await runner.run(file, TOOLS[name].versionArgs, { timeout: 10_000 });
+      // `ffmpeg version 5.1.6 ...`; `eSpeak NG text-to-speech: 1.51  Data at: ...`.
+      const match = /version\s+(\S+)/.exec(stdout) ?? /:\s*(\d[\w.+~-]*)/.exec(stdout);
       return { path: file, version: match ? match[1] : stdout.split("\n")[0] };
     } catch (err) {
       return { path: null, error: `${file} did not run: ${errorMessage(err).split("\n")[0]}` };
@@ -106,8 +139,10 @@ async function locate(
   return {
     path: null,
     error: override
-      ? `${override} (from ${name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"}) is not an executable file`
-      : `${name} is not on PATH and no shipped binary was installed; install ffmpeg (e.g. apt-get install -y ffmpeg), run npm ci, or set ${name === "ffmpeg" ? "FFMPEG_PATH" : "FFPROBE_PATH"}`,
+      ? `${override} (from ${TOOLS[name].variable}) is not an executable file`
+      : SHIPPED[name]
+        ? `${name} is not on PATH and no shipped binary was installed; ${TOOLS[name].install}`
+        : `${name} is not on PATH; ${TOOLS[name].install}`,
   };
 }
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import { engineAddress } from "../backends/list.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
+import { speechReadiness } from "../engines/builtin/speech.ts";
 import { badRequest, StudioError } from "../errors.ts";
 import { readShowText } from "../paths/guarded.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
@@ -23,13 +24,13 @@ import { TARGET_KINDS, type TargetKind, type TargetSpec, videoCapabilities } fro
 import { loadShowTargets, targetsForShow } from "./target-tree.ts";
 import { resolveWorkflow, workflowName } from "./workflow.ts";
 
-type Svc = Pick<Services, "home" | "env" | "log" | "engines" | "targets" | "caches">;
+type Svc = Pick<Services, "home" | "env" | "log" | "engines" | "targets" | "caches" | "media">;
 
 /** The machine defaults when settings choose none and nothing was detected: the built-in targets. */
 export const BUILTIN_DEFAULTS: Readonly<Record<TargetKind, string>> = {
   video: "animatic",
   image: "card",
-  audio: "silence",
+  audio: "speech",
 };
 
 export const isBuiltinTarget = (spec: TargetSpec) => spec.backend === "builtin";
@@ -159,8 +160,9 @@ const cacheKey = (spec: TargetSpec, showDir: string | null) =>
   spec.custom && showDir ? `${showDir}\u0000${spec.id}` : spec.id;
 
 /**
- * Readiness of each target on the local engine: built-in targets are always ready; the rest come from the kept
- * answer, else one fresh look at `/object_info` and the model folders shared by every target not kept.
+ * Readiness of each target on the local engine: built-in targets are ready (speech when espeak-ng is found); the
+ * rest come from the kept answer, else one fresh look at `/object_info` and the model folders shared by every target
+ * not kept.
  */
 export async function readinessOf(
   services: Svc,
@@ -172,7 +174,9 @@ export async function readinessOf(
   const todo: TargetSpec[] = [];
   for (const spec of specs) {
     if (isBuiltinTarget(spec)) {
-      out.set(spec.id, { readiness: READY_BUILTIN, graph: null });
+      // Built-in targets need nothing but ffmpeg, except speech, which needs espeak-ng.
+      const readiness = spec.id === "speech" ? await speechReadiness(services.media) : READY_BUILTIN;
+      out.set(spec.id, { readiness, graph: null });
       continue;
     }
     const hit = cachedReadiness(services, address, cacheKey(spec, showDir));

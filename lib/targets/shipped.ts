@@ -4,6 +4,7 @@
 
 import ltx2Voice from "./audio/ltx2_voice/target.json" with { type: "json" };
 import silence from "./audio/silence/target.json" with { type: "json" };
+import speech from "./audio/speech/target.json" with { type: "json" };
 import card from "./image/card/target.json" with { type: "json" };
 import fluxKontext from "./image/flux_kontext/target.json" with { type: "json" };
 import flux2Klein from "./image/flux2_klein/target.json" with { type: "json" };
@@ -44,4 +45,5 @@ export const SHIPPED_TARGET_FILES: readonly { kind: TargetKind; id: string; raw:
   { kind: "image", id: "z_image_turbo", raw: zImageTurbo },
   { kind: "audio", id: "ltx2_voice", raw: ltx2Voice },
   { kind: "audio", id: "silence", raw: silence },
+  { kind: "audio", id: "speech", raw: speech },
 ];

@@ -1,5 +1,5 @@
-// The built-in engine (backend `builtin`): animatic video, card pictures and silent voices with ffmpeg and sharp,
-// behind the same prepare/submit/collect/cancel interface as the ComfyUI engines.
+// The built-in engine (backend `builtin`): animatic video, card pictures, espeak-ng voices (or silence) with ffmpeg and
+// sharp, behind the same prepare/submit/collect/cancel interface as the ComfyUI engines.
 import { randomBytes } from "node:crypto";
 import type { MediaTools } from "../../media/tools.ts";
 import { episodeFence, fileInside, showFence } from "../../paths/guarded.ts";
@@ -16,22 +16,31 @@ import type {
 import { ANIMATIC_MODEL, checkAnimaticJob, renderAnimatic } from "./animatic.ts";
 import { renderCard } from "./card.ts";
 import { renderSilence } from "./silence.ts";
+import { renderSpeech } from "./speech.ts";
 import { checkFonts } from "./text.ts";
 import { canceled, type WorkContext } from "./work.ts";
 
 export const BUILTIN_BACKEND = "builtin";
 
-/** The target each kind renders on the built-in engine. */
+/** The target each kind renders on the built-in engine by default. */
 export const BUILTIN_TARGETS: Readonly<Record<EngineKind, string>> = {
   video: "animatic",
   image: "card",
-  audio: "silence",
+  audio: "speech",
+};
+
+/** Every target of each kind the built-in engine renders. */
+export const BUILTIN_TARGET_IDS: Readonly<Record<EngineKind, readonly string[]>> = {
+  video: ["animatic"],
+  image: ["card"],
+  audio: ["speech", "silence"],
 };
 
 /** What a take's sidecar records as `model` for each built-in target. */
 export const BUILTIN_MODELS: Readonly<Record<string, string>> = {
   animatic: ANIMATIC_MODEL,
   card: "card",
+  speech: "speech",
   silence: "silence",
 };
 
@@ -57,12 +66,12 @@ interface Run {
 }
 
 function checkTarget(job: EngineJob): void {
-  const expected = BUILTIN_TARGETS[job.kind];
-  if (expected === undefined) throw new Error(`the built-in engine has no '${job.kind}' kind`);
-  if (job.target !== expected) {
+  const ids = BUILTIN_TARGET_IDS[job.kind];
+  if (ids === undefined) throw new Error(`the built-in engine has no '${job.kind}' kind`);
+  if (!ids.includes(job.target)) {
     throw new Error(
       `target '${job.target}' (${job.kind}) does not run on the built-in engine, which renders ` +
-        `animatic (video), card (image) and silence (audio)`,
+        `animatic (video), card (image), speech and silence (audio)`,
     );
   }
   if (job.kind === "video") checkAnimaticJob(job);
@@ -116,7 +125,7 @@ export function createBuiltinEngine(media: MediaTools): BuiltinEngine {
       case "image":
         return renderCard(job, ctx);
       case "audio":
-        return renderSilence(job, ctx);
+        return job.target === "speech" ? renderSpeech(job, ctx) : renderSilence(job, ctx);
     }
   }
 
