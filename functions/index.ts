@@ -46,6 +46,7 @@ import promotePost from "./promote/post.ts";
 import refsCopyTake from "./refs/copy-take.post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
 import refsDiscard from "./refs/discard.post.ts";
+import refsGenerate from "./refs/generate.post.ts";
 import refsList from "./refs/get.ts";
 import refsImport from "./refs/import.post.ts";
 import refsKeyframe from "./refs/keyframe.post.ts";
@@ -124,6 +125,7 @@ export const functions: readonly StudioFunction[] = [
   refsDiscard,
   refsCopyTake,
   refsMatch,
+  refsGenerate,
   refsOverridePut,
   refsOverrideDelete,
   refsDefaults,

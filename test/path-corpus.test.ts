@@ -416,6 +416,7 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/video": { ep, source_path: "ep01.md" },
     "GET /refs/videos": { ep },
     "POST /refs/keyframe": { ep, pass: "proxy", shot: "sh020" },
+    "POST /refs/generate": { ep, ref: "location:kitchen" },
   };
 }
 

@@ -5,6 +5,7 @@ import { retryJob } from "../../lib/jobs/kinds.ts";
 import { isKnownLane, LANES_HINT } from "../../lib/jobs/lanes.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { jobsAnswer, jobView } from "../../lib/jobs/view.ts";
+import { closeCanceledRef } from "../../lib/refs/queue-ref.ts";
 import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
 import { MAX_JOB_ID, MAX_LANE } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";
@@ -75,7 +76,7 @@ export default defineFunction({
         // A render that never ran has no handler to close its take: the sweep closes it now, not at the next listing.
         else if (changed.kind === "render" && typeof changed.info.ep === "string" && changed.info.pass) {
           await sweepQueuedTakes(ctx, changed.info.ep, changed.info.pass, { store });
-        }
+        } else if (changed.kind === "ref") await closeCanceledRef(ctx, changed);
         break;
       case "move":
         await store.move(input.id, input.index);

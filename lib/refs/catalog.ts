@@ -46,6 +46,8 @@ export interface KeyframeFacts {
   import_path: string | null;
   /** The shot's render size (final pass, else proxy), which a keyframe is drawn at. */
   size: { width: number; height: number } | null;
+  /** The shot's render size in each pass (null where that pass has no build of it). */
+  sizes: Record<Pass, { width: number; height: number } | null>;
   /** What an edit target would be given to draw it, strongest first (each only when its file exists). */
   edit_candidates: { ref: string; view: CharacterView | null }[];
 }
@@ -457,6 +459,7 @@ function keyframeFacts(
     reads,
     import_path: importPath,
     size: perPass.final?.size ?? perPass.proxy?.size ?? null,
+    sizes: { final: perPass.final?.size ?? null, proxy: perPass.proxy?.size ?? null },
     edit_candidates: where && series ? editCandidates(where, series) : [],
   };
 }

@@ -13,8 +13,9 @@ import {
   readListedJson,
   readShowDirents,
   renameShow,
-  writeShowJson,
+  writeShowFile,
 } from "../paths/guarded.ts";
+import { sidecarText } from "../render/sidecar.ts";
 import { syncFolder } from "../store/atomic.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
 import { objectOr } from "../store/json-guards.ts";
@@ -197,7 +198,7 @@ export async function addTake(
         [kind]: name,
         finished: now,
       };
-      await writeShowJson(fence, sidecarPath, record);
+      await writeShowFile(fence, sidecarPath, sidecarText(record));
       forgetJsonFile(services, sidecarPath);
       const sidecar = refTakeRecord.parse(record) ?? {};
       return {
@@ -249,7 +250,8 @@ export async function updateTake(
       ? await readListedJson(services, listing, `${take.stem}.json`, "a reference take sidecar")
       : undefined;
     const base = objectOr(raw);
-    await writeShowJson(fence, take.sidecarPath, change({ ...base }));
+    // Seeds read back as bigints (integer literals) and are written the same way.
+    await writeShowFile(fence, take.sidecarPath, sidecarText(change({ ...base })));
     forgetJsonFile(services, take.sidecarPath);
   });
 }

@@ -7,11 +7,15 @@ import { z } from "zod";
 import type { JobHandler, JobKinds } from "../../lib/jobs/kinds.ts";
 import { isObject } from "../../lib/store/json-guards.ts";
 import { assembleJob } from "./assemble.ts";
+import { refJob } from "./ref.ts";
 import { renderJob } from "./render.ts";
+import { tourJob } from "./tour.ts";
 
 export const jobKinds = {
   assemble: assembleJob,
+  ref: refJob,
   render: renderJob,
+  tour: tourJob,
 } satisfies JobKinds;
 
 /** The payload of a job of one of the shipped kinds, as its worker receives it. */

@@ -1,0 +1,167 @@
+// The ref job: one reserved reference candidate made on its backend's engine (prepare → submit → collect), its
+// picture (or sound) placed beside the sidecar and the sidecar closed `ok`, or closed `failed` with the reason; a
+// cancel closes it "canceled". Every value was fixed at queue time in the payload; a retry is a new candidate
+// with the same settings. The render job's sibling.
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { localAddress } from "../../lib/engines/registry.ts";
+import type { Engine, EngineJob, Prepared, RunHooks, Submitted } from "../../lib/engines/types.ts";
+import { defineJobKind, type JobContext } from "../../lib/jobs/kinds.ts";
+import type { Job } from "../../lib/jobs/types.ts";
+import { episodeFence, mkdirShow } from "../../lib/paths/guarded.ts";
+import { finishRefTake } from "../../lib/refs/finish-ref.ts";
+import {
+  failRefSidecar,
+  payloadTake,
+  readRefSidecar,
+  refEvent,
+  retryRef,
+  updateRefSidecar,
+} from "../../lib/refs/queue-ref.ts";
+import { type RefPayload, refPayload } from "../../lib/refs/ref-payload.ts";
+import { errorMessage } from "../../lib/store/json-guards.ts";
+import { jobWorkPath } from "../../lib/store/temp-names.ts";
+import { type PatchValues, patchGraph } from "../../lib/targets/graph.ts";
+import type { TargetSpec } from "../../lib/targets/registry.ts";
+import { targetsForShow } from "../../lib/targets/target-tree.ts";
+import { resolveWorkflow } from "../../lib/targets/workflow.ts";
+
+/** Whether the abort was a cancel of this job (not a worker stopping or losing the lease: the job runs again). */
+async function canceledByUser(job: Job, ctx: JobContext): Promise<boolean> {
+  const now = await ctx.store.get(job.id).catch(() => null);
+  return now === null || now.cancel_requested || now.status === "canceled";
+}
+
+/** The target's workflow (environment file, the copy saved in ComfyUI, the shipped one) patched with the values. */
+async function refGraph(ctx: JobContext, spec: TargetSpec, p: RefPayload, home: string) {
+  const url = (await localAddress(ctx.services)).replace(/\/+$/, "");
+  const wf = await resolveWorkflow(spec, {
+    env: ctx.services.env,
+    ...(spec.custom ? { targetDir: path.join(home, "targets", spec.id) } : {}),
+    fetch: async (route) => {
+      const res = await fetch(url + route, { signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, text: () => res.text() };
+    },
+  });
+  if (!wf.ok) throw new Error(wf.error);
+  const values: PatchValues = {
+    ...p.files,
+    ...p.params,
+    prompt: p.prompt,
+    negative: p.negative,
+    seed: BigInt(p.seed),
+    width: p.width,
+    height: p.height,
+    model: p.files.model ?? p.model,
+    loras: p.loras,
+    prefix: p.stem,
+    base: p.base,
+  };
+  if (p.steps !== null) values.steps = p.steps;
+  if (p.cfg !== null) values.cfg = p.cfg;
+  // Accelerator files missing: the base preset's other values fill what the candidate's own values leave open.
+  for (const [k, v] of Object.entries(p.base_values ?? {})) {
+    if (k === "steps" || (values[k] !== undefined && values[k] !== null)) continue;
+    values[k] = v;
+  }
+  return patchGraph(spec, wf.graph, values);
+}
+
+export const refJob = defineJobKind({
+  payload: refPayload,
+  retry: retryRef,
+  async run(job, ctx) {
+    const p = job.payload;
+    const services = ctx.services;
+    const t = await payloadTake(services, p);
+    const sidecar = await readRefSidecar(t);
+    if (!sidecar) throw new Error(`${p.stem}: the candidate's sidecar is gone (discarded?)`);
+    // Closed already (a cancel that timed out, a sweep): nothing left to make.
+    if (sidecar.status !== "queued") return;
+    if (sidecar.job !== job.id)
+      await updateRefSidecar(services, t, (s) => (s.status === "queued" ? { ...s, job: job.id } : null));
+
+    // Work happens inside the episode (the built-in engine writes only there); the file then moves to its home.
+    const workDir = jobWorkPath(p.ep, p.stem, job.id);
+    let engine: Engine | null = null;
+    let engineJob: EngineJob | null = null;
+    let submitted: Submitted | null = null;
+    try {
+      ctx.progress({ log: `${p.stem} on ${p.target}, backend ${p.backend}` });
+      engine = ctx.engine(p.backend);
+      const registry = await targetsForShow(services.targets, t.place.series.home);
+      const spec = registry.get(p.target);
+      if (!spec) throw new Error(`the target ${p.target} is not installed here any more`);
+      engineJob = {
+        kind: p.kind,
+        target: p.target,
+        ep: p.ep,
+        pass: "final",
+        subject: t.ref.key,
+        take: p.take,
+        stem: p.stem,
+        width: p.width,
+        height: p.height,
+        fps: 24,
+        frames: 0,
+        seed: BigInt(p.seed),
+        prompt: p.prompt,
+        negative: p.negative,
+        entry: {},
+        inputs: {},
+        workDir,
+      };
+      const notes: string[] = [];
+      if (spec.backend !== "builtin" && p.backend !== "builtin") {
+        const patched = await refGraph(ctx, spec, p, t.place.series.home);
+        engineJob.graph = patched.graph;
+        notes.push(...patched.notes);
+      }
+      await mkdirShow(episodeFence(p.ep), workDir);
+      const hooks: RunHooks = {
+        signal: ctx.signal,
+        onProgress: (e) =>
+          ctx.progress({
+            progress: e.progress,
+            ...(e.step !== undefined ? { step: e.step } : {}),
+            ...(e.steps !== undefined ? { steps: e.steps } : {}),
+            ...(e.log !== undefined ? { log: e.log } : {}),
+          }),
+      };
+      const prepared: Prepared = await engine.prepare(engineJob, hooks);
+      submitted = await engine.submit(engineJob, prepared, hooks);
+      const backendId = submitted.backendPromptId;
+      ctx.progress({ backend_prompt_id: backendId });
+      await updateRefSidecar(services, t, (s) =>
+        s.status === "queued" ? { ...s, backend_prompt_id: backendId } : null,
+      );
+      const outputs = await engine.collect(engineJob, submitted, hooks);
+      const named = engine as Engine & { model?: (j: EngineJob) => string | null };
+      const closed = await finishRefTake({
+        services,
+        t,
+        payload: p,
+        outputs,
+        notes: [...notes, ...prepared.notes],
+        model: named.model?.(engineJob) ?? (p.files.model || p.model || null),
+        workDir,
+        signal: ctx.signal,
+      });
+      if (closed) {
+        ctx.progress({ log: `${p.stem}: ok, ${String(closed.width)}x${String(closed.height)}` });
+        ctx.emit("studio.ref", refEvent(t, "ok"));
+      }
+    } catch (err) {
+      const canceled = ctx.signal.aborted;
+      if (canceled) {
+        if (!(await canceledByUser(job, ctx))) throw err;
+        if (engine && engineJob) await engine.cancel(engineJob, submitted).catch(() => {});
+      }
+      const closed = await failRefSidecar(services, t, canceled ? "canceled" : errorMessage(err), canceled);
+      if (closed) ctx.emit("studio.ref", refEvent(t, "failed"));
+      throw err;
+    } finally {
+      await rm(workDir, { recursive: true, force: true });
+    }
+  },
+});
