@@ -491,6 +491,7 @@ describe("a drop of many files on the References view", () => {
     expect(plan.left[0].why).toMatch(/subject:gone is not among/);
     expect(slotName("Dean", "01_threequarter")).toBe("Dean three-quarter");
     expect(slotName("the kettle", null)).toBe("the kettle");
+    expect(slotName("Dean", null, "voice")).toBe("Dean's voice");
   });
 });
 

@@ -197,7 +197,7 @@ function Report({
         </button>
       </header>
       {state.imported.length ? (
-        <ul class="bulk-list" aria-label="Files imported">
+        <ul class="bulk-list done" aria-label="Files imported">
           {state.imported.map((f) => (
             <li key={f.file}>
               <span class="bulk-file">{f.file}</span>

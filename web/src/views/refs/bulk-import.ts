@@ -66,8 +66,9 @@ export function matchRequest(files: readonly DroppedFile[]): { names: string[]; 
   return { names, left };
 }
 
-/** How the page names a reference slot: `Riley side`, `the kettle`, `sh010 first frame`. */
-export function slotName(name: string, view: RefViewName | null): string {
+/** How the page names a reference slot: `Riley side`, `the kettle`, `sh010 first frame`, `Riley's voice`. */
+export function slotName(name: string, view: RefViewName | null, kind = ""): string {
+  if (kind === "voice") return `${name}'s voice`;
   return view ? `${name} ${viewTitle(view).toLowerCase()}` : name;
 }
 
@@ -96,7 +97,14 @@ export function importPlan(
     const refusal = ref ? importRefusal(ref, f.name, f.size) : null;
     if (!ref) left.push({ file: f.name, why: `${m.ref} is not among this episode's references any more` });
     else if (refusal) left.push({ file: f.name, why: refusal });
-    else imports.push({ index, file: f.name, ref: m.ref, view: m.view, where: slotName(ref.name, m.view) });
+    else
+      imports.push({
+        index,
+        file: f.name,
+        ref: m.ref,
+        view: m.view,
+        where: slotName(ref.name, m.view, ref.kind),
+      });
   });
   return { imports, left };
 }

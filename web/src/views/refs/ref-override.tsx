@@ -162,7 +162,10 @@ function OverrideFields({
         <label key={f}>
           {LABELS[f]}
           <select value={text.target} onChange={(e) => set("target", e.currentTarget.value)}>
-            <option value="">As the defaults say{hint("target") ? ` (${hint("target")})` : ""}</option>
+            <option value="">
+              {view ? "As the character says" : "As the defaults say"}
+              {hint("target") ? ` (${hint("target")})` : ""}
+            </option>
             {targets.map((t) => (
               <option key={t.id} value={t.id}>
                 {t.label}
@@ -240,8 +243,8 @@ function OverrideFields({
         </p>
       ) : null}
       <div class="override-grid">
-        {fields.map(field)}
-        {paramFields.map(param)}
+        {/* The sampling params sit with the model they tune. */}
+        {fields.flatMap((f) => (f === "model" ? [field(f), ...paramFields.map(param)] : [field(f)]))}
       </div>
       <div class="row">
         <button type="submit" class="primary" disabled={!changed || save.busy}>

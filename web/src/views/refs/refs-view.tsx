@@ -104,7 +104,7 @@ function Refs({ ep }: { ep: string }) {
               onClick={() => files.current?.click()}
               title="Each file goes into the reference its name matches; you can also drop files anywhere here"
             >
-              Import files by name…
+              Import by name…
             </button>
           </>
         ) : null}
