@@ -156,6 +156,9 @@ describe("ref jobs on the built-in card", () => {
     expect(ada.views.map((v: Any) => v.takes[0].usable)).toEqual([true, true, true, true]);
     const { readdir } = await import("node:fs/promises");
     expect((await readdir(ep)).filter((n) => n.startsWith(".render_"))).toEqual([]);
+    // Once the reference has a usable take, auto draws a new seed.
+    const next = await generate({ ep, ref: "subject:ada", view: "02_side" });
+    expect(next.body.queued[0]).toMatchObject({ take: 2, seed_source: "new" });
   });
 
   it("makes a prop, a location and a keyframe at their sizes", async () => {

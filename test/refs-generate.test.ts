@@ -247,6 +247,13 @@ describe("refusals and per-candidate errors", () => {
     ]);
     const none = await generate({ ep, ref: "location:kitchen", backend: "nowhere" });
     expect(none.body.errors[0].error).toMatch(/nowhere/);
+    const edit = await generate({ ep, ref: "location:kitchen", target: "flux2_klein_edit" });
+    expect(edit.body.errors).toEqual([
+      expect.objectContaining({
+        target: "flux2_klein_edit",
+        error: expect.stringMatching(/is an edit target/),
+      }),
+    ]);
     expect(pageEvents()).toEqual([]);
   });
 });

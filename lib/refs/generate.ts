@@ -333,6 +333,14 @@ async function planView(
     );
   }
   if (spec.kind !== "image") return fail(`${eff.target} is a ${spec.kind} target, not an image target`);
+  const mode = spec.capabilities.mode;
+  if (mode === "edit" || mode === "pano") {
+    // An edit target changes a picture it is given and a pano target outpaints a canvas: a plain candidate has neither.
+    return fail(
+      `${spec.short} is an ${mode} target: it needs ${mode === "edit" ? "the pictures it changes" : "a canvas to outpaint"}, which a plain candidate does not send; choose a text-to-image target`,
+      { target: spec.id },
+    );
+  }
   if (!eff.prompt?.trim()) {
     return fail(`${id} has no wording to be made from (the series config gives none): send a prompt`, {
       target: spec.id,
