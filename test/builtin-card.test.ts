@@ -6,7 +6,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBuiltinEngine } from "../lib/engines/builtin/index.ts";
-import { cardRef, refCardSvg, refPalette, viewLabel } from "../lib/engines/builtin/ref-card.ts";
+import { cardRef, jobRefOf, refCardSvg, refPalette, viewLabel } from "../lib/engines/builtin/ref-card.ts";
 import type { EngineJob, EngineOutputs, JobRef, RunHooks } from "../lib/engines/types.ts";
 import { createMediaTools } from "../lib/media/tools.ts";
 
@@ -187,7 +187,55 @@ describe("reference card", () => {
     expect(
       cardRef({ subject: "s", prompt: "from the prompt", ref: ada(null, { description: " " }) }).description,
     ).toBe("from the prompt");
+    // The take's stem names the view: a character's side view, drawn as one.
+    expect(cardRef({ subject: "subject__ada", stem: "subject__ada_02_side_t03", prompt: "x" })).toMatchObject(
+      {
+        kind: "character",
+        view: "02_side",
+      },
+    );
     expect(viewLabel("01_threequarter")).toBe("three-quarter view");
     expect(viewLabel(null)).toBeNull();
+  });
+
+  it("takes a catalog reference's facts from the series config: design, description, voice brief, look", () => {
+    const series = {
+      style: { look: "  soft pastel watercolour " },
+      subjects: { ada: { name: "Ada", design: "a tall woman in green", voice: "low and calm" } },
+      locations: { street: { description: "a street at dusk" } },
+    };
+    const subject = {
+      ref: { id: "subject:ada", name: "ada" },
+      kind: "character",
+      name: "Ada",
+      subject: "ada",
+      prompt: "p",
+    };
+    expect(jobRefOf(subject, "03_back", series)).toEqual({
+      id: "subject:ada",
+      name: "Ada",
+      kind: "character",
+      view: "03_back",
+      description: "a tall woman in green",
+      look: "soft pastel watercolour",
+    });
+    const voice = { ...subject, ref: { id: "voice:ada", name: "ada" }, kind: "voice" };
+    expect(jobRefOf(voice, null, series).description).toBe("low and calm. a tall woman in green");
+    const street = {
+      ref: { id: "location:street", name: "street" },
+      kind: "location",
+      name: "Street",
+      subject: null,
+      prompt: null,
+    };
+    expect(jobRefOf(street, null, series)).toMatchObject({ view: "plate", description: "a street at dusk" });
+    const kf = {
+      ref: { id: "shot:sh010:first", name: "sh010" },
+      kind: "keyframe",
+      name: "sh010 first",
+      subject: null,
+      prompt: "Ada at the door.",
+    };
+    expect(jobRefOf(kf, null, null)).toMatchObject({ description: "Ada at the door.", look: "" });
   });
 });

@@ -13,6 +13,7 @@ import {
   SPEECH_RATE,
   speechReadiness,
   spokenText,
+  voiceBrief,
   voiceFor,
 } from "../lib/engines/builtin/speech.ts";
 import type { EngineJob, EngineOutputs, RunHooks } from "../lib/engines/types.ts";
@@ -140,6 +141,10 @@ describe("voices", () => {
     const prompt = voicePrompt({ name: "Ada", voice: "warm", line: 'She said "no".', seconds: 2 });
     expect(spokenText(prompt)).toBe('She said "no".');
     expect(spokenText("Just this.")).toBe("Just this.");
+    expect(voiceBrief(prompt)).toMatch(
+      /The speaker is Ada\. The voice is warm\. About 2 seconds long\. Ada $/,
+    );
+    expect(voiceBrief("Just this.")).toBe("");
   });
 
   it("finds espeak-ng with its version", async () => {
@@ -159,6 +164,28 @@ describe("speech target", () => {
     expect(info.duration!).toBeLessThan(5);
     expect(await peak(out.audio!, 0, info.duration!)).toBeGreaterThan(-20);
     expect(out.notes.join("\n")).toMatch(/espeak-ng, ada in en-[\w-]+\+[fm]\d, pitch \d+, \d+ wpm/);
+  });
+
+  it("speaks as the prompt or the job's reference describes the speaker", async () => {
+    const woman = voicePrompt({
+      name: "Ada",
+      voice: "warm",
+      design: "A tall woman.",
+      line: "Hi.",
+      seconds: 1,
+    });
+    const fromPrompt = await render(media, job({ prompt: woman }));
+    expect(fromPrompt.notes.join("\n")).toMatch(/ada in en-[\w-]+\+f\d/);
+    const ref = {
+      id: "voice:ada",
+      name: "Ada",
+      kind: "voice",
+      view: null,
+      description: "a gruff man",
+      look: "",
+    };
+    const fromRef = await render(media, job({ prompt: woman, ref }));
+    expect(fromRef.notes.join("\n")).toMatch(/ada in en-[\w-]+\+m\d/);
   });
 
   it("is silence of the asked length, saying why, where espeak-ng is missing", async () => {

@@ -2,7 +2,8 @@
 // look and the reference id, beside a simple drawing of it (a figure per character view, an object, a vehicle, a
 // landscape, a framed shot), as SVG that sharp renders. Pure: the engine turns the SVG into the take's picture.
 import { createHash } from "node:crypto";
-import { readRefId } from "../../refs/ids.ts";
+import { isCharacterView, readRefId, readTakeStem } from "../../refs/ids.ts";
+import { isObject } from "../../store/json-guards.ts";
 import type { EngineJob, JobRef } from "../types.ts";
 import { svgLines, wrapText } from "./text.ts";
 
@@ -73,10 +74,11 @@ export const viewLabel = (view: string | null): string | null =>
   view === null ? null : (VIEW_LABELS[view] ?? view.replace(/^\d+_/, "").replaceAll("_", " "));
 
 /**
- * What the card says about the job's reference: the job's `ref` when the queue gave it, else what the subject key
- * and prompt tell (`subject__ada` is a subject, `shot__sh010__first` a keyframe).
+ * What the card says about the job's reference: the job's `ref` when the queue gave it, else what the subject key,
+ * the take's stem and the prompt tell (`subject__ada` with stem `subject__ada_02_side_t03` is a character's side
+ * view, `shot__sh010__first` a keyframe).
  */
-export function cardRef(job: Pick<EngineJob, "ref" | "subject" | "prompt">): JobRef {
+export function cardRef(job: Pick<EngineJob, "ref" | "subject" | "prompt"> & { stem?: string }): JobRef {
   const prompt = (Array.isArray(job.prompt) ? job.prompt.join("\n") : job.prompt).trim();
   if (job.ref) return { ...job.ref, description: job.ref.description.trim() || prompt };
   const parsed = readRefId(job.subject.replaceAll("__", ":"));
@@ -89,21 +91,69 @@ export function cardRef(job: Pick<EngineJob, "ref" | "subject" | "prompt">): Job
       description: prompt,
       look: "",
     };
+  const view = job.stem ? (readTakeStem(job.subject, job.stem)?.view ?? null) : null;
+  const family = parsed.family;
   const kind =
-    parsed.family === "shot"
+    family === "shot"
       ? "keyframe"
-      : parsed.family === "location"
-        ? "location"
-        : parsed.family === "voice"
-          ? "voice"
+      : family === "location" || family === "voice"
+        ? family
+        : isCharacterView(view) || view === "sheet"
+          ? "character"
           : "subject";
   return {
     id: parsed.id,
-    name: parsed.family === "shot" ? `${parsed.name} ${parsed.which} frame` : parsed.name,
+    name: family === "shot" ? `${parsed.name} ${parsed.which} frame` : parsed.name,
     kind,
-    view: parsed.family === "shot" ? (parsed.which ?? null) : parsed.family === "location" ? "plate" : null,
+    view: family === "shot" ? (parsed.which ?? null) : family === "location" ? (view ?? "plate") : view,
     description: prompt,
     look: "",
+  };
+}
+
+/** What a catalog reference gives the built-in card and voice (the fields of a listed reference it reads). */
+export interface CatalogFacts {
+  ref: { id: string; name: string };
+  kind: string;
+  name: string;
+  /** The subject id (subjects, and a voice's character). */
+  subject: string | null;
+  /** The reference's built wording (a keyframe's description of its moment). */
+  prompt: string | null;
+}
+
+/**
+ * The `ref` of an engine job for a catalog reference: its name, kind and view, what it is drawn from (a subject's
+ * `design`, a location's `description`, a voice's `voice` brief and design, a keyframe's wording) and the series'
+ * `style.look`, read from the series config as loaded.
+ */
+export function jobRefOf(
+  ref: CatalogFacts,
+  view: string | null,
+  seriesRaw: Record<string, unknown> | null,
+): JobRef {
+  const series = seriesRaw ?? {};
+  const entry = (block: string, key: string | null): Record<string, unknown> => {
+    const all = series[block];
+    const one = key && isObject(all) ? all[key] : undefined;
+    return isObject(one) ? one : {};
+  };
+  const text = (v: unknown) => (typeof v === "string" ? v.trim() : "");
+  const style = isObject(series.style) ? series.style : {};
+  let description = "";
+  if (ref.kind === "location") description = text(entry("locations", ref.ref.name).description);
+  else if (ref.kind === "voice") {
+    const who = entry("subjects", ref.subject ?? ref.ref.name);
+    description = [text(who.voice), text(who.design)].filter(Boolean).join(". ");
+  } else if (ref.kind === "keyframe") description = text(ref.prompt);
+  else description = text(entry("subjects", ref.subject ?? ref.ref.name).design);
+  return {
+    id: ref.ref.id,
+    name: ref.name,
+    kind: ref.kind,
+    view: view ?? (ref.kind === "location" ? "plate" : null),
+    description: description || text(ref.prompt),
+    look: text(style.look),
   };
 }
 

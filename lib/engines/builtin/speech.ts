@@ -90,6 +90,13 @@ export function espeakArgs(v: EspeakVoice, text: string, out: string): string[] 
   ];
 }
 
+/** What a voice prompt says of the speaker (everything before the line: who they are, how the voice sounds). */
+export function voiceBrief(prompt: string | string[]): string {
+  const text = (Array.isArray(prompt) ? prompt.join(" ") : prompt).trim();
+  const at = text.search(/\bsays:\s*"/);
+  return at > 0 ? text.slice(0, at) : "";
+}
+
 /** The line a voice prompt asks to be said (`... Ada says: "Hello."`), else the prompt itself. */
 export function spokenText(prompt: string | string[]): string {
   const text = (Array.isArray(prompt) ? prompt.join(" ") : prompt).trim();
@@ -269,7 +276,7 @@ export async function renderSpeech(job: EngineJob, ctx: WorkContext): Promise<En
   const text = spokenText(job.prompt);
   if (!text) throw new Error("speech: the prompt has nothing to say");
   const speaker = speakerOf(job);
-  const v = voiceFor(speaker, job.ref?.description ?? "");
+  const v = voiceFor(speaker, job.ref ? job.ref.description : voiceBrief(job.prompt));
   await mkdirShow(ctx.fence, job.workDir);
   const out = path.join(job.workDir, `${job.stem}.wav`);
   const tmp = tempBeside(out);
