@@ -295,6 +295,8 @@ export function drawing(ref: JobRef, w: number, h: number, p: Palette): string {
       .join("");
   }
   if (ref.kind === "voice") return placed(figure("04_face", p), 100, 200, w, h);
+  // Head and shoulders fill the panel to its foot: no floor under them.
+  if (ref.view === "04_face") return placed(figure("04_face", p), 100, 200, w, h);
   return ground + placed(figure(ref.view ?? "01_threequarter", p), 100, 200, w, h);
 }
 
