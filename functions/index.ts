@@ -56,6 +56,8 @@ import refsOverridePut from "./refs/override.put.ts";
 import refsOwnerTakes from "./refs/owner-takes.get.ts";
 import refsUnpick from "./refs/pick.delete.ts";
 import refsPick from "./refs/pick.put.ts";
+import refsTour from "./refs/tour.post.ts";
+import refsTourFrame from "./refs/tour-frame.post.ts";
 import refsVideo from "./refs/video.post.ts";
 import refsVideos from "./refs/videos.get.ts";
 import render from "./render/post.ts";
@@ -130,6 +132,8 @@ export const functions: readonly StudioFunction[] = [
   refsOverrideDelete,
   refsDefaults,
   refsKeyframe,
+  refsTour,
+  refsTourFrame,
   pick,
   render,
   cancel,

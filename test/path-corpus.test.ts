@@ -416,6 +416,8 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/video": { ep, source_path: "ep01.md" },
     "GET /refs/videos": { ep },
     "POST /refs/keyframe": { ep, pass: "proxy", shot: "sh020" },
+    "POST /refs/tour": { ep, ref: "location:kitchen", move: "push_in" },
+    "POST /refs/tour-frame": { ep, ref: "location:kitchen", tour: 1, seconds: 1 },
     "POST /refs/generate": { ep, ref: "location:kitchen" },
   };
 }

@@ -1,0 +1,47 @@
+// POST /studio/refs/tour: queues camera-tour videos of a location's live plate (the `tour` job kind); answers at
+// once, and each tour's held moments arrive later as `tour` takes with their events.
+import { z } from "zod";
+import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { refField } from "../../lib/refs/ids.ts";
+import { queueTours, TOUR_COUNT, TOUR_SECONDS } from "../../lib/refs/tour.ts";
+import { tourMove } from "../../lib/refs/tour-video.ts";
+import { ep, seed } from "../../lib/schema/fields.ts";
+import { defineFunction } from "../fn.ts";
+
+export default defineFunction({
+  method: "POST",
+  path: "/refs/tour",
+  summary:
+    "Queue camera-tour videos of a location's live plate on the built-in engine; answers at once with each tour's number and its job id. The held moments of each tour become takes of the location's tour view as they are found. 400 not a location; 409 no live plate",
+  input: z.object({
+    ep,
+    ref: refField.describe("The location to tour: location:<id>"),
+    move: tourMove,
+    seconds: z
+      .number()
+      .min(TOUR_SECONDS.min)
+      .max(TOUR_SECONDS.max)
+      .nullish()
+      .describe(
+        `Length of each tour in seconds, ${TOUR_SECONDS.min} to ${TOUR_SECONDS.max} (default ${TOUR_SECONDS.default})`,
+      ),
+    count: z
+      .int()
+      .min(TOUR_COUNT.min)
+      .max(TOUR_COUNT.max)
+      .nullish()
+      .describe(`How many tours, ${TOUR_COUNT.min} to ${TOUR_COUNT.max} (default ${TOUR_COUNT.default})`),
+    seed: seed.describe("The first tour's seed (the others get new ones); left out: a new seed"),
+  }),
+  async handler(input, ctx) {
+    const epReal = await resolveEpisode(input.ep, ctx);
+    const store = await ctx.jobs();
+    return queueTours(
+      ctx,
+      store,
+      epReal,
+      { ref: input.ref, move: input.move, seconds: input.seconds, count: input.count, seed: input.seed },
+      ctx.jobSignals.jobAdded,
+    );
+  },
+});
