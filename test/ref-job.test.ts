@@ -181,6 +181,22 @@ describe("ref jobs on the built-in card", () => {
     }
   });
 
+  it("places a candidate of a series reference in the show folder when the series config lives there", async () => {
+    const ep = await s.folder({ "../series.json": cardSeries(), "ep01.md": SCRIPT });
+    expect((await s.call("POST", "/build", { ep })).body.ok).toBe(true);
+    const res = await generate({ ep, ref: "location:street" });
+    expect(res.body.errors).toEqual([]);
+    startPool();
+    await waitFor(ended(res.body.queued[0].prompt_id));
+    const home = dirOf(path.dirname(ep), "location__street");
+    const sc = JSON.parse(await readFile(path.join(home, "location__street_t01.json"), "utf8"));
+    expect(sc).toMatchObject({ status: "ok", ep, image: "location__street_t01.png" });
+    expect(await pngSize(path.join(home, "location__street_t01.png"))).toMatchObject({
+      width: 1344,
+      height: 768,
+    });
+  });
+
   it("closes a candidate failed with the engine's reason, and a retry makes a new one with the same settings", async () => {
     const ep = await s.episode(SCRIPT, { series: cardSeries() });
     const res = await generate({ ep, ref: "location:street", seed: "1234", note: "wet" });
