@@ -10,13 +10,11 @@ import { assembleJob } from "./assemble.ts";
 import { refJob } from "./ref.ts";
 import { renderJob } from "./render.ts";
 import { tourJob } from "./tour.ts";
-import { tourJob } from "./tour.ts";
 
 export const jobKinds = {
   assemble: assembleJob,
   ref: refJob,
   render: renderJob,
-  tour: tourJob,
   tour: tourJob,
 } satisfies JobKinds;
 
