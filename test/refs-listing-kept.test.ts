@@ -120,6 +120,21 @@ describe("GET /studio/refs kept between listings", () => {
     expect(after.views[0]).toMatchObject({ view: "01_threequarter", picked: take });
   });
 
+  it("sees the first candidate of a reference whose takes folder appears under a kept refs/_takes", async () => {
+    const ep = await s.episode(SCRIPT);
+    await candidate(ep, "subject:kettle", [30, 30, 30]);
+    await listing(ep); // auto-pick places it
+    const parent = path.join(ep, "refs/_takes");
+    const past = new Date(Date.now() - 60_000);
+    await utimes(parent, past, past);
+    const before = await listing(ep);
+    expect(find(before, "location:street").takes).toEqual([]);
+    expect(await listing(ep)).toEqual(before);
+    const take = await candidate(ep, "location:street", [40, 50, 60]);
+    const after = await listing(ep);
+    expect(find(after, "location:street").takes.map((t: { take: number }) => t.take)).toEqual([take]);
+  });
+
   it("closes a queued take whose job is gone on a reference whose live file is in place", async () => {
     const ep = await s.episode(SCRIPT);
     await candidate(ep, "subject:kettle", [20, 120, 20]);

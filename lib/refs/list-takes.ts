@@ -5,7 +5,7 @@ import type { BigIntStats } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
-import { listShowFiles, readListedJson } from "../paths/guarded.ts";
+import { listShowFiles, readListedJson, readShowDirents } from "../paths/guarded.ts";
 import { cacheSlot } from "../store/caches.ts";
 import { RACY_FOLDER_MS } from "../store/json-file.ts";
 import { isObject, type JsonObject } from "../store/json-guards.ts";
@@ -41,19 +41,75 @@ const folderKey = (st: BigIntStats | null) => (st ? `${st.ino}:${st.mtimeNs}:${s
 const racy = (st: BigIntStats | null) =>
   st !== null && Date.now() - Number(st.mtimeNs / 1_000_000n) < RACY_FOLDER_MS;
 
-/** The ref's candidates (every view, nothing from the trash), read again only when its folder changed. */
+const FOLDERS = cacheSlot(
+  "reference takes folders",
+  () => new Map<string, { key: string; names: Set<string> }>(),
+);
+
+/**
+ * The takes folders under each `refs/_takes/` one listing looks in: the parent's folder names are read once per
+ * listing (and again only when the parent changed), so a reference with no candidates yet (most keyframes) costs
+ * no failed stat of its own.
+ */
+export class TakesFolders {
+  private readonly parents = new Map<string, Promise<ReadonlySet<string>>>();
+  private readonly services: ListServices;
+
+  constructor(services: ListServices) {
+    this.services = services;
+  }
+
+  /** False when the ref's takes folder is surely not there. */
+  async mayExist(place: RefsPlace, ref: RefId): Promise<boolean> {
+    const parent = path.dirname(takesDir(place, ref));
+    let names = this.parents.get(parent);
+    if (!names) {
+      names = this.names(place, ref, parent);
+      this.parents.set(parent, names);
+    }
+    return (await names).has(ref.key);
+  }
+
+  private async names(place: RefsPlace, ref: RefId, parent: string): Promise<ReadonlySet<string>> {
+    const folders = this.services.caches.of(FOLDERS);
+    const st = await stat(parent, { bigint: true }).catch(() => null);
+    if (!st?.isDirectory()) {
+      folders.delete(parent);
+      return new Set();
+    }
+    const key = folderKey(st);
+    const hit = folders.get(parent);
+    if (hit && hit.key === key) return hit.names;
+    const entries = await readShowDirents(takesFence(place, ref), parent).catch(() => []);
+    const names = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
+    if (!racy(st)) {
+      if (folders.size > 5000) folders.clear();
+      folders.set(parent, { key, names });
+    }
+    return names;
+  }
+}
+
+/**
+ * The ref's candidates (every view, nothing from the trash), read again only when its folder changed. `folders`
+ * (one per listing) skips the stat of a folder its parent does not hold.
+ */
 export async function listedTakes(
   services: ListServices,
   place: RefsPlace,
   ref: RefId,
+  folders?: TakesFolders,
 ): Promise<ListedTakes> {
   const dir = takesDir(place, ref);
   const toursDir = path.join(dir, "_tours");
   const withTours = ref.family === "location";
-  const [st, toursSt] = await Promise.all([
-    stat(dir, { bigint: true }).catch(() => null),
-    withTours ? stat(toursDir, { bigint: true }).catch(() => null) : null,
-  ]);
+  const there = folders ? await folders.mayExist(place, ref) : true;
+  const [st, toursSt] = there
+    ? await Promise.all([
+        stat(dir, { bigint: true }).catch(() => null),
+        withTours ? stat(toursDir, { bigint: true }).catch(() => null) : null,
+      ])
+    : [null, null];
   const key = `${place.ep}\0${folderKey(st)}\0${folderKey(toursSt)}`;
   const held = services.caches.of(HELD);
   const hit = held.get(dir);

@@ -19,7 +19,7 @@ import {
 } from "./effective.ts";
 import { isCharacterView, parseRefId } from "./ids.ts";
 import { type Sibling, siblingsOf } from "./list-siblings.ts";
-import { type ListedTakes, listedTakes, wireTake } from "./list-takes.ts";
+import { type ListedTakes, listedTakes, TakesFolders, wireTake } from "./list-takes.ts";
 import type { LiveRef } from "./live.ts";
 import { liveRefOf } from "./live-ref.ts";
 import { overrideView, type RefOverridesFile, readRefOverrides } from "./overrides.ts";
@@ -53,6 +53,7 @@ interface Shared {
   /** The defaults and the target registry as keys of the listing memo. */
   settingsKey: string;
   probe: FileProbe;
+  folders: TakesFolders;
   picks: { series: PicksFile; shot: PicksFile };
   overrides: { series: RefOverridesFile; shot: RefOverridesFile };
   siblings: Sibling[];
@@ -81,6 +82,7 @@ async function shared(services: ListServices, place: RefsPlace): Promise<Shared>
     settingsKey: `${identities(services).registryKey(settings.registry)}\0${jsonOf(settings.defaults)}`,
     // Below refs/shots a keyframe whose shot folder is not there is missing without a stat of its own.
     probe: new FileProbe(services, fence, [keyframeGate(place.ep)]),
+    folders: new TakesFolders(services),
     picks: { series: seriesPicks, shot: shotPicks },
     overrides: { series: seriesOverrides, shot: shotOverrides },
     siblings,
@@ -196,7 +198,7 @@ async function listWithState(sh: Shared, c: CatalogRef): Promise<Listed> {
   const { ref } = c;
   const series = ref.scope === "series";
   const [listed, state] = await Promise.all([
-    listedTakes(sh.services, sh.place, ref),
+    listedTakes(sh.services, sh.place, ref, sh.folders),
     sh.probe.state(c.file),
   ]);
   const sha1 = state.exists ? await sh.probe.sha1(c.file) : null;
