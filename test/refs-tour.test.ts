@@ -7,6 +7,7 @@ import path from "node:path";
 import { execa } from "execa";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { retryJob } from "../lib/jobs/kinds.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { afterAnswerSettled } from "../lib/refs/list-after.ts";
@@ -35,6 +36,8 @@ beforeAll(async () => {
     kinds: { tour: tourJob },
     emit: (kind, data) => services.events.emit(kind, data),
     pollMs: 20,
+    // Heartbeats every 300 ms, so a cancel reaches a running tour at once.
+    leaseMs: 900,
   });
   pool.start();
 });
@@ -221,6 +224,29 @@ describe("POST /studio/refs/tour", () => {
       /tour_t01 is queued: only a finished tour gives frames/,
     );
   });
+
+  it("ends a canceled tour failed, saying so, and a retry makes it again", async () => {
+    const ep = await episode();
+    const res = await s.call("POST", "/refs/tour", {
+      ep,
+      ref: "location:kitchen",
+      move: "orbit",
+      seconds: 10,
+    });
+    const id = res.body.queued[0].backend_prompt_id;
+    const stop = Date.now() + 30_000;
+    while ((await store.get(id))?.status !== "running" && Date.now() < stop)
+      await new Promise((r) => setTimeout(r, 20));
+    await store.cancel(id);
+    expect((await ended(id)).status).toBe("canceled");
+    const sidecar = (await s.readJson(path.join(toursDir(ep), "tour_t01.json"))) as Any;
+    expect(sidecar).toMatchObject({ status: "failed", error: "canceled" });
+    expect(events().at(-1)).toBe("studio.episode");
+    const again = await retryJob(s.env.services, store, (await store.get(id)) as Any);
+    expect((await ended(again.id)).status).toBe("succeeded");
+    const done = (await s.readJson(path.join(toursDir(ep), "tour_t01.json"))) as Any;
+    expect(done).toMatchObject({ status: "ok", error: null, frames: 240 });
+  }, 120_000);
 
   it("refuses what cannot be toured", async () => {
     const ep = await episode();

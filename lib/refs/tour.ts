@@ -211,6 +211,15 @@ export async function runTour(services: TourServices, p: TourPayload, hooks: Tou
   const current = await readTourSidecar(services, place, ref, p.tour);
   if (!current) throw new Error(`${p.ref} ${tourName(p.tour)}: its sidecar is gone`);
   if (current.status === "ok") return;
+  // A retry of a failed tour runs it again from the start.
+  if (current.status !== "queued") {
+    await updateTour(services, place, ref, p.tour, (r) => ({
+      ...r,
+      status: "queued",
+      error: null,
+      finished: null,
+    }));
+  }
   const fence = takesFence(place, ref);
   const dir = await mkdirShow(fence, toursDir(place, ref));
   const video = path.join(dir, `${tourName(p.tour)}.mp4`);
