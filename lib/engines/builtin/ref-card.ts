@@ -159,7 +159,7 @@ export function jobRefOf(
 
 // ------------------------------------------------------------------------------------------------ the drawings
 
-/** A figure in a 100 × 200 box, feet at the bottom, facing right where it faces anywhere. */
+/** A figure in a 100 × 200 box, feet at the bottom: the side view faces right, the three-quarter view left. */
 function figure(view: string, p: Palette): string {
   const f = p.figure;
   const s = p.shade;
@@ -206,8 +206,10 @@ function figure(view: string, p: Palette): string {
         `<path d="M40,106 Q50,112 60,106" fill="none" stroke="${p.bg}" stroke-width="2.5" stroke-linecap="round"/>`
       );
     default:
-      // Three-quarter: turned to the right, the far side in shade, the near shoulder wider.
+      // Three-quarter: turned to the viewer's left (as the view's prompt asks), the far side in shade, the near
+      // shoulder wider; drawn facing right, then mirrored.
       return (
+        `<g transform="translate(100,0) scale(-1,1)">` +
         limb(45, 102, 40, 190, 13, f) +
         limb(60, 102, 64, 188, 12, s) +
         `<path d="M31,42 Q50,35 66,42 L63,104 L37,104 Z" fill="${f}"/>` +
@@ -218,7 +220,8 @@ function figure(view: string, p: Palette): string {
         `<ellipse cx="52" cy="21" rx="13" ry="15" fill="${f}"/>` +
         `<path d="M64,20 L69,26 L64,27 Z" fill="${f}"/>` +
         `<path d="M38,16 Q46,2 62,10 L58,14 Q48,10 41,22 Z" fill="${s}"/>` +
-        `<circle cx="59" cy="20" r="1.8" fill="${p.bg}"/>`
+        `<circle cx="59" cy="20" r="1.8" fill="${p.bg}"/>` +
+        "</g>"
       );
   }
 }
