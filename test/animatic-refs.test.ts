@@ -287,11 +287,13 @@ describe("the animatic reads the subjects' live pictures", () => {
     };
     expect(await stale()).toEqual({ sh010: [], sh020: [], sh030: [] });
 
-    // The shot's reference rows list the sheet as an optional subject picture, with no composed sheet row.
+    // The shot's reference rows list the sheet as an optional subject picture (no composed sheet row) and the plate
+    // the card is drawn over.
     const detail = await s.call("GET", "/shot", { ep, pass: "proxy", shot: "sh010" });
     expect(detail.body.refs_used.map((r: Any) => `${r.role}:${r.slot}:${r.need}:${r.exists}`)).toEqual([
       "subject:sheet panel 1:optional:true",
       "first:first frame:optional:false",
+      "plate:plate:optional:true",
     ]);
 
     // A new pick of Ada's sheet, and Bo's first sheet: both takes turn ref-stale; Cy's stays fresh.

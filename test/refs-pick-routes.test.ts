@@ -122,6 +122,16 @@ describe("PUT /studio/refs/pick", () => {
   });
 });
 
+describe("used_by", () => {
+  it("counts the shots whose animatic card is drawn over a location's plate", async () => {
+    const ep = await s.episode(SCRIPT);
+    const res = await s.call("GET", "/refs", { ep });
+    const kitchen = res.body.refs.find((r: { id: string }) => r.id === "location:kitchen");
+    expect(kitchen.used_by.proxy).toEqual(["sh010", "sh020", "sh030"]);
+    await afterAnswerSettled(s.env.services, ep);
+  });
+});
+
 describe("DELETE /studio/refs/pick", () => {
   it("removes the live file, keeps the take and records cleared so auto-pick stays away", async () => {
     const ep = await s.episode(SCRIPT);

@@ -186,6 +186,18 @@ export function refSlots(s: SlotSources): RefSlot[] {
       ...(why !== undefined ? { anyway: false, why } : {}),
     });
   }
+  const drawnPlate = recipe.plate_drawn && s.plateKey ? textOf(s.series?.locations[s.plateKey]?.plate) : null;
+  if (drawnPlate && s.plateKey) {
+    out.push({
+      slot: "plate",
+      kind: "image",
+      path: drawnPlate,
+      role: "plate",
+      id: `location:${s.plateKey}`,
+      location: s.plateKey,
+      optional: true,
+    });
+  }
   const anchor = isObject(recipe.audio_anchor) ? textOf(recipe.audio_anchor.slot) : null;
   const track = recording(s);
   if (anchor && DUB.has(policy) && track) {

@@ -511,7 +511,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     }
   }
 
-  const refs = await recordRefs(c, slots, exists, plateSlot(c, sc, builtin));
+  const refs = await recordRefs(c, slots, exists);
   const fps = current.fps;
   const length = num(current.entry.length) ?? num(eff.length) ?? 1;
   const defaults = current.defaults;
@@ -754,34 +754,13 @@ function settingsFor(c: PlanCtx, sc: ShotContext, spec: TargetSpec, notes: strin
   return eff;
 }
 
-/** The plate the built-in animatic draws behind the card: the shot's location's `plate`, when the config names one. */
-function plateSlot(c: PlanCtx, sc: ShotContext, builtin: boolean): RefSlot | null {
-  if (!builtin) return null;
-  const key = sc.story?.location;
-  const locations = c.vi.seriesRaw?.locations;
-  const loc = key && isObject(locations) ? locations[key] : undefined;
-  const plate = isObject(loc) && typeof loc.plate === "string" && loc.plate.trim() ? loc.plate.trim() : null;
-  if (!plate || !key) return null;
-  return {
-    slot: "plate",
-    kind: "image",
-    path: plate,
-    role: "plate",
-    id: `location:${key}`,
-    location: key,
-    optional: true,
-  };
-}
-
 async function recordRefs(
   c: PlanCtx,
   slots: readonly RefSlot[],
   exists: ReadonlyMap<RefSlot, boolean>,
-  plate: RefSlot | null,
 ): Promise<RecordedRef[]> {
-  const all = plate && !slots.some((s) => s.path === plate.path) ? [...slots, plate] : [...slots];
   return Promise.all(
-    all.map(async (s): Promise<RecordedRef> => {
+    slots.map(async (s): Promise<RecordedRef> => {
       const abs = c.resolve(s.path);
       const there = exists.get(s) ?? (await c.probe.exists(abs));
       const sha1 = there ? await c.probe.sha1(abs) : null;

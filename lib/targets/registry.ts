@@ -76,6 +76,8 @@ export interface Recipe {
   keyframe_path?: string;
   subject_slots?: string[];
   plate_slot?: string;
+  /** The target draws the shot's location plate when there is one (an optional slot; a missing plate never blocks). */
+  plate_drawn?: boolean;
   voice_slots?: string[];
   sheet_panels?: number;
   panels?: number;
@@ -204,6 +206,7 @@ const recipeSchema: z.ZodType<Recipe> = z.looseObject({
   keyframe_path: z.string().optional(),
   subject_slots: z.array(z.string()).optional(),
   plate_slot: z.string().optional(),
+  plate_drawn: z.boolean().optional(),
   voice_slots: z.array(z.string()).optional(),
   sheet_panels: z.number().optional(),
   panels: z.number().optional(),
