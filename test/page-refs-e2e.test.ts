@@ -120,19 +120,18 @@ async function viewPicture(colour: Rgb): Promise<Buffer> {
  * DataTransfer carries Files made in the page from the bytes given.
  */
 async function dropFiles(target: Locator, files: { name: string; bytes: Buffer }[]): Promise<void> {
-  const transfer = await target.page().evaluateHandle(
-    (files) => {
-      const dt = new DataTransfer();
-      for (const { name, b64 } of files) {
-        const raw = atob(b64);
-        const data = new Uint8Array(raw.length);
-        for (let i = 0; i < raw.length; i++) data[i] = raw.charCodeAt(i);
-        dt.items.add(new File([data], name, { type: "image/png" }));
-      }
-      return dt;
-    },
-    files.map((f) => ({ name: f.name, b64: f.bytes.toString("base64") })),
-  );
+  // Page code as text: the test's own compile has no DOM types.
+  const payload = JSON.stringify(files.map((f) => ({ name: f.name, b64: f.bytes.toString("base64") })));
+  const transfer = await target.page().evaluateHandle(`(() => {
+    const dt = new DataTransfer();
+    for (const { name, b64 } of ${payload}) {
+      const raw = atob(b64);
+      const data = new Uint8Array(raw.length);
+      for (let i = 0; i < raw.length; i++) data[i] = raw.charCodeAt(i);
+      dt.items.add(new File([data], name, { type: "image/png" }));
+    }
+    return dt;
+  })()`);
   await target.dispatchEvent("dragenter", { dataTransfer: transfer });
   await target.dispatchEvent("dragover", { dataTransfer: transfer });
   await target.dispatchEvent("drop", { dataTransfer: transfer });
@@ -168,16 +167,16 @@ beforeAll(async () => {
   view = await openPage(browser, `${server.url}/studio/?ep=${encodeURIComponent(ep())}&view=refs`);
   page = view.page;
   // Every "Uploading …" bar the page shows, seen as it appears (a small file on loopback is gone within a frame).
-  await page.evaluate(() => {
-    const seen: string[] = [];
-    (window as unknown as { uploadsSeen: string[] }).uploadsSeen = seen;
+  await page.evaluate(`(() => {
+    const seen = [];
+    window.uploadsSeen = seen;
     new MutationObserver(() => {
       for (const bar of document.querySelectorAll("progress[aria-label^='Uploading ']")) {
         const label = bar.getAttribute("aria-label") ?? "";
         if (!seen.includes(label)) seen.push(label);
       }
     }).observe(document.body, { childList: true, subtree: true, attributes: true });
-  });
+  })()`);
 }, 180_000);
 
 afterAll(async () => {
@@ -216,7 +215,7 @@ describe("the References view", () => {
       await card.waitFor({ timeout: 30_000 });
       await expect.poll(() => card.getByText("live", { exact: true }).count(), { timeout: 30_000 }).toBe(1);
     }
-    const seen = await page.evaluate(() => (window as unknown as { uploadsSeen: string[] }).uploadsSeen);
+    const seen = (await page.evaluate("window.uploadsSeen")) as string[];
     expect(seen).toEqual([
       "Uploading riley_threequarter.png",
       "Uploading riley_side.png",
