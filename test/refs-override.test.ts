@@ -213,9 +213,13 @@ describe("PUT /studio/refs/override", () => {
       [
         "location:kitchen",
         { target: "animatic" },
-        "target: 'animatic' is not an image target (known: card, flux2_klein, flux2_klein_edit)",
+        "target: 'animatic' is not an image target (known: card, flux2_klein, flux2_klein_edit, flux_kontext, klein_erp_360, krea2, qwen_image_21, qwen_rapid_aio, z_image_turbo)",
       ],
-      ["voice:ada", { target: "card" }, "target: 'card' is not an audio target (known: ltx2_voice, silence, speech)"],
+      [
+        "voice:ada",
+        { target: "card" },
+        "target: 'card' is not an audio target (known: ltx2_voice, silence, speech)",
+      ],
       ["location:kitchen", { target: "a b" }, /^target must be a target id/],
       ["location:kitchen", { negative: "blur" }, "negative: Card takes no negative prompt"],
       [
@@ -357,12 +361,12 @@ describe("PUT /studio/refs/defaults", () => {
     refusal(
       await defaults(ep, { target: "animatic" }),
       400,
-      "target: 'animatic' is not an image target (known: card, flux2_klein, flux2_klein_edit)",
+      "target: 'animatic' is not an image target (known: card, flux2_klein, flux2_klein_edit, flux_kontext, klein_erp_360, krea2, qwen_image_21, qwen_rapid_aio, z_image_turbo)",
     );
     refusal(
       await defaults(ep, { keyframe_target: "ltx2_voice" }),
       400,
-      "keyframe_target: 'ltx2_voice' is not an image target (known: card, flux2_klein, flux2_klein_edit)",
+      "keyframe_target: 'ltx2_voice' is not an image target (known: card, flux2_klein, flux2_klein_edit, flux_kontext, klein_erp_360, krea2, qwen_image_21, qwen_rapid_aio, z_image_turbo)",
     );
     refusal(
       await defaults(ep, { voice_target: "card" }),

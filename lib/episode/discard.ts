@@ -88,7 +88,12 @@ async function takeFiles(fence: Fence, ep: string, dir: string, t: TakeRecord): 
 }
 
 /** `_trash/<shot>/`, or a fresh `<YYYYmmdd-HHMMSS>[-n]/` inside it when any of the names is already there. */
-export async function trashTarget(fence: Fence, base: string, files: readonly string[], now: Date): Promise<string> {
+export async function trashTarget(
+  fence: Fence,
+  base: string,
+  files: readonly string[],
+  now: Date,
+): Promise<string> {
   await mkdirShow(fence, base);
   const taken = await Promise.all(
     files.map(async (f) => (await statShowOrNull(fence, path.join(base, f)).catch(() => null)) !== null),
