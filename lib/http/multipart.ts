@@ -8,6 +8,7 @@ import path from "node:path";
 import { badRequest, StudioError } from "../errors.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { tempName } from "../store/temp-names.ts";
+import { Reclaimer } from "./reclaim.ts";
 
 /** Largest upload (a picture, a sound, a video): 64 MB. */
 export const UPLOAD_LIMIT = 64 * 1024 * 1024;
@@ -134,6 +135,8 @@ export async function parseMultipart(
   };
 
   const reader = body.getReader();
+  // Chunks already written out are collected as the body streams, not once tens of megabytes of them pile up.
+  const reclaim = new Reclaimer();
 
   // Bytes of the current part's body: kept for a field, written for the file.
   const take = async (data: Buffer) => {
@@ -278,6 +281,7 @@ export async function parseMultipart(
       });
       if (done) break;
       received += value.byteLength;
+      reclaim.add(value.byteLength);
       if (received > limits.bodyBytes) throw uploadTooLarge();
       if (state === "epilogue") continue;
       const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
