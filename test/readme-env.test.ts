@@ -24,7 +24,7 @@ async function readByCode(): Promise<Set<string>> {
   const patterns = [
     /\benv\.([A-Z][A-Z0-9_]+)\b/g,
     /\benv\[\s*"([A-Z][A-Z0-9_]+)"\s*\]/g,
-    /"((?:STUDIO|COMFY)[A-Z0-9_]*|FFMPEG_PATH|FFPROBE_PATH|H3_[A-Z0-9_]*WORKFLOW)"/g,
+    /"((?:STUDIO|COMFY)[A-Z0-9_]*|FFMPEG_PATH|FFPROBE_PATH|ESPEAK_NG_PATH|H3_[A-Z0-9_]*WORKFLOW)"/g,
   ];
   for (const dir of SOURCES) {
     for (const file of await files(dir)) {
