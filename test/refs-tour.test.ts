@@ -156,8 +156,21 @@ describe("POST /studio/refs/tour", () => {
     const listed = await s.call("GET", "/refs", { ep });
     const kitchen = listed.body.refs.find((r: Any) => r.id === "location:kitchen");
     expect(kitchen.tours).toEqual([
-      { tour: 1, status: "ok", move: "push_in", holds: done.holds, error: null },
+      {
+        tour: 1,
+        status: "ok",
+        move: "push_in",
+        holds: done.holds,
+        error: null,
+        video: "refs/_takes/location__kitchen/_tours/tour_t01.mp4",
+        seconds: 3,
+        fps: 24,
+        frames: 72,
+      },
     ]);
+    // The listed video is the tour itself, served like any episode file.
+    const served = await s.call("GET", "/file", { ep, path: kitchen.tours[0].video });
+    expect(served.status).toBe(200);
     expect(kitchen.tour_holds.map((t: Any) => t.take)).toEqual(done.holds);
     expect(kitchen.tour_holds.every((t: Any) => t.source === "tour" && t.usable)).toBe(true);
 

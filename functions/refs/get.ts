@@ -13,7 +13,7 @@ export default defineFunction({
   method: "GET",
   path: "/refs",
   summary:
-    "Every reference of the episode (subjects with views, locations, voices, keyframes) with live file, candidates, picks, overrides, effective settings and sharing; and the default targets",
+    "Every reference of the episode (subjects with views, locations, voices, keyframes) with live file, candidates, picks, overrides, effective settings and sharing; and the default targets. A location's `tours` each add `video` (the tour's mp4, episode-relative, null until made), `seconds`, `fps` and `frames` (null until made)",
   input: z.object({ ep }),
   async handler(input, ctx) {
     const epReal = await resolveEpisode(input.ep, ctx);

@@ -21,6 +21,12 @@ export interface ListedTour {
   move: string | null;
   holds: number[];
   error: string | null;
+  /** The tour's video, episode-relative (null until it is made): the page scrubs it to add a frame. */
+  video: string | null;
+  /** Its length as asked, its frame rate and (once made) its frame count. */
+  seconds: number | null;
+  fps: number | null;
+  frames: number | null;
 }
 
 export interface ListedTakes {
@@ -115,8 +121,8 @@ export async function listedTakes(
   const hit = held.get(dir);
   if (hit && hit.key === key) return hit.listed;
   const takes = st?.isDirectory() ? await listTakes(services, place, ref) : [];
-  const tours = toursSt?.isDirectory() ? await readTours(services, place, ref, toursDir) : [];
   const rel = (abs: string) => path.relative(place.ep, abs).split(path.sep).join("/");
+  const tours = toursSt?.isDirectory() ? await readTours(services, place, ref, toursDir, rel) : [];
   const listed: ListedTakes = { takes, wire: takes.map((t) => wireTake(t, rel)), tours };
   if (!racy(st) && !racy(toursSt)) {
     if (held.size > 5000) held.clear();
@@ -130,6 +136,7 @@ async function readTours(
   place: RefsPlace,
   ref: RefId,
   dir: string,
+  rel: (abs: string) => string,
 ): Promise<ListedTour[]> {
   const listing = await listShowFiles(takesFence(place, ref), dir).catch(() => null);
   if (!listing) return [];
@@ -147,6 +154,16 @@ async function readTours(
         ? record.holds.filter((h): h is number => typeof h === "number")
         : [],
       error: typeof record.error === "string" ? record.error : null,
+      // Only a name the tour job writes is trusted, and only when that file is in the folder.
+      video:
+        typeof record.video === "string" &&
+        /^tour_t\d{2,}\.mp4$/.test(record.video) &&
+        listing.files.includes(record.video)
+          ? rel(path.join(dir, record.video))
+          : null,
+      seconds: typeof record.seconds === "number" ? record.seconds : null,
+      fps: typeof record.fps === "number" ? record.fps : null,
+      frames: typeof record.frames === "number" ? record.frames : null,
     });
   }
   return out.sort((a, b) => a.tour - b.tour);
