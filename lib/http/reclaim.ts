@@ -8,7 +8,7 @@ import vm from "node:vm";
 export type Collect = (options: { type: "minor" | "major" }) => void;
 
 /** Bytes received between two collections. */
-export const RECLAIM_EVERY = 4 * 1024 * 1024;
+export const RECLAIM_EVERY = 2 * 1024 * 1024;
 
 let exposed: Collect | null | undefined;
 
