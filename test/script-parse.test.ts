@@ -97,6 +97,14 @@ describe("6.1 headers, cast order, parentheticals, prose fall-through", () => {
                 { speaker: "mom", mode: "vo", delivery: "from downstairs", line: "Shoes off!" },
                 { speaker: "ada", mode: "vo", delivery: "", line: "Wait." },
               ],
+              // The action written between the lines keeps its place (the animatic's captions follow it).
+              beats: [
+                { line: 0 },
+                { action: "Bo turns." },
+                { line: 1 },
+                { line: 2 },
+                { action: "CY: indented FADE IN: mood: tense Camera: pushes in" },
+              ],
               sound: null,
               music: null,
               extras: null,
@@ -123,6 +131,7 @@ describe("6.1 headers, cast order, parentheticals, prose fall-through", () => {
       "camera",
       "action",
       "dialogue",
+      "beats",
       "sound",
       "music",
       "extras",

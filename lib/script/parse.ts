@@ -11,6 +11,7 @@ import { isPace } from "./pacing.ts";
 import { parsePyFloat, parsePyInt } from "./rounding.ts";
 import { canonicalSize, unknownSizeMessage } from "./sizes.ts";
 import type {
+  Beat,
   Continuous,
   Diagnostic,
   DialogueLine,
@@ -94,6 +95,8 @@ interface ShotDraft {
   auto: boolean;
   seconds: number | null;
   actions: string[];
+  /** For each action line, how many dialogue lines came before it (the order the beats are written in). */
+  actionAt: number[];
   dialogue: DialogueLine[];
   block: Block;
 }
@@ -109,6 +112,22 @@ interface SequenceDraft {
 export interface ParseResult {
   story: Story;
   warnings: Diagnostic[];
+}
+
+/** `{beats}` when some action line follows a dialogue line, else nothing (action first is the default order). */
+function beatsOf(d: ShotDraft): { beats?: Beat[] } {
+  if (!d.actionAt.some((n) => n > 0)) return {};
+  const beats: Beat[] = [];
+  let said = 0;
+  d.actions.forEach((text, i) => {
+    while (said < d.actionAt[i]) beats.push({ line: said++ });
+    if (!text) return;
+    const last = beats[beats.length - 1];
+    if (last && "action" in last) last.action = `${last.action} ${text}`;
+    else beats.push({ action: text });
+  });
+  while (said < d.dialogue.length) beats.push({ line: said++ });
+  return { beats };
 }
 
 /** Every error and warning of one pass over the script; `story` only when there is no error. */
@@ -322,6 +341,7 @@ class Parser {
       auto: false,
       seconds: null,
       actions: [],
+      actionAt: [],
       dialogue: [],
       block: newBlock(),
     };
@@ -568,7 +588,10 @@ class Parser {
       this.warn(miss.message);
       if (miss.looksLike === "dialogue") this.dialogueLike.push(this.lineNo);
     }
-    if (this.shot) this.shot.actions.push(line.trim());
+    if (this.shot) {
+      this.shot.actions.push(line.trim());
+      this.shot.actionAt.push(this.shot.dialogue.length);
+    }
   }
 
   // ------------------------------------------------------------------------------------------ closing
@@ -646,6 +669,7 @@ class Parser {
       camera: d.camera,
       action,
       dialogue: d.dialogue,
+      ...beatsOf(d),
       sound: d.sound,
       music: d.music,
       extras: d.extras,

@@ -80,6 +80,7 @@ const SHOT_KEYS = [
   "camera",
   "action",
   "dialogue",
+  "beats",
   "sound",
   "music",
   "extras",

@@ -11,6 +11,12 @@ export interface DialogueLine {
   line: string;
 }
 
+/**
+ * A shot's action and lines in the order the script writes them: `{action}` joins adjacent action lines, `{line}`
+ * is an index into `dialogue`. Only written when some action follows a line (otherwise the action comes first).
+ */
+export type Beat = { action: string } | { line: number };
+
 /** One of the four timing shapes, chosen by priority window > model > auto > seconds. */
 export type Timing =
   | { audio_in: number; audio_out: number }
@@ -34,6 +40,7 @@ export interface Shot {
   camera: string | null;
   action: string;
   dialogue: DialogueLine[];
+  beats?: Beat[];
   sound: string | null;
   music: string | null;
   extras: string | null;
