@@ -133,7 +133,18 @@ export interface Job {
   kind: string;
   lane: string;
   title: string;
-  info: { ep?: string; pass?: Pass; shot?: string; take?: number; target?: string; backend?: string };
+  info: {
+    ep?: string;
+    pass?: Pass;
+    shot?: string;
+    take?: number;
+    target?: string;
+    backend?: string;
+    /** Reference and tour jobs: the reference, its view, the tour's number. */
+    ref?: string;
+    view?: string | null;
+    tour?: number;
+  };
   status: JobStatus;
   /** A job that must end before this one starts. */
   after?: string | null;
@@ -423,6 +434,21 @@ export interface RefTakeInfo {
   target?: string | null;
   from?: { shot?: string; take?: number; pass?: Pass; frame?: number; frames?: number } | null;
   original_name?: string | null;
+  /** The job that makes it (its id in GET /studio/jobs), while it has one. */
+  backend_prompt_id?: string | null;
+}
+
+/** A camera tour of a location (`tours` in `GET /studio/refs`); `video` and the timing are the page's extra fields. */
+export interface RefTourInfo {
+  tour: number;
+  status: string;
+  move: string | null;
+  holds: number[];
+  error: string | null;
+  video?: string | null;
+  seconds?: number | null;
+  fps?: number | null;
+  frames?: number | null;
 }
 
 /** A reference's override as listed: the fields set, whether they predate the built prompt, their values. */
@@ -478,6 +504,7 @@ export interface RefInfo {
   live_owner?: string | null;
   panos?: RefTakeInfo[];
   tour_holds?: RefTakeInfo[];
+  tours?: RefTourInfo[];
   // Keyframes only.
   shot?: string;
   which?: "first" | "last";
@@ -511,4 +538,46 @@ export interface RefEvent {
   view: RefViewName | null;
   take: number | null;
   status: "queued" | "ok" | "failed" | "picked" | "cleared" | "discarded" | "promoted";
+}
+
+/** A candidate `POST /studio/refs/generate` (and generate-missing) queued. */
+export interface RefQueued {
+  ref: string;
+  view: RefViewName | null;
+  take: number | null;
+  prompt_id: string | null;
+  seed: string;
+  seed_source: string;
+  backend?: string;
+  target: string;
+  method?: string;
+}
+
+/** One candidate's problem: the request as a whole still went through. */
+export interface RefCandidateError {
+  ref: string;
+  view?: RefViewName | null;
+  error: string;
+  take?: number;
+  target?: string;
+  missing_files?: { param?: string; want?: string; folder?: string }[];
+}
+
+/** `POST /studio/refs/generate`. */
+export interface RefGenerateAnswer {
+  queued: RefQueued[];
+  errors: RefCandidateError[];
+}
+
+/** `POST /studio/refs/generate-missing` (a dry run has null takes and job ids). */
+export interface RefMissingAnswer {
+  queued: RefQueued[];
+  picked: { ref: string; take: number | null; method: string; view?: RefViewName | null }[];
+  skipped: { ref: string; reason: string; view?: RefViewName | null }[];
+  errors: RefCandidateError[];
+}
+
+/** `POST /studio/refs/tour`. */
+export interface RefTourAnswer {
+  queued: { tour: number; backend_prompt_id: string }[];
 }

@@ -1,12 +1,14 @@
 // One reference in full: its live file (or what is missing and who needs it), a character's views side by side with
 // their candidates, another reference's candidates, panoramas and tour holds, imports, and its overrides.
 import type { RefInfo, RefTakeInfo, RefViewName } from "../../types.ts";
+import { GeneratePanel, GenerateViewButton, useGenerate } from "./generate-form.tsx";
 import { ImportZone } from "./import-zone.tsx";
 import { OwnerTakes } from "./owner-takes.tsx";
 import { RefOverride } from "./ref-override.tsx";
 import { LivePicture } from "./ref-picture.tsx";
 import { RefTakeCard } from "./ref-take.tsx";
 import { plainTakes, sideTakes, usedByText, viewColumns } from "./refs-model.ts";
+import { TourPanel } from "./tour-panel.tsx";
 import type { TargetChoice } from "./use-targets.ts";
 
 export function RefDetail({
@@ -32,6 +34,8 @@ export function RefDetail({
 }) {
   const r = refInfo;
   const character = r.kind === "character";
+  const gen = useGenerate(ep, r, targets);
+  const generates = !!r.can_generate;
   const folder = (p: string) => p.split(/[\\/]/).pop() ?? p;
   // A sibling sharing the live file picked it last: this episode's own pick is recorded but no longer live.
   const overtaken =
@@ -121,6 +125,7 @@ export function RefDetail({
           ) : null}
         </dl>
       </div>
+      {generates ? <GeneratePanel ep={ep} gen={gen} /> : null}
       {character ? (
         <div class="view-columns">
           {viewColumns(r).map((col) => {
@@ -143,6 +148,7 @@ export function RefDetail({
                         : "No candidates."}
                   </p>
                 )}
+                {generates && col.view !== "sheet" ? <GenerateViewButton gen={gen} view={col.view} /> : null}
                 {zone(col.view, true)}
                 <div class="view-takes">{col.takes.map((t) => card(t, t.take === col.picked))}</div>
               </section>
@@ -156,7 +162,7 @@ export function RefDetail({
           {takes.length ? (
             <div class="ref-takes">{takes.map((t) => card(t, t.take === r.picked))}</div>
           ) : (
-            <p class="muted">No candidates yet: import a file.</p>
+            <p class="muted">No candidates yet: {generates ? "generate or import one." : "import a file."}</p>
           )}
         </>
       )}
@@ -166,6 +172,7 @@ export function RefDetail({
           <div class="ref-takes">{panos.map((t) => card(t, false))}</div>
         </>
       ) : null}
+      {r.kind === "location" ? <TourPanel ep={ep} refInfo={r} onChanged={onChanged} /> : null}
       {holds.length ? (
         <>
           <h3>Tour holds</h3>

@@ -9,6 +9,7 @@ import { type Action, ErrorText, seconds } from "../../ui.tsx";
 import { ShotKeyframes } from "../refs/shot-keyframes.tsx";
 import { useChoices } from "./choices.ts";
 import { IssueNotes } from "./issue-notes.tsx";
+import { KeyframeCut } from "./keyframe-cut.tsx";
 import { OneOffTarget } from "./one-off.tsx";
 import { OverrideForm } from "./override-form.tsx";
 import { takeName } from "./report.ts";
@@ -99,6 +100,9 @@ export function ShotDetailPanel({
           </p>
         )}
       </div>
+      {clip?.mp4 ? (
+        <KeyframeCut key={clip.mp4} ep={ep} pass={pass} shot={shot} clip={clip} player={player} />
+      ) : null}
       {detail ? (
         <>
           <h3>Takes</h3>
