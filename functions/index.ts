@@ -47,6 +47,7 @@ import refsCopyTake from "./refs/copy-take.post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
 import refsDiscard from "./refs/discard.post.ts";
 import refsGenerate from "./refs/generate.post.ts";
+import refsGenerateMissing from "./refs/generate-missing.post.ts";
 import refsList from "./refs/get.ts";
 import refsImport from "./refs/import.post.ts";
 import refsKeyframe from "./refs/keyframe.post.ts";
@@ -128,6 +129,7 @@ export const functions: readonly StudioFunction[] = [
   refsCopyTake,
   refsMatch,
   refsGenerate,
+  refsGenerateMissing,
   refsOverridePut,
   refsOverrideDelete,
   refsDefaults,

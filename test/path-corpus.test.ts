@@ -419,6 +419,7 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/tour": { ep, ref: "location:kitchen", move: "push_in" },
     "POST /refs/tour-frame": { ep, ref: "location:kitchen", tour: 1, seconds: 1 },
     "POST /refs/generate": { ep, ref: "location:kitchen" },
+    "POST /refs/generate-missing": { ep, dry_run: true },
   };
 }
 

@@ -16,7 +16,7 @@ import { newSeed53 } from "../script/seeds.ts";
 import { errorMessage, type JsonObject, num } from "../store/json-guards.ts";
 import { type MissingFile, modelFolder, modelSpecs, resolveModels } from "../targets/models.ts";
 import type { TargetSpec } from "../targets/registry.ts";
-import { type CatalogRef, catalogRef, readCatalog } from "./catalog.ts";
+import { type Catalog, type CatalogRef, catalogRef, readCatalog } from "./catalog.ts";
 import {
   boundParams,
   type EffectiveRef,
@@ -27,9 +27,11 @@ import {
   isVoice,
   overrideLayers,
   type RefRequest,
+  type RefSettingsInputs,
   readRefSettings,
   stableRefSeed,
   takesNegativePrompt,
+  targetKindOf,
 } from "./effective.ts";
 import { type CharacterView, parseRefId, type RefView, refField, VIEWS, viewField } from "./ids.ts";
 import {
@@ -101,8 +103,9 @@ export type GenerateBody = z.output<typeof generateBody>;
 export interface QueuedCandidate {
   ref: string;
   view: RefView | null;
-  take: number;
-  prompt_id: string;
+  /** Null in a dry run (nothing reserved). */
+  take: number | null;
+  prompt_id: string | null;
   seed: string;
   seed_source: string;
   backend: string;
@@ -121,6 +124,20 @@ export interface CandidateError {
 export interface GenerateAnswer {
   queued: QueuedCandidate[];
   errors: CandidateError[];
+}
+
+/** What a queueing left to tell the page, for a caller that orders the events of several requests itself. */
+export interface GenerateOutcome extends GenerateAnswer {
+  queuedTakes: RefTakeRef[];
+  failedTakes: RefTakeRef[];
+}
+
+/** How generate-missing asks: voices allowed (on the voice target), or nothing written at all. */
+export interface GenerateOptions {
+  /** Voices get a voice candidate on their audio target (generate itself refuses them). */
+  voice?: boolean;
+  /** Plan and answer without reserving or queueing anything. */
+  dryRun?: boolean;
 }
 
 // ------------------------------------------------------------------------------------------ pure planning
@@ -151,9 +168,10 @@ export function checkRequest(
   c: Pick<CatalogRef, "ref" | "kind" | "views">,
   view: RefView | null,
   prompt: boolean,
+  voiceAllowed = false,
 ): void {
   const id = c.ref.id;
-  if (isVoice({ id })) {
+  if (isVoice({ id }) && !voiceAllowed) {
     throw badRequest(
       `voices are not generated here: ${id} gets a voice candidate from generate-missing on the voice target, or import a recording (POST /studio/refs/import)`,
     );
@@ -316,7 +334,7 @@ async function planView(
   c: CatalogRef,
   view: RefView | null,
   eff: EffectiveRef,
-  registry: { get(id: string): TargetSpec | undefined; ids(kind: "image"): string[] },
+  registry: { get(id: string): TargetSpec | undefined; ids(kind: "image" | "audio"): string[] },
   backend: string | null,
 ): Promise<Planned | CandidateError> {
   const id = c.ref.id;
@@ -327,14 +345,15 @@ async function planView(
     ...extra,
   });
   const spec = registry.get(eff.target);
+  const kind = targetKindOf(c.ref);
   if (!spec) {
     return fail(
-      `the image target ${eff.target} is not installed here (image targets: ${registry.ids("image").join(", ") || "none"})`,
+      `the ${kind} target ${eff.target} is not installed here (${kind} targets: ${registry.ids(kind).join(", ") || "none"})`,
     );
   }
-  if (spec.kind !== "image") return fail(`${eff.target} is a ${spec.kind} target, not an image target`);
+  if (spec.kind !== kind) return fail(`${eff.target} is a ${spec.kind} target, not an ${kind} target`);
   const mode = spec.capabilities.mode;
-  if (mode === "edit" || mode === "pano") {
+  if (kind === "image" && (mode === "edit" || mode === "pano")) {
     // An edit target changes a picture it is given and a pano target outpaints a canvas: a plain candidate has neither.
     return fail(
       `${spec.short} is an ${mode} target: it needs ${mode === "edit" ? "the pictures it changes" : "a canvas to outpaint"}, which a plain candidate does not send; choose a text-to-image target`,
@@ -346,11 +365,13 @@ async function planView(
       target: spec.id,
     });
   }
-  if (eff.width === null || eff.height === null) {
+  if (kind === "image" && (eff.width === null || eff.height === null)) {
     return fail(`${id} has no size to be made at`, { target: spec.id });
   }
   const notes: string[] = [];
-  const sized = onGrid(eff.width, eff.height, spec);
+  // A sound has no picture size: its payload carries 1x1, which no audio graph binds.
+  const sized =
+    kind === "image" ? onGrid(eff.width ?? 1, eff.height ?? 1, spec) : { width: 1, height: 1, note: null };
   if (sized.note) notes.push(sized.note);
   const builtin = spec.backend === "builtin";
   const lane = backend ?? targetBackend(spec);
@@ -484,6 +505,13 @@ function queuedSidecar(
     image: `${stem}.png`,
     notes: p.notes,
   };
+  if (p.spec.kind === "audio") {
+    // A voice sample: a sound beside the sidecar, no picture size.
+    delete s.image;
+    delete s.width;
+    delete s.height;
+    s.audio = `${stem}.wav`;
+  }
   if (p.eff.negative !== null) s.negative = p.eff.negative;
   if (extra.shotSize) {
     s.pass = extra.pass;
@@ -504,17 +532,45 @@ export async function generateRefs(
   body: GenerateBody,
   deps: GenerateDeps,
 ): Promise<GenerateAnswer> {
-  const id = parseRefId(body.ref);
   const place = await refsPlace(services, epReal);
-  const catalog = await readCatalog(services, place);
+  const [catalog, settings] = await Promise.all([
+    readCatalog(services, place),
+    readRefSettings(services, place),
+  ]);
+  const out = await queueGenerate(services, { place, catalog, settings }, body, deps);
+  if (out.queued.length) deps.wake?.();
+  for (const t of out.queuedTakes) services.events.emit("studio.ref", refEvent(t, "queued"));
+  for (const t of out.failedTakes) services.events.emit("studio.ref", refEvent(t, "failed"));
+  if (out.queuedTakes.length || out.failedTakes.length)
+    services.events.emit("studio.episode", { ep: place.ep });
+  return { queued: out.queued, errors: out.errors };
+}
+
+/** What a request reads once per episode (generate-missing shares it across its references). */
+export interface GenerateScene {
+  place: RefsPlace;
+  catalog: Catalog;
+  settings: RefSettingsInputs;
+}
+
+/**
+ * Plan one request and reserve and queue its candidates (nothing in a dry run), without events or waking the
+ * workers: the caller orders those. 400 and 404 for a request refused as a whole.
+ */
+export async function queueGenerate(
+  services: GenerateServices,
+  scene: GenerateScene,
+  body: GenerateBody,
+  deps: GenerateDeps,
+  opts: GenerateOptions = {},
+): Promise<GenerateOutcome> {
+  const id = parseRefId(body.ref);
+  const { place, catalog, settings } = scene;
   const c = catalogRef(catalog, id.id);
   const view = (body.view ?? null) as RefView | null;
   const change = requestChange(body);
-  checkRequest(c, view, typeof change.prompt === "string");
-  const [settings, overrides] = await Promise.all([
-    readRefSettings(services, place),
-    readRefOverrides(services, place, c.ref),
-  ]);
+  checkRequest(c, view, typeof change.prompt === "string", opts.voice === true);
+  const overrides = await readRefOverrides(services, place, c.ref);
   const { defaults, registry } = settings;
   const facts = factsOf(c);
   const override = overrides.refs[c.ref.id];
@@ -532,12 +588,13 @@ export async function generateRefs(
   const baseEff = effectiveRef({ ref: facts, view: null, override, defaults, registry, shotSize });
   const target = change.target ?? baseEff.target;
   const spec = registry.get(target);
+  const targetKind = targetKindOf(c.ref);
   const paramNotes = checkForRef(change, {
     ref: c.ref,
     hasViews: hasViews(facts),
     view: hasViews(facts) ? view : null,
-    targetKind: "image",
-    targetIds: registry.ids("image"),
+    targetKind,
+    targetIds: registry.ids(targetKind),
     target,
     targetShort: spec?.short ?? target,
     takesNegative: takesNegativePrompt(spec),
@@ -590,6 +647,19 @@ export async function generateRefs(
   for (const seedChoice of seeds) {
     for (const p of plans) {
       const note = body.note?.trim() || (overrideLayers(override, p.view).find((l) => l.note)?.note ?? "");
+      if (opts.dryRun) {
+        queued.push({
+          ref: c.ref.id,
+          view: p.view,
+          take: null,
+          prompt_id: null,
+          seed: seedChoice.seed.toString(),
+          seed_source: seedChoice.source,
+          backend: p.lane,
+          target: p.spec.id,
+        });
+        continue;
+      }
       let take: number;
       try {
         take = await reserveRefTake(services, place, c.ref, p.view, (n, stem) =>
@@ -614,7 +684,7 @@ export async function generateRefs(
         stem: refStem(t),
         target: p.spec.id,
         backend: p.lane,
-        kind: "image",
+        kind: p.spec.kind === "audio" ? "audio" : "image",
         prompt: p.eff.prompt ?? "",
         seed: seedChoice.seed.toString(),
         width: p.width,
@@ -657,9 +727,5 @@ export async function generateRefs(
     }
   }
 
-  if (queued.length) deps.wake?.();
-  for (const t of queuedTakes) services.events.emit("studio.ref", refEvent(t, "queued"));
-  for (const t of failedTakes) services.events.emit("studio.ref", refEvent(t, "failed"));
-  if (queuedTakes.length || failedTakes.length) services.events.emit("studio.episode", { ep: place.ep });
-  return { queued, errors };
+  return { queued, errors, queuedTakes, failedTakes };
 }

@@ -88,7 +88,7 @@ export function nextInCut(cut: readonly CutEntry[], build: Build, shot: string):
   return null;
 }
 
-function previousInCut(cut: readonly CutEntry[], build: Build, shot: string): CutEntry | null {
+export function previousInCut(cut: readonly CutEntry[], build: Build, shot: string): CutEntry | null {
   const at = cut.findIndex((e) => e.shot === shot);
   for (let i = at - 1; i >= 0; i--) {
     const e = cut[i];

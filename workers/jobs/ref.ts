@@ -4,11 +4,13 @@
 // with the same settings. The render job's sibling.
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { jobRefOf } from "../../lib/engines/builtin/ref-card.ts";
 import { localAddress } from "../../lib/engines/registry.ts";
 import type { Engine, EngineJob, Prepared, RunHooks, Submitted } from "../../lib/engines/types.ts";
 import { defineJobKind, type JobContext } from "../../lib/jobs/kinds.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { episodeFence, mkdirShow } from "../../lib/paths/guarded.ts";
+import { readCatalog } from "../../lib/refs/catalog.ts";
 import { finishRefTake } from "../../lib/refs/finish-ref.ts";
 import {
   failRefSidecar,
@@ -111,6 +113,11 @@ export const refJob = defineJobKind({
         inputs: {},
         workDir,
       };
+      // The reference as the series config words it: the built-in card prints its name and design, a voice speaks
+      // with its `voice` brief. A reference the config no longer names is drawn from the job's own fields.
+      const catalog = await readCatalog(services, t.place).catch(() => null);
+      const catalogRef = catalog?.byId.get(t.ref.id);
+      if (catalog && catalogRef) engineJob.ref = jobRefOf(catalogRef, p.view, catalog.seriesRaw);
       const notes: string[] = [];
       if (spec.backend !== "builtin" && p.backend !== "builtin") {
         const patched = await refGraph(ctx, spec, p, t.place.series.home);
