@@ -2,6 +2,10 @@
 // flux2_klein_edit and ltx2_voice graphs use (targets 2.2–2.4), the project's H3 savers, common save/preview
 // nodes, and loader combos filled from the configured model lists. Both combo encodings occur: legacy classes
 // carry the option list as the type, v3 classes use "COMBO" + `options`.
+// The classes of the shipped image workflows come from the node schema table read from ComfyUI's source
+// (test/fixtures/comfy-node-schemas.json): its inputs, types, bounds, option lists and outputs win over the
+// hand-written entries here, which only add what the table leaves out (category, display name, defaults).
+import schemaTable from "../../fixtures/comfy-node-schemas.json" with { type: "json" };
 import type { Profile } from "./types.ts";
 
 export type Scalar = "INT" | "FLOAT" | "STRING" | "BOOLEAN";
@@ -90,65 +94,29 @@ const models = (folder: string, v3 = false, opts?: Record<string, unknown>): Inp
   opts,
 });
 
-export const SAMPLERS = [
-  "euler",
-  "euler_cfg_pp",
-  "euler_ancestral",
-  "euler_ancestral_cfg_pp",
-  "heun",
-  "heunpp2",
-  "dpm_2",
-  "dpm_2_ancestral",
-  "lms",
-  "dpm_fast",
-  "dpm_adaptive",
-  "dpmpp_2s_ancestral",
-  "dpmpp_sde",
-  "dpmpp_2m",
-  "dpmpp_2m_sde",
-  "dpmpp_3m_sde",
-  "ddpm",
-  "lcm",
-  "ipndm",
-  "deis",
-  "res_multistep",
-  "er_sde",
-  "seeds_2",
-  "ddim",
-  "uni_pc",
-  "uni_pc_bh2",
-];
-export const SCHEDULERS = [
-  "simple",
-  "sgm_uniform",
-  "karras",
-  "exponential",
-  "ddim_uniform",
-  "beta",
-  "normal",
-  "linear_quadratic",
-  "kl_optimal",
-];
-const CLIP_TYPES = [
-  "stable_diffusion",
-  "stable_cascade",
-  "sd3",
-  "stable_audio",
-  "mochi",
-  "ltxv",
-  "pixart",
-  "cosmos",
-  "lumina2",
-  "wan",
-  "hidream",
-  "chroma",
-  "ace",
-  "omnigen2",
-  "qwen_image",
-  "hunyuan_image",
-  "flux2",
-  "krea2",
-];
+/** One input of the schema table: a link type, a widget type, or COMBO with options or a model folder. */
+interface TableInput {
+  type: string;
+  options?: string[] | "samplers" | "schedulers";
+  files?: string;
+  min?: number;
+  max?: number;
+  step?: number;
+}
+interface TableNode {
+  source: string;
+  required: Record<string, TableInput>;
+  optional?: Record<string, TableInput>;
+  outputs: string[];
+}
+const TABLE = schemaTable as unknown as {
+  samplers: string[];
+  schedulers: string[];
+  nodes: Record<string, TableNode>;
+};
+
+export const SAMPLERS: string[] = [...TABLE.samplers];
+export const SCHEDULERS: string[] = [...TABLE.schedulers];
 const SAVE_HIDDEN = { prompt: "PROMPT", extra_pnginfo: "EXTRA_PNGINFO" };
 const LTX = "comfy_extras.nodes_lt";
 const H3 = "custom_nodes.h3pipe";
@@ -160,8 +128,8 @@ const H3_SAVER_COMMON: Record<string, InputDef> = {
   sidecar: str(""),
 };
 
-/** Every class the double knows; `nodes` in the options narrows this. */
-export const NODE_DEFS: Record<string, NodeDef> = {
+/** The double's own entries; the schema table is laid over them (NODE_DEFS). */
+const OWN_DEFS: Record<string, NodeDef> = {
   // --- loaders ---
   CheckpointLoaderSimple: {
     category: "loaders",
@@ -184,7 +152,7 @@ export const NODE_DEFS: Record<string, NodeDef> = {
     category: "advanced/loaders",
     module: "nodes",
     display: "Load CLIP",
-    required: { clip_name: models("text_encoders"), type: combo(CLIP_TYPES) },
+    required: { clip_name: models("text_encoders") },
     optional: { device: combo(["default", "cpu"], false, { advanced: true }) },
     output: ["CLIP"],
   },
@@ -843,6 +811,135 @@ export const NODE_DEFS: Record<string, NodeDef> = {
     behaviour: "extra_output",
   },
 };
+
+/** What the schema table leaves out for the classes only it declares: ComfyUI's category, names and defaults. */
+const TABLE_ONLY: Record<
+  string,
+  Omit<NodeDef, "module"> & { defaults?: Record<string, Record<string, unknown>> }
+> = {
+  DualCLIPLoader: {
+    category: "advanced/loaders",
+    display: "DualCLIPLoader",
+    defaults: { device: { advanced: true } },
+  },
+  FluxGuidance: {
+    category: "advanced/conditioning/flux",
+    defaults: { guidance: { default: 3.5, step: 0.1 } },
+  },
+  FluxKontextImageScale: {
+    category: "advanced/conditioning/flux",
+    description: "This node resizes the image to one that is more optimal for flux kontext.",
+  },
+  ModelSamplingAuraFlow: {
+    category: "advanced/model",
+    defaults: { shift: { default: 1.73, step: 0.01 } },
+  },
+  TextEncodeQwenImageEditPlus: {
+    category: "advanced/conditioning",
+    defaults: { prompt: { multiline: true, dynamicPrompts: true } },
+  },
+  TextEncodeQwenImage21: {
+    category: "model/conditioning/qwen image",
+    display: "Text Encode Qwen Image 2.1",
+    outputName: ["positive", "negative", "latent"],
+    defaults: {
+      prompt: { multiline: true, dynamicPrompts: true },
+      negative_prompt: { multiline: true, dynamicPrompts: true },
+      resolution: { default: 1024 },
+    },
+  },
+  ComfySwitchNode: {
+    category: "logic",
+    display: "Switch",
+    outputName: ["output"],
+    experimental: true,
+  },
+};
+
+const SCALARS = new Set(["INT", "FLOAT", "STRING", "BOOLEAN"]);
+
+/** `comfy_extras/nodes_qwen.py` → `comfy_extras.nodes_qwen`. */
+const moduleOf = (source: string) => source.replace(/\.py$/, "").replace(/\//g, ".");
+
+/** One table input as the double declares it; `own` (the hand-written entry) keeps its defaults and encoding. */
+function tableInput(
+  name: string,
+  t: TableInput,
+  own: InputDef | undefined,
+  v3: boolean,
+  extra: Record<string, unknown> = {},
+): InputDef {
+  const bounds: Record<string, unknown> = {};
+  for (const k of ["min", "max", "step"] as const) if (t[k] !== undefined) bounds[k] = t[k];
+  const ownOpts: Record<string, unknown> = own?.opts ?? {};
+  if (SCALARS.has(t.type)) {
+    const type = t.type as Scalar;
+    const fallback =
+      type === "STRING"
+        ? ""
+        : type === "BOOLEAN"
+          ? false
+          : Math.max(typeof t.min === "number" ? t.min : 0, 0);
+    return { t: "scalar", type, opts: { default: fallback, ...ownOpts, ...extra, ...bounds } };
+  }
+  if (t.type !== "COMBO") return own?.t === "link" ? own : link(t.type);
+  if (t.files === "input") {
+    if (own?.t === "files") return own;
+    return { t: "files", kind: "image", opts: { image_upload: true } };
+  }
+  if (t.files) {
+    return { t: "models", folder: t.files, v3: own?.t === "models" ? own.v3 : v3, opts: own?.opts ?? extra };
+  }
+  const options =
+    t.options === "samplers" ? SAMPLERS : t.options === "schedulers" ? SCHEDULERS : [...(t.options ?? [])];
+  if (options.length === 0) throw new Error(`schema table: ${name} is a COMBO without options`);
+  const isV3 = own?.t === "combo" ? own.v3 : v3;
+  const opts = { ...ownOpts, ...extra };
+  return {
+    t: "combo",
+    options,
+    v3: isV3,
+    opts: { ...opts, default: options.includes(opts.default as string) ? opts.default : options[0] },
+  };
+}
+
+/**
+ * The catalogue: every class of the schema table with the table's inputs (in its order) and outputs, the
+ * double's own entry supplying metadata and defaults; classes the table does not cover stay as written. Output
+ * nodes keep their own outputs (none): the table lists SaveImage's input type where ComfyUI returns nothing.
+ */
+function withSchemaTable(own: Record<string, NodeDef>): Record<string, NodeDef> {
+  const out: Record<string, NodeDef> = { ...own };
+  for (const [name, t] of Object.entries(TABLE.nodes)) {
+    const mine = own[name];
+    const facts = TABLE_ONLY[name];
+    if (!mine && !facts)
+      throw new Error(`schema table: ${name} has no entry in the double (add it to TABLE_ONLY)`);
+    const v3 = t.source.startsWith("comfy_extras/");
+    const section = (inputs: Record<string, TableInput> | undefined) => {
+      if (!inputs || Object.keys(inputs).length === 0) return undefined;
+      const ownOf = (k: string) => mine?.required?.[k] ?? mine?.optional?.[k];
+      return Object.fromEntries(
+        Object.entries(inputs).map(([k, i]) => [
+          k,
+          tableInput(`${name}.${k}`, i, ownOf(k), v3, facts?.defaults?.[k]),
+        ]),
+      );
+    };
+    const { defaults: _defaults, ...meta } = facts ?? { category: "" };
+    out[name] = {
+      ...(mine ?? { ...meta, module: moduleOf(t.source) }),
+      required: section(t.required) ?? {},
+      optional: section(t.optional),
+      output: mine?.outputNode ? mine.output : [...t.outputs],
+    };
+    if (out[name].optional === undefined) delete out[name].optional;
+  }
+  return out;
+}
+
+/** Every class the double knows; `nodes` in the options narrows this. */
+export const NODE_DEFS: Record<string, NodeDef> = withSchemaTable(OWN_DEFS);
 
 /** Folder keys of `GET /models` (0.3.64 list) — configured folders are added. */
 export const MODEL_FOLDERS = [

@@ -185,7 +185,7 @@ export function flux2KleinGraph(o: Flux2GraphOptions = {}): Graph {
       g[id("load")] = node("LoadImage", { image: name }, `Reference ${n}`);
       g[id("scale")] = node(
         "ImageScaleToTotalPixels",
-        { image: [id("load"), 0], upscale_method: "lanczos", megapixels: 1 },
+        { image: [id("load"), 0], upscale_method: "lanczos", megapixels: 1, resolution_steps: 1 },
         `Reference ${n} scale`,
       );
       g[id("encode")] = node(

@@ -1,5 +1,6 @@
-// Real media for outputs: sizes, frame counts and durations read from the submitted graph, pictures made with
-// sharp and video/audio with ffmpeg (lavfi test sources), so downloads can be probed like real renders.
+// Real media for outputs: sizes, frame counts and durations read from the submitted graph (a picture's size
+// followed along the links that carry it), pictures made with sharp and video/audio with ffmpeg (lavfi test
+// sources), so downloads can be probed like real renders.
 import path from "node:path";
 import { execa, type ResultPromise } from "execa";
 import sharp from "sharp";
@@ -180,12 +181,127 @@ export function planAudio(graph: Graph, saver: string, def: DefOf): number {
   return audioPlanFrom(graph, ancestors(graph, saver), def) ?? 5;
 }
 
+/** FLUX.1 Kontext's preferred sizes (FluxKontextImageScale picks the one nearest the picture's aspect). */
+const KONTEXT_SIZES: [number, number][] = [
+  [672, 1568],
+  [688, 1504],
+  [720, 1456],
+  [752, 1392],
+  [800, 1328],
+  [832, 1248],
+  [880, 1184],
+  [944, 1104],
+  [1024, 1024],
+  [1104, 944],
+  [1184, 880],
+  [1248, 832],
+  [1328, 800],
+  [1392, 752],
+  [1456, 720],
+  [1504, 688],
+  [1568, 672],
+];
+const SAMPLER_CLASSES = ["KSampler", "KSamplerAdvanced", "SamplerCustom", "SamplerCustomAdvanced"];
+
+async function loadedSize(graph: Graph, id: string, inputDir: string): Promise<ImagePlan | undefined> {
+  const image = graph[id]?.inputs?.image;
+  if (typeof image !== "string") return undefined;
+  try {
+    const meta = await sharp(path.join(inputDir, image.replace(/ \[(input|output|temp)\]$/, ""))).metadata();
+    if (meta.width && meta.height) return { width: meta.width, height: meta.height, batch: 1 };
+  } catch {
+    // unreadable: the caller falls back
+  }
+  return undefined;
+}
+
+/**
+ * The size a picture (or latent) output has, followed back along the links that carry it as ComfyUI computes it:
+ * samplers keep their latent's size, a switch passes the branch its boolean picks, TextEncodeQwenImage21's latent
+ * takes the first reference's size at its `resolution`, Kontext and total-pixel scalers resize. Undefined when
+ * the path runs through a class the double does not model.
+ */
+async function tracedSize(
+  graph: Graph,
+  from: unknown,
+  def: DefOf,
+  inputDir: string,
+  depth = 0,
+): Promise<ImagePlan | undefined> {
+  if (!isLink(from) || !(from[0] in graph) || depth > 64) return undefined;
+  const [id, slot] = from;
+  const cls = String(classOf(graph, id));
+  const inputs = graph[id]?.inputs ?? {};
+  const follow = (name: string) => tracedSize(graph, inputs[name], def, inputDir, depth + 1);
+  if (IMAGE_LATENTS.includes(cls)) {
+    return {
+      width: numberInput(graph, id, "width", def) ?? 512,
+      height: numberInput(graph, id, "height", def) ?? 512,
+      batch: numberInput(graph, id, "batch_size", def) ?? 1,
+    };
+  }
+  if (cls === "LoadImage") return loadedSize(graph, id, inputDir);
+  if (cls === "VAEDecode" || cls === "VAEDecodeTiled") return follow("samples");
+  if (cls === "VAEEncode") return follow("pixels");
+  if (SAMPLER_CLASSES.includes(cls)) return follow("latent_image");
+  if (cls === "ComfySwitchNode") return follow(inputs.switch === true ? "on_true" : "on_false");
+  if (cls === "FluxKontextImageScale") {
+    const src = await follow("image");
+    if (!src) return undefined;
+    const aspect = src.width / src.height;
+    const [width, height] = KONTEXT_SIZES.reduce((best, s) =>
+      Math.abs(aspect - s[0] / s[1]) < Math.abs(aspect - best[0] / best[1]) ? s : best,
+    );
+    return { width, height, batch: src.batch };
+  }
+  if (cls === "ImageScaleToTotalPixels") {
+    const src = await follow("image");
+    if (!src) return undefined;
+    const total = (numberInput(graph, id, "megapixels", def) ?? 1) * 1024 * 1024;
+    const steps = numberInput(graph, id, "resolution_steps", def) ?? 1;
+    const scale = Math.sqrt(total / (src.width * src.height));
+    return {
+      width: Math.round((src.width * scale) / steps) * steps,
+      height: Math.round((src.height * scale) / steps) * steps,
+      batch: src.batch,
+    };
+  }
+  if (cls === "TextEncodeQwenImage21" && slot === 2) {
+    const resolution = numberInput(graph, id, "resolution", def) ?? 1024;
+    const first = Object.keys(inputs)
+      .filter((k) => /^images\.image_\d+$/.test(k) && isLink(inputs[k]))
+      .sort((a, b) => Number(a.split("_").pop()) - Number(b.split("_").pop()))[0];
+    let width = resolution || 1024;
+    let height = resolution || 1024;
+    const src = first ? await follow(first) : undefined;
+    if (first && !src) return undefined;
+    if (src) {
+      const ratio = src.width / src.height;
+      width =
+        resolution > 0
+          ? Math.round(Math.sqrt(resolution * resolution * ratio) / 32) * 32
+          : Math.round(src.width / 32) * 32;
+      height =
+        resolution > 0
+          ? Math.round(Math.sqrt((resolution * resolution) / ratio) / 32) * 32
+          : Math.round(src.height / 32) * 32;
+      width = Math.max(32, width);
+      height = Math.max(32, height);
+    }
+    // The latent holds a sixteenth of each side.
+    return { width: Math.floor(width / 16) * 16, height: Math.floor(height / 16) * 16, batch: 1 };
+  }
+  return undefined;
+}
+
 export async function planImage(
   graph: Graph,
   saver: string,
   def: DefOf,
   inputDir: string,
 ): Promise<ImagePlan> {
+  const traced = await tracedSize(graph, graph[saver]?.inputs?.images, def, inputDir);
+  if (traced) return traced;
   const up = ancestors(graph, saver);
   const latent = up.find((id) => IMAGE_LATENTS.includes(String(classOf(graph, id))));
   if (latent) {
@@ -196,18 +312,9 @@ export async function planImage(
     };
   }
   const load = up.find((id) => classOf(graph, id) === "LoadImage");
-  const image = load ? graph[load].inputs?.image : undefined;
-  if (typeof image === "string") {
-    try {
-      const meta = await sharp(
-        path.join(inputDir, image.replace(/ \[(input|output|temp)\]$/, "")),
-      ).metadata();
-      if (meta.width && meta.height) return { width: meta.width, height: meta.height, batch: 1 };
-    } catch {
-      // fall through to the default size
-    }
-  }
-  return { width: 512, height: 512, batch: 1 };
+  return (
+    (load ? await loadedSize(graph, load, inputDir) : undefined) ?? { width: 512, height: 512, batch: 1 }
+  );
 }
 
 /** Writes the files; tracks its ffmpeg children so `close()` can stop them. */
