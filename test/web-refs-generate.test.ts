@@ -308,8 +308,8 @@ describe("Generate missing", () => {
       ["queue", "Riley · three-quarter", "on card"],
       ["queue", "Riley · side", "on card"],
       ["pick", "sh020 first frame", "a frame cut from the shot before, made live"],
-      ["skip", "Street", "a candidate is already queued"],
       ["error", "subject:kettle", "no media tool (card)"],
+      ["skip", "Street", "a candidate is already queued"],
     ]);
     expect(previewSummary(answer)).toBe("1 reference to make, 1 made live at once, 1 skipped, 1 problem");
     expect(previewActs(answer)).toBe(true);

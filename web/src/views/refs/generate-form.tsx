@@ -175,7 +175,7 @@ export function GeneratePanel({ ep, gen }: { ep: string; gen: Generate }) {
       <div class="gen-bar">
         {character ? (
           <label>
-            <span>Views</span>
+            <span>Views to make</span>
             <select
               value={form.view ?? ""}
               onChange={(e) => set({ view: (e.currentTarget.value || null) as RefViewName | null })}

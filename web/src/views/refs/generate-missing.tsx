@@ -1,4 +1,4 @@
-// Generate missing, from the References bar: a dry run first (POST /studio/refs/generate-missing with dry_run),
+// Generate missing, opened from the References bar: a dry run first (POST /studio/refs/generate-missing with dry_run),
 // shown as a preview of what would be made, made live at once, skipped and why; then the same request for real,
 // whose answer replaces the preview. Options: the pass whose shots decide what is needed, the kinds, the targets.
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -31,15 +31,16 @@ export function GenerateMissing({
   refs,
   targets,
   onOpen,
+  onClose,
 }: {
   ep: string;
   refs: readonly RefInfo[];
   targets: readonly TargetChoice[];
   /** Choose a reference the preview names. */
   onOpen(ref: string): void;
+  onClose(): void;
 }) {
   const studio = useStudio();
-  const [open, setOpen] = useState(false);
   const [form, setForm] = useState<MissingForm>(() => ({
     pass: studio.router.route.value.pass,
     kinds: MISSING_KINDS.map((k) => k.kind),
@@ -61,11 +62,11 @@ export function GenerateMissing({
     setPreview(null);
   });
   const first = useRef<HTMLSelectElement>(null);
+  // Opening it asks for the preview at once.
   useEffect(() => {
-    if (!open) return;
     first.current?.focus();
     void dry.run();
-  }, [open]);
+  }, []);
   const current = preview?.key === key ? preview.answer : null;
   const shown = done ?? current;
   const image = plainTargets(targets);
@@ -76,24 +77,12 @@ export function GenerateMissing({
         ? MISSING_KINDS.map((x) => x.kind).filter((x) => x === k || f.kinds.includes(x))
         : f.kinds.filter((x) => x !== k),
     }));
-  if (!open) {
-    return (
-      <button type="button" onClick={() => setOpen(true)} title="Preview what is missing, then make it">
-        Generate missing…
-      </button>
-    );
-  }
   const rows = shown ? previewRows(shown, refs) : [];
   return (
     <section class="gen-missing" aria-label="Generate missing references">
       <header class="gen-missing-head">
         <h3>{done ? "Generate missing: queued" : "Generate missing: preview"}</h3>
-        <button
-          type="button"
-          class="ghost"
-          onClick={() => setOpen(false)}
-          aria-label="Close generate missing"
-        >
+        <button type="button" class="ghost" onClick={onClose} aria-label="Close generate missing">
           ✕
         </button>
       </header>
@@ -156,9 +145,9 @@ export function GenerateMissing({
             ))}
           </select>
         </label>
-        {!current && !done ? (
+        {!current ? (
           <button type="submit" disabled={dry.busy || !form.kinds.length}>
-            {dry.busy ? "Looking…" : "Preview"}
+            {dry.busy ? "Looking…" : done ? "Preview again" : "Preview"}
           </button>
         ) : null}
       </form>
@@ -204,7 +193,9 @@ export function GenerateMissing({
           >
             {real.busy ? "Queueing…" : "Generate"}
           </button>
-          <span class="muted small">queues what the preview lists; made pictures go live as they finish</span>
+          <span class="muted small">
+            queues what the preview lists; a reference with no live file takes its first finished candidate
+          </span>
         </div>
       ) : null}
       <ErrorText error={real.error} />

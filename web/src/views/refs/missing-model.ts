@@ -55,8 +55,8 @@ const take = (n: number | null | undefined) =>
   n === null || n === undefined ? "" : ` as t${String(n).padStart(2, "0")}`;
 
 /**
- * One row per thing the answer names, in the order it would happen: queued, picked, skipped, then errors. A
- * character's four-view request is one row per view as the service lists them.
+ * One row per thing the answer names: what would be queued, then made live at once, then the problems, then what is
+ * skipped (the longest list, mostly references that are there). A character's four views are a row each.
  */
 export function previewRows(answer: RefMissingAnswer, refs: readonly RefInfo[]): PreviewRow[] {
   const rows: PreviewRow[] = [];
@@ -79,15 +79,6 @@ export function previewRows(answer: RefMissingAnswer, refs: readonly RefInfo[]):
       detail: `${METHODS[p.method] ?? p.method}, made live${take(p.take)}`,
     });
   });
-  answer.skipped.forEach((s, i) => {
-    rows.push({
-      key: `s${i}`,
-      action: "skip",
-      ref: s.ref,
-      name: nameOf(refs, s.ref, s.view),
-      detail: s.reason,
-    });
-  });
   answer.errors.forEach((e, i) => {
     rows.push({
       key: `e${i}`,
@@ -95,6 +86,15 @@ export function previewRows(answer: RefMissingAnswer, refs: readonly RefInfo[]):
       ref: e.ref,
       name: nameOf(refs, e.ref, e.view),
       detail: e.target ? `${e.error} (${e.target})` : e.error,
+    });
+  });
+  answer.skipped.forEach((s, i) => {
+    rows.push({
+      key: `s${i}`,
+      action: "skip",
+      ref: s.ref,
+      name: nameOf(refs, s.ref, s.view),
+      detail: s.reason,
     });
   });
   return rows;

@@ -8,6 +8,7 @@ import type { RefInfo } from "../../types.ts";
 import { ErrorText } from "../../ui.tsx";
 import { useBulkDrop } from "./bulk-drop.tsx";
 import { DefaultsBar } from "./defaults-bar.tsx";
+import { GenerateMissing } from "./generate-missing.tsx";
 import { RefDetail } from "./ref-detail.tsx";
 import { RefChip } from "./ref-picture.tsx";
 import { groupRefs, listOrder, refState, stepRef } from "./refs-model.ts";
@@ -28,6 +29,7 @@ function Refs({ ep }: { ep: string }) {
   const [filter, setFilter] = useState("");
   // One "make imports live" choice for every import of the view: a reference's zones and the view-wide drop.
   const [pick, setPick] = useState(true);
+  const [missingOpen, setMissingOpen] = useState(false);
   const files = useRef<HTMLInputElement>(null);
   const answer = store.answer.value;
   const refs = answer?.refs ?? [];
@@ -106,6 +108,14 @@ function Refs({ ep }: { ep: string }) {
             >
               Import by name…
             </button>
+            <button
+              type="button"
+              aria-expanded={missingOpen}
+              onClick={() => setMissingOpen(true)}
+              title="Preview what the shots need and nothing provides yet, then make it"
+            >
+              Generate missing…
+            </button>
           </>
         ) : null}
         {answer ? (
@@ -122,6 +132,15 @@ function Refs({ ep }: { ep: string }) {
         ) : null}
       </div>
       {bulk.report}
+      {missingOpen && answer ? (
+        <GenerateMissing
+          ep={ep}
+          refs={refs}
+          targets={targets.image}
+          onOpen={choose}
+          onClose={() => setMissingOpen(false)}
+        />
+      ) : null}
       <ErrorText error={store.error.value ?? targets.error} />
       {!answer && !store.error.value ? <p class="muted empty">Loading references…</p> : null}
       {answer && !refs.length ? (

@@ -33,16 +33,15 @@ export function TourPanel({
 }) {
   const studio = useStudio();
   const [form, setForm] = useState<TourForm>(initialTour);
-  const [queued, setQueued] = useState<string | null>(null);
+  // The tours this panel queued, named until they are made.
+  const [queued, setQueued] = useState<number[]>([]);
   const make = useAction(async () => {
-    setQueued(null);
     const res = await api.post<RefTourAnswer>("refs/tour", tourBody(ep, r.id, form));
-    setQueued(
-      `Queued ${res.queued.map((q) => `tour t${String(q.tour).padStart(2, "0")}`).join(", ")}: held frames land below as the tour is made.`,
-    );
+    setQueued(res.queued.map((q) => q.tour));
     onChanged(null);
   });
   const rows = tourRows(r, studio.jobs.value.value?.jobs ?? []);
+  const waiting = queued.filter((n) => !r.tours?.some((t) => t.tour === n && t.status !== "queued"));
   const [open, setOpen] = useState<number | null>(null);
   if (r.kind !== "location") return null;
   const set = (k: keyof TourForm) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
@@ -102,9 +101,10 @@ export function TourPanel({
         <p class="muted small">A tour moves over the live plate: pick, import or generate one first.</p>
       )}
       <ErrorText error={make.error} />
-      {queued ? (
+      {waiting.length ? (
         <p class="muted small" aria-live="polite">
-          {queued}
+          Queued {waiting.map((n) => `tour t${String(n).padStart(2, "0")}`).join(", ")}: its held frames land
+          below as it is made.
         </p>
       ) : null}
       {rows.length ? (
