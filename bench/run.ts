@@ -5,6 +5,7 @@ import { run as episodeStatusBench } from "./episode-status.ts";
 import { run as pageBench } from "./page.ts";
 import { run as queueBench } from "./queue.ts";
 import { run as refsBench } from "./refs.ts";
+import { run as refsGenerateBench } from "./refs-generate.ts";
 import { run as startupBench } from "./startup.ts";
 import { run as throughputBench } from "./throughput.ts";
 import { run as underLoadBench } from "./under-load.ts";
@@ -16,6 +17,7 @@ const benches: [string, () => Promise<void>][] = [
   ["page", pageBench],
   ["queue", queueBench],
   ["refs", refsBench],
+  ["refs-generate", refsGenerateBench],
   ["startup", startupBench],
   ["throughput", throughputBench],
   ["under-load", underLoadBench],
