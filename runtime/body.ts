@@ -1,12 +1,12 @@
 // Reading a JSON request body within limits: at most 1 MB (413, decided early from Content-Length when declared)
 // and at most 64 levels of nesting (400), so no body can exhaust memory or the stack of the code that walks it.
 import { StudioError } from "../lib/errors.ts";
-import { checkDeclaredLength } from "../lib/http/multipart.ts";
+import { checkDeclaredLength } from "../lib/http/upload-limit.ts";
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 export const JSON_DEPTH_LIMIT = 64;
 /** Uploads (multipart pictures, sound, video) may be larger: 64 MB, refused early past a declared 65 MB. */
-export { UPLOAD_LIMIT } from "../lib/http/multipart.ts";
+export { UPLOAD_LIMIT } from "../lib/http/upload-limit.ts";
 
 /** A raw-body route's early check: a declared length over the upload limit is refused before anything is read. */
 export function checkUploadLength(req: Request): void {

@@ -9,13 +9,9 @@ import { badRequest, StudioError } from "../errors.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { tempName } from "../store/temp-names.ts";
 import { Reclaimer } from "./reclaim.ts";
+import { checkDeclaredLength, UPLOAD_DECLARED_LIMIT, UPLOAD_LIMIT, uploadTooLarge } from "./upload-limit.ts";
 
-/** Largest upload (a picture, a sound, a video): 64 MB. */
-export const UPLOAD_LIMIT = 64 * 1024 * 1024;
-/** A declared body past this (the upload plus 1 MiB for the form around it) is refused before it is read. */
-export const UPLOAD_DECLARED_LIMIT = UPLOAD_LIMIT + 1024 * 1024;
-
-export const uploadTooLarge = () => new StudioError(413, "upload: larger than 64 MB");
+export { checkDeclaredLength, UPLOAD_DECLARED_LIMIT, UPLOAD_LIMIT, uploadTooLarge } from "./upload-limit.ts";
 
 export interface FormLimits {
   /** Bytes of the file part (default 64 MB). */
@@ -86,12 +82,6 @@ export function boundaryOf(contentType: string | null): string {
     throw badRequest("body: the multipart boundary must be 1 to 70 plain characters");
   }
   return boundary;
-}
-
-/** A declared Content-Length past the upload limit is refused before anything is read. */
-export function checkDeclaredLength(headers: Headers, limit = UPLOAD_DECLARED_LIMIT): void {
-  const declared = Number(headers.get("content-length") ?? "");
-  if (Number.isFinite(declared) && declared > limit) throw uploadTooLarge();
 }
 
 /** Reads a multipart/form-data request: the early length check, the boundary, then the streamed parts. */

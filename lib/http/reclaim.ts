@@ -10,25 +10,18 @@ export type Collect = (options: { type: "minor" | "major" }) => void;
 /** Bytes received between two collections. */
 export const RECLAIM_EVERY = 2 * 1024 * 1024;
 
-let exposed: Collect | null | undefined;
-
-/** V8's collector as a function (exposed once for this process), or null where it cannot be had. */
+/** V8's collector as a function, or null where it cannot be had (looked up per upload: a context costs ~1 ms). */
 export function collector(): Collect | null {
-  if (exposed === undefined) {
-    try {
-      const global = (globalThis as { gc?: unknown }).gc;
-      if (typeof global === "function") exposed = global as Collect;
-      else {
-        // The flag makes `gc` a global of contexts made from now on; one such context hands it over.
-        v8.setFlagsFromString("--expose-gc");
-        const made: unknown = vm.runInNewContext("gc");
-        exposed = typeof made === "function" ? (made as Collect) : null;
-      }
-    } catch {
-      exposed = null;
-    }
+  try {
+    const global = (globalThis as { gc?: unknown }).gc;
+    if (typeof global === "function") return global as Collect;
+    // The flag makes `gc` a global of contexts made from now on; one such context hands it over.
+    v8.setFlagsFromString("--expose-gc");
+    const made: unknown = vm.runInNewContext("gc");
+    return typeof made === "function" ? (made as Collect) : null;
+  } catch {
+    return null;
   }
-  return exposed;
 }
 
 /** Counts a body's bytes as they arrive and runs a young-generation collection every RECLAIM_EVERY bytes. */
