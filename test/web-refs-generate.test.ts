@@ -17,10 +17,12 @@ import {
   promptShown,
 } from "../web/src/views/refs/generate-model.ts";
 import {
+  actionWord,
   missingBody,
   previewActs,
   previewRows,
   previewSummary,
+  type RowAction,
 } from "../web/src/views/refs/missing-model.ts";
 import {
   canTour,
@@ -312,6 +314,14 @@ describe("Generate missing", () => {
       ["skip", "Street", "a candidate is already queued"],
     ]);
     expect(previewSummary(answer)).toBe("1 reference to make, 1 made live at once, 1 skipped, 1 problem");
+    expect(previewSummary(answer, true)).toBe("1 reference queued, 1 made live, 1 skipped, 1 problem");
+    expect(["queue", "pick", "skip", "error"].map((a) => actionWord(a as RowAction, false))).toEqual([
+      "make",
+      "made live",
+      "skip",
+      "problem",
+    ]);
+    expect(actionWord("queue", true)).toBe("queued");
     expect(previewActs(answer)).toBe(true);
     const nothing = { queued: [], picked: [], skipped: answer.skipped, errors: [] };
     expect(previewActs(nothing)).toBe(false);

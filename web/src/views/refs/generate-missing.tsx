@@ -8,6 +8,7 @@ import type { RefInfo, RefMissingAnswer } from "../../types.ts";
 import { ErrorText, useAction } from "../../ui.tsx";
 import { plainTargets } from "./generate-model.ts";
 import {
+  actionWord,
   MISSING_KINDS,
   type MissingForm,
   type MissingKind,
@@ -15,16 +16,8 @@ import {
   previewActs,
   previewRows,
   previewSummary,
-  type RowAction,
 } from "./missing-model.ts";
 import type { TargetChoice } from "./use-targets.ts";
-
-const ACTION_WORDS: Record<RowAction, string> = {
-  queue: "make",
-  pick: "make live",
-  skip: "skip",
-  error: "problem",
-};
 
 export function GenerateMissing({
   ep,
@@ -155,7 +148,7 @@ export function GenerateMissing({
       {shown ? (
         <>
           <p class={done ? "ok-text" : "muted"} aria-live="polite">
-            {done ? `Done: ${previewSummary(done)}` : previewSummary(shown)}
+            {done ? `Done: ${previewSummary(done, true)}` : previewSummary(shown)}
           </p>
           {rows.length ? (
             <table class="gen-missing-rows">
@@ -174,7 +167,7 @@ export function GenerateMissing({
                         {row.name}
                       </button>
                     </td>
-                    <td class={`act act-${row.action}`}>{ACTION_WORDS[row.action]}</td>
+                    <td class={`act act-${row.action}`}>{actionWord(row.action, !!done)}</td>
                     <td>{row.detail}</td>
                   </tr>
                 ))}

@@ -100,17 +100,28 @@ export function previewRows(answer: RefMissingAnswer, refs: readonly RefInfo[]):
   return rows;
 }
 
-/** The preview's one-line summary: `3 to make, 1 to cut and pick, 5 skipped, 1 problem`. */
-export function previewSummary(answer: RefMissingAnswer): string {
+/**
+ * The answer's one-line summary: `3 references to make, 1 made live at once, 5 skipped, 1 problem` for a preview,
+ * `3 references queued, …` once done.
+ */
+export function previewSummary(answer: RefMissingAnswer, done = false): string {
   const parts: string[] = [];
   const n = (k: number, one: string, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
   // A character's four views share one request: count references, not pictures.
   const making = new Set(answer.queued.map((q) => q.ref)).size;
-  if (making) parts.push(`${n(making, "reference")} to make`);
-  if (answer.picked.length) parts.push(`${answer.picked.length} made live at once`);
+  if (making) parts.push(`${n(making, "reference")} ${done ? "queued" : "to make"}`);
+  if (answer.picked.length) parts.push(`${answer.picked.length} made live${done ? "" : " at once"}`);
   if (answer.skipped.length) parts.push(`${answer.skipped.length} skipped`);
   if (answer.errors.length) parts.push(n(answer.errors.length, "problem"));
   return parts.length ? parts.join(", ") : "Nothing is missing.";
+}
+
+/** What a row's action is called, before and after the request is made. */
+export function actionWord(action: RowAction, done: boolean): string {
+  if (action === "queue") return done ? "queued" : "make";
+  if (action === "pick") return "made live";
+  if (action === "skip") return done ? "skipped" : "skip";
+  return "problem";
 }
 
 /** True when the real request would do something. */
