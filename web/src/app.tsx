@@ -18,10 +18,11 @@ const LABELS: Record<View, string> = {
   cut: "Cut",
   queue: "Queue",
   settings: "Settings",
+  simple: "Simple",
 };
 
 /** Views that need no open episode. */
-const WITHOUT_EPISODE: readonly View[] = ["queue", "settings"];
+const WITHOUT_EPISODE: readonly View[] = ["queue", "settings", "simple"];
 
 export function App({ studio, views, start: Start }: { studio: Studio; views: Views; start: ComponentType }) {
   return (

@@ -16,6 +16,7 @@ const later = {
   settings: lazyView("Settings", () =>
     import("./views/settings/settings-view.tsx").then((m) => m.SettingsView),
   ),
+  simple: lazyView("Simple", () => import("./views/simple/simple-view.tsx").then((m) => m.SimpleView)),
 };
 
 const views: Views = { ...later, shots: ShotsView };
