@@ -89,6 +89,8 @@ describe("the editor page", () => {
 
   it("shows a script mistake at its line as it is typed, and saves the fixed script", async () => {
     const editor = page.getByRole("textbox", { name: "Script text" });
+    // Typing before the script has loaded would type into an empty editor.
+    await expect.poll(() => editor.textContent(), { timeout: 30_000 }).toContain("= ep01");
     await editor.click();
     await page.keyboard.press("Control+End");
     // The cursor is on the document's last line (empty after the file's final newline); the mistake goes below it.
