@@ -241,7 +241,7 @@ export function GeneratePanel({ ep, gen }: { ep: string; gen: Generate }) {
             </label>
           ) : null}
           <label>
-            Target
+            Image target
             <select value={form.target} onChange={(e) => set({ target: e.currentTarget.value })}>
               <option value="">The reference's own{hint("target") ? ` (${hint("target")})` : ""}</option>
               {gen.targets.map((t) => (
