@@ -1,4 +1,5 @@
 // npm run bench: runs every benchmark and prints its figures; nothing here can fail a build.
+import { run as animaticBench } from "./animatic.ts";
 import { run as assembleBench } from "./assemble.ts";
 import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
@@ -14,6 +15,7 @@ const benches: [string, () => Promise<void>][] = [
   ["build", buildBench],
   ["episode-status", episodeStatusBench],
   ["assemble", assembleBench],
+  ["animatic", animaticBench],
   ["page", pageBench],
   ["queue", queueBench],
   ["refs", refsBench],

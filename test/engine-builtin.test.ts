@@ -208,8 +208,15 @@ describe("animatic", () => {
     const wav = await probe(out.audio!, media);
     expect(wav.audio).toMatchObject({ codec: "pcm_s16le", sampleRate: 48000 });
     expect(wav.duration!).toBeCloseTo(frames / fps, 3);
-    // Only the outputs are left in the work folder: no temporaries, no scratch folder.
-    expect((await readdir(j.workDir)).sort()).toEqual([`${j.stem}.mp4`, `${j.stem}.wav`]);
+    // Only the outputs are left in the work folder (the stills drawn meanwhile): no temporaries, no scratch folder.
+    expect(out.thumb).toBe(path.join(j.workDir, `${j.stem}.jpg`));
+    expect(out.strip).toBe(path.join(j.workDir, `${j.stem}_strip.jpg`));
+    expect((await readdir(j.workDir)).sort()).toEqual([
+      `${j.stem}.jpg`,
+      `${j.stem}.mp4`,
+      `${j.stem}.wav`,
+      `${j.stem}_strip.jpg`,
+    ]);
   });
 
   it("draws the first keyframe, scaled and cropped to fill", async () => {

@@ -30,8 +30,12 @@ export interface EngineJob {
   inputs: Record<string, string>;
   /** A window of a recorded track to lay under the picture (seconds in the file). */
   audio?: { path: string; start: number; end: number } | null;
-  /** Lines to show timed across the shot (the animatic's captions). */
-  captions?: { text: string; start: number; end: number }[];
+  /** Lines to show timed across the shot (the animatic's captions): `line` for dialogue, `action` for the action. */
+  captions?: { text: string; start: number; end: number; kind?: "line" | "action" }[];
+  /** The animatic's title line (shot, location, size, camera); the shot id when absent. */
+  title?: string;
+  /** Dialogue the animatic speaks in the built-in voices, timed from the shot's start (speaker = subject id). */
+  spoken?: { speaker: string; text: string; start: number; end: number; voice?: string | null }[];
   /** The subjects' pictures to draw on the card (the animatic's figures), in slot order. */
   figures?: JobFigure[];
   /** The reference a picture or voice is made for (the built-in card writes it, the built-in voice speaks as it). */
@@ -107,6 +111,11 @@ export interface EngineOutputs {
   image?: string;
   /** Frames counted in the delivered video, when the engine knows them. */
   frames?: number;
+  /** The take's thumbnail and strip (JPEG, inside `job.workDir`) when the engine made them while encoding. */
+  thumb?: string;
+  strip?: string;
+  /** The delivered video's size and rate, when the engine wrote exactly these (no probe needed). */
+  picture?: { width: number; height: number; fps: number };
   notes: string[];
 }
 

@@ -1,5 +1,6 @@
 // Running ffmpeg and ffprobe (through the media tools' helper process): the tools in force, a run with progress and
-// cancellation, and what a file holds.
+// cancellation, and what a file holds (asked of ffprobe once per file version: each run costs a process start).
+import { stat } from "node:fs/promises";
 import { StudioError } from "../errors.ts";
 import type { MediaTools } from "./tools.ts";
 
@@ -20,20 +21,50 @@ export interface RunOptions {
   onProgress?: (seconds: number) => void;
 }
 
+export interface FfmpegReport {
+  /**
+   * Video frames of the first video output as ffmpeg's last progress report gives them; null when no progress
+   * was asked for (no `onProgress`) or the run wrote no video.
+   */
+  frames: number | null;
+}
+
 /** Run ffmpeg with `args` (input/output arguments only); rejects with the tail of its log on failure. */
-export async function runFfmpeg(args: readonly string[], opts: RunOptions): Promise<void> {
+export async function runFfmpeg(args: readonly string[], opts: RunOptions): Promise<FfmpegReport> {
   const { onProgress } = opts;
   // Progress is asked of ffmpeg only when someone listens: otherwise its standard output stays empty.
   const progress = onProgress ? ["-progress", "pipe:1"] : [];
+  let frames: number | null = null;
   await opts.media.run("ffmpeg", ["-hide_banner", "-nostdin", "-y", ...progress, "-nostats", ...args], {
     signal: opts.signal,
     onStdoutLine: onProgress
       ? (line) => {
+          const f = /^frame=\s*(\d+)/.exec(line);
+          if (f) frames = Number(f[1]);
           const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
           if (m) onProgress(Number(m[1]) / 1e6);
         }
       : undefined,
   });
+  return { frames };
+}
+
+/** The file's version as `remember` keys it: size, modification time and inode (a rename over it changes that). */
+async function stampOf(file: string): Promise<string> {
+  const st = await stat(file, { bigint: true });
+  return `${st.size}:${st.mtimeNs}:${st.ino}`;
+}
+
+/** `make` run once per version of `file` for the media tools (a new file at the same path is asked again). */
+async function oncePerVersion<T>(
+  what: string,
+  file: string,
+  media: MediaTools,
+  make: () => Promise<T>,
+): Promise<T> {
+  // A path that cannot be stat'ed is left to the tool, which says why in its own words.
+  const stamp = await stampOf(file).catch(() => null);
+  return stamp === null ? make() : media.remember(`${what}\0${file}`, stamp, make);
 }
 
 export interface ProbeInfo {
@@ -42,8 +73,12 @@ export interface ProbeInfo {
   audio: { codec: string; sampleRate: number | null; channels: number | null } | null;
 }
 
-/** What a media file holds (container duration, first video and audio stream). */
-export async function probe(file: string, media: MediaTools): Promise<ProbeInfo> {
+/** What a media file holds (container duration, first video and audio stream); asked once per file version. */
+export function probe(file: string, media: MediaTools): Promise<ProbeInfo> {
+  return oncePerVersion("probe", file, media, () => probeNow(file, media));
+}
+
+async function probeNow(file: string, media: MediaTools): Promise<ProbeInfo> {
   const { stdout } = await media.run("ffprobe", [
     "-v",
     "error",
@@ -84,8 +119,12 @@ function rate(text: string): number | null {
   return n / d;
 }
 
-/** The exact number of video frames (packets counted, not estimated from the duration). */
-export async function countFrames(file: string, media: MediaTools): Promise<number> {
+/** The exact number of video frames (packets counted, not estimated from the duration); once per file version. */
+export function countFrames(file: string, media: MediaTools): Promise<number> {
+  return oncePerVersion("frames", file, media, () => countNow(file, media));
+}
+
+async function countNow(file: string, media: MediaTools): Promise<number> {
   const { stdout } = await media.run("ffprobe", [
     "-v",
     "error",

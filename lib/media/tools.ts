@@ -50,14 +50,23 @@ export interface MediaTools {
    * rejects with ToolRunError carrying the end of its log; a stopped one with ToolCanceled.
    */
   run(name: ToolName, args: readonly string[], opts?: ToolRunOptions): Promise<ToolResult>;
+  /**
+   * What a tool said about a file, remembered while the file's `stamp` (size, mtime, inode) is unchanged: `make`
+   * runs once per key and stamp, a failure is not remembered. Bounded: the oldest answers are forgotten first.
+   */
+  remember<T>(key: string, stamp: string, make: () => Promise<T>): Promise<T>;
   /** Stop the tools running and end the tool process (a later run starts a new one). */
   close(): Promise<void>;
 }
+
+/** How many answers `remember` keeps (a few per take: far more than the takes being finished at once). */
+const REMEMBERED = 512;
 
 /** The tools of `env` (read on each look-up, so services whose env is swapped in a test follow it). */
 export function createMediaTools(env: () => Env): MediaTools {
   const found = new Map<string, Promise<ToolInfo>>();
   const runner = new ToolRunner();
+  const answers = new Map<string, { stamp: string; value: Promise<unknown> }>();
   const tools: MediaTools = {
     find(name) {
       const e = env();
@@ -80,6 +89,18 @@ export function createMediaTools(env: () => Env): MediaTools {
       if (info.path === null)
         throw new StudioError(500, name === "espeak-ng" ? info.error : `no media tools: ${info.error}`);
       return runner.run(info.path, args, opts);
+    },
+    remember<T>(key: string, stamp: string, make: () => Promise<T>): Promise<T> {
+      const hit = answers.get(key);
+      if (hit && hit.stamp === stamp) return hit.value as Promise<T>;
+      const value = make();
+      answers.delete(key);
+      answers.set(key, { stamp, value });
+      if (answers.size > REMEMBERED) answers.delete(answers.keys().next().value as string);
+      value.catch(() => {
+        if (answers.get(key)?.value === value) answers.delete(key);
+      });
+      return value;
     },
     close: () => runner.close(),
   };

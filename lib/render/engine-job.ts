@@ -4,8 +4,8 @@
 import path from "node:path";
 import type { Entry } from "../compile/types.ts";
 import type { Services } from "../context.ts";
+import { captionPlan, shotBeats, titleLine } from "../engines/builtin/caption-plan.ts";
 import type { EngineJob, Prepared } from "../engines/types.ts";
-import { actionLine } from "../episode/shot-context.ts";
 import { hashFile, refResolver } from "../episode/staleness.ts";
 import type { ViewInputs } from "../episode/view-inputs.ts";
 import { episodeFence, fileInside, guardPath, readShowText, showFence } from "../paths/guarded.ts";
@@ -27,33 +27,34 @@ export async function frozenEntry(t: TakeRef): Promise<Entry> {
   return first;
 }
 
-/** Captions of the animatic: the action's first sentence, then each dialogue line, spread evenly over the shot. */
-export function captionsFor(
+/**
+ * What the animatic shows and says: its captions in script order (the shot's action and lines, each with its
+ * stretch of the shot), the lines the built-in voice speaks (each speaker's `voice` brief and `design` steer the
+ * voice), and its title line (shot, location, size, camera).
+ */
+export function shotScriptFor(
   vi: ViewInputs | null,
   shot: string,
   seconds: number,
-): { text: string; start: number; end: number }[] {
-  let action: string | null = null;
-  const lines: string[] = [];
+): Pick<EngineJob, "captions" | "spoken" | "title"> {
   const subjects = isObject(vi?.seriesRaw?.subjects) ? vi.seriesRaw.subjects : {};
+  const subject = (id: string) => (Object.hasOwn(subjects, id) && isObject(subjects[id]) ? subjects[id] : {});
   for (const seq of vi?.story?.sequences ?? []) {
     const s = seq.shots.find((x) => x.id === shot);
     if (!s) continue;
-    action = actionLine(s.action);
-    for (const d of s.dialogue) {
-      const who = subjects[d.speaker];
-      const name = (isObject(who) && trimmed(who.name)) || d.speaker;
-      lines.push(`${name.toUpperCase()}: ${d.line}`);
-    }
+    const beats = shotBeats(s, (id) => trimmed(subject(id).name) ?? id);
+    const { captions, spoken } = captionPlan(beats, seconds);
+    return {
+      captions,
+      spoken: spoken.map((l) => {
+        const who = subject(l.speaker);
+        const voice = [trimmed(who.voice), trimmed(who.design)].filter(Boolean).join("; ");
+        return { ...l, voice: voice || null };
+      }),
+      title: titleLine({ shot, location: s.plate || seq.location, size: s.size, camera: s.camera }),
+    };
   }
-  // The shot id is the card's header (the engine draws the job's subject), so it is not repeated here.
-  const texts = [...(action ? [action] : []), ...lines];
-  const slice = seconds / Math.max(1, texts.length);
-  return texts.map((text, i) => ({
-    text,
-    start: i * slice,
-    end: i === texts.length - 1 ? seconds : (i + 1) * slice,
-  }));
+  return { captions: [], spoken: [], title: shot };
 }
 
 /** The plate of the shot's location (`locations.<key>.plate`, from the series config's folder), when it exists. */
@@ -133,7 +134,7 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
     entry,
     inputs,
     audio: await audioOf(vi, entry),
-    captions: captionsFor(vi, p.shot, frames / fps),
+    ...shotScriptFor(vi, p.shot, frames / fps),
     ...(drawn ? { figures: drawn.figures } : {}),
     workDir,
   };

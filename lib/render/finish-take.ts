@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import type { Engine, EngineJob, EngineOutputs, Prepared } from "../engines/types.ts";
 import { countFrames, probe, runFfmpeg } from "../media/ffmpeg.ts";
-import { extractWav, makeStrip, makeThumbnail } from "../media/take-media.ts";
+import { extractWav, makeStills } from "../media/take-media.ts";
 import type { MediaTools } from "../media/tools.ts";
 import { episodeFence, fileInside, mkdirShow, readShowDir, renameShow } from "../paths/guarded.ts";
 import { isObject, num } from "../store/json-guards.ts";
@@ -69,9 +69,19 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
   else await timed("audio", () => extractWav(fence, video, wav, media));
   const thumb = path.join(workDir, `${stem}.jpg`);
   const strip = path.join(workDir, `${stem}_strip.jpg`);
-  await timed("thumb", () => makeThumbnail(fence, video, thumb, media));
-  await timed("strip", () => makeStrip(fence, video, strip, media));
-  const [frames, info] = await Promise.all([countFrames(video, media), probe(video, media)]);
+  // An engine that wrote the stills while encoding hands them over; otherwise one decode makes both.
+  const given = async (file: string | undefined, to: string): Promise<boolean> => {
+    if (file === undefined || !(await fileInside(fence, file))) return false;
+    await renameShow(fence, file, to);
+    return true;
+  };
+  const [hasThumb, hasStrip] = [await given(outputs.thumb, thumb), await given(outputs.strip, strip)];
+  if (!(hasThumb && hasStrip)) await timed("stills", () => makeStills(fence, video, thumb, strip, media));
+  // What the engine wrote exactly is taken at its word; other videos are probed (once per file version).
+  const [frames, info] =
+    outputs.frames !== undefined && outputs.picture
+      ? [outputs.frames, { video: outputs.picture }]
+      : await Promise.all([countFrames(video, media), probe(video, media)]);
   const framesDir = path.join(workDir, "frames");
   if (f.payload.save_frames) await timed("frames", () => saveFrames(video, framesDir, stem, media));
   const notes = [...prepared.notes, ...outputs.notes].filter((n) => n.trim() !== "");

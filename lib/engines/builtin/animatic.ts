@@ -1,15 +1,18 @@
-// The built-in video target `animatic`: a timed card per shot (keyframe, plate or plain card; the subjects' pictures
-// as figures; captions) at the exact frame count, fps and size of the pass, with a sound track, encoded H.264
-// yuv420p by one ffmpeg child.
+// The built-in video target `animatic`: a timed card per shot (the keyframe, else the plate or a plain card with the
+// subjects' pictures as figures; a title line; captions in script order) at the exact frame count, fps and size of
+// the pass, with the dialogue in the built-in voices or the track's window under it. One ffmpeg child encodes the
+// mp4 and writes the wav, the thumbnail frame and the strip's frames in the same run.
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { countFrames, probe, runFfmpeg } from "../../media/ffmpeg.ts";
-import { mkdirShow, readShowFile, showFence } from "../../paths/guarded.ts";
+import { stillsPlan, stripFromFrames, thumbJpeg } from "../../media/take-media.ts";
+import { mkdirShow, readShowFile, showFence, writeShowFile } from "../../paths/guarded.ts";
 import { errorMessage } from "../../store/json-guards.ts";
 import { tempPath } from "../../store/temp-names.ts";
 import type { EngineJob, EngineOutputs } from "../types.ts";
 import { cardSvg, PLAIN_CARD, promptText } from "./card.ts";
 import { drawFigures, type Overlay } from "./figures.ts";
+import { dialogueWav } from "./speech.ts";
 import { captionBox, NO_FONT_NOTE, type TextBox } from "./text.ts";
 import { commit, discard, fpsArg, secs, tempBeside, throwIfCanceled, type WorkContext } from "./work.ts";
 
@@ -86,9 +89,16 @@ interface Placed {
 async function layoutCaptions(job: EngineJob, duration: number, margin: number): Promise<Placed[]> {
   // No captions given: the prompt (the shot's prose) stands for the whole shot.
   const list = job.captions ?? [{ text: promptText(job.prompt), start: 0, end: duration }];
-  const fontSize = clamp(Math.round(job.height / 22), 9, 64);
+  // About 14 px on a 256-line proxy: readable there, and no taller than a film subtitle on a full-size card.
+  const fontSize = clamp(Math.round(job.height / 18), 9, 60);
   const timed = list
-    .map((c, i) => ({ text: c.text.trim(), start: Math.max(0, c.start), end: Math.min(duration, c.end), i }))
+    .map((c, i) => ({
+      text: c.text.trim(),
+      start: Math.max(0, c.start),
+      end: Math.min(duration, c.end),
+      italic: c.kind === "action",
+      i,
+    }))
     .filter((c) => c.text && c.end > c.start)
     .sort((a, b) => a.start - b.start || a.i - b.i);
   const lanes: { end: number; height: number }[] = [];
@@ -99,6 +109,7 @@ async function layoutCaptions(job: EngineJob, duration: number, margin: number):
       maxWidth: job.width - 2 * margin,
       maxLines: 3,
       align: "middle",
+      italic: c.italic,
     });
     if (!box) continue;
     let lane = lanes.findIndex((l) => l.end <= c.start + 1e-9);
@@ -126,51 +137,83 @@ async function layoutCaptions(job: EngineJob, duration: number, margin: number):
   }));
 }
 
-/** The still under the captions: picture or plain card, with the figures and the shot id header baked in. */
-async function basePicture(
+/** The picture the card is drawn on: the first keyframe, else the location plate, scaled to cover; null for neither. */
+async function pictureOf(
   job: EngineJob,
   inputs: Record<string, string>,
-  overlays: readonly Overlay[],
   notes: string[],
-): Promise<Buffer> {
+): Promise<{ role: (typeof PICTURE_ROLES)[number]; png: Buffer } | null> {
   const { default: sharp } = await import("sharp");
-  const { width, height } = job;
   for (const role of PICTURE_ROLES) {
     const file = inputs[role];
     if (!(await isFile(file))) continue;
     try {
       // Read into memory: libvips caches decoded files by name and would miss a keyframe rewritten in place.
-      const picture = await sharp(await readShowFile(showFence(job.ep), file), { animated: false })
+      const png = await sharp(await readShowFile(showFence(job.ep), file), { animated: false })
         .rotate()
-        .resize(width, height, { fit: "cover", position: "centre" })
+        .resize(job.width, job.height, { fit: "cover", position: "centre" })
         .flatten({ background: "#000000" })
-        .png()
-        .toBuffer();
-      notes.push(`picture: ${role === "first" ? "first keyframe" : "location plate"} ${path.basename(file)}`);
-      return await sharp(picture)
-        .composite([...overlays])
         .png({ compressionLevel: 1 })
         .toBuffer();
+      notes.push(`picture: ${role === "first" ? "first keyframe" : "location plate"} ${path.basename(file)}`);
+      return { role, png };
     } catch (err) {
       notes.push(`picture: ${path.basename(file)} could not be read (${errorMessage(err)}); skipped`);
     }
   }
   notes.push("picture: plain card (no keyframe or plate)");
-  return sharp(Buffer.from(cardSvg(width, height, PLAIN_CARD, null)))
+  return null;
+}
+
+/** The still under the captions: the picture (or a plain card) with the overlays baked in. */
+async function basePicture(
+  job: EngineJob,
+  picture: Buffer | null,
+  overlays: readonly Overlay[],
+): Promise<Buffer> {
+  const { default: sharp } = await import("sharp");
+  const under = picture ?? Buffer.from(cardSvg(job.width, job.height, PLAIN_CARD, null));
+  return sharp(under)
     .composite([...overlays])
     .png({ compressionLevel: 1 })
     .toBuffer();
 }
 
-/** The audio part of the graph: the track's window (padded or cut to the shot) or silence, split for mp4 and wav. */
+/**
+ * The audio part of the graph, split for mp4 and wav: the track's window (padded or cut to the shot) when the shot
+ * has one, else its dialogue in the built-in voices (made into `scratch` first), else silence.
+ */
 async function audioSource(
   job: EngineJob,
   ctx: WorkContext,
   samples: number,
   inputIndex: number,
+  scratch: string,
 ): Promise<{ args: string[]; graph: string }> {
   const tail = `atrim=end_sample=${samples},asetpts=N/SR/TB,asplit=2[am][aw]`;
   const a = job.audio;
+  if (!a && job.spoken?.length) {
+    const said = await dialogueWav({
+      lines: job.spoken,
+      seconds: samples / AUDIO_RATE,
+      out: path.join(scratch, "dialogue.wav"),
+      media: ctx.media,
+      fence: ctx.fence,
+      signal: ctx.signal,
+    });
+    ctx.notes.push(
+      said.spoken > 0
+        ? `audio: dialogue, ${said.spoken} line${said.spoken === 1 ? "" : "s"} in ${said.voice}`
+        : "audio: silence",
+      ...said.notes.map((n) => `voice: ${n}`),
+    );
+    if (said.spoken > 0)
+      return {
+        args: ["-i", `file:${said.path}`],
+        graph: `[${inputIndex}:a]aformat=sample_fmts=fltp:sample_rates=${AUDIO_RATE}:channel_layouts=stereo,apad,${tail}`,
+      };
+    return { args: [], graph: `anullsrc=r=${AUDIO_RATE}:cl=stereo,${tail}` };
+  }
   if (a) {
     const why = await trackProblem(a, ctx);
     if (why === null) {
@@ -201,7 +244,22 @@ async function trackProblem(a: NonNullable<EngineJob["audio"]>, ctx: WorkContext
   return null;
 }
 
-/** Render `<workDir>/<stem>.mp4` and `<workDir>/<stem>.wav`. */
+/** The card at `t` seconds as the encode draws it: the base with the captions whose window holds `t` (as `enable`). */
+async function cardAt(base: Buffer, captions: readonly Placed[], t: number): Promise<Buffer> {
+  const { default: sharp } = await import("sharp");
+  // The same rounding as the filter's times, so a caption starting on a frame shows on it in both.
+  const on = captions.filter((c) => Number(secs(c.start)) <= t && t < Number(secs(c.end)));
+  if (on.length === 0) return base;
+  return sharp(base)
+    .composite(on.map((c) => ({ input: c.box.png, left: c.x, top: c.y })))
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}
+
+/**
+ * Render `<workDir>/<stem>.mp4` and `<stem>.wav` in one ffmpeg run, and the take's stills `<stem>.jpg` and
+ * `<stem>_strip.jpg` from the same layers meanwhile; the frame count is checked from ffmpeg's own progress report.
+ */
 export async function renderAnimatic(
   job: EngineJob,
   inputs: Record<string, string>,
@@ -218,41 +276,50 @@ export async function renderAnimatic(
   const scratch = tempPath(path.join(job.workDir, `${job.stem}.animatic`));
   const mp4 = path.join(job.workDir, `${job.stem}.mp4`);
   const wav = path.join(job.workDir, `${job.stem}.wav`);
-  const tmpMp4 = tempBeside(mp4);
-  const tmpWav = tempBeside(wav);
+  const thumb = path.join(job.workDir, `${job.stem}.jpg`);
+  const strip = path.join(job.workDir, `${job.stem}_strip.jpg`);
+  const tmp = {
+    mp4: tempBeside(mp4),
+    wav: tempBeside(wav),
+    thumb: tempBeside(thumb),
+    strip: tempBeside(strip),
+  };
   await mkdir(scratch, { recursive: true });
   try {
     const text = await ctx.fontsUsable();
     if (!text) ctx.notes.push(NO_FONT_NOTE);
     const header = text
-      ? await captionBox(job.subject, {
-          fontSize: clamp(Math.round(height / 30), 8, 44),
+      ? await captionBox(job.title ?? job.subject, {
+          fontSize: clamp(Math.round(height / 24), 9, 40),
           maxWidth: width - 2 * margin,
           maxLines: 1,
           weight: "bold",
         })
       : null;
     const captions = text ? await layoutCaptions(job, duration, margin) : [];
-    // The figures stand between the header and the highest caption, so neither covers them.
+    const picture = await pictureOf(job, inputs, ctx.notes);
+    // The keyframe already shows the shot; on a plate or a card the figures stand between the header and the
+    // highest caption, so neither covers them.
     const gap = Math.max(2, Math.round(margin / 2));
-    const figures = job.figures?.length
-      ? await drawFigures({
-          figures: job.figures,
-          inputs,
-          fence: showFence(job.ep),
-          card: { width, height },
-          band: {
-            top: margin + (header ? header.height + gap : 0),
-            bottom: Math.min(height - margin, ...captions.map((c) => c.y - gap)),
-          },
-          margin,
-          text,
-          notes: ctx.notes,
-        })
-      : [];
+    const figures =
+      job.figures?.length && picture?.role !== "first"
+        ? await drawFigures({
+            figures: job.figures,
+            inputs,
+            fence: showFence(job.ep),
+            card: { width, height },
+            band: {
+              top: margin + (header ? header.height + gap : 0),
+              bottom: Math.min(height - margin, ...captions.map((c) => c.y - gap)),
+            },
+            margin,
+            text,
+            notes: ctx.notes,
+          })
+        : [];
     throwIfCanceled(ctx.signal);
     const overlays = header ? [...figures, { input: header.png, left: margin, top: margin }] : figures;
-    const base = await basePicture(job, inputs, overlays, ctx.notes);
+    const base = await basePicture(job, picture?.png ?? null, overlays);
     throwIfCanceled(ctx.signal);
 
     // Every still is a single-frame input that overlay repeats; the colour source sets the exact frame clock and
@@ -277,7 +344,7 @@ export async function renderAnimatic(
       "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[vout]";
     if (captions.length) ctx.notes.push(`captions: ${captions.length}`);
 
-    const audio = await audioSource(job, ctx, samples, captions.length + 1);
+    const audio = await audioSource(job, ctx, samples, captions.length + 1, scratch);
     args.push(...audio.args);
     graph += `;${audio.graph}`;
     throwIfCanceled(ctx.signal);
@@ -319,7 +386,7 @@ export async function renderAnimatic(
       "+faststart",
       "-f",
       "mp4",
-      tmpMp4,
+      tmp.mp4,
       "-map",
       "[aw]",
       "-c:a",
@@ -328,23 +395,43 @@ export async function renderAnimatic(
       String(AUDIO_RATE),
       "-f",
       "wav",
-      tmpWav,
+      tmp.wav,
     );
-    await runFfmpeg(args, {
-      media: ctx.media,
-      signal: ctx.signal,
-      onProgress: (seconds) => ctx.report(seconds / duration),
-    });
-    const counted = await countFrames(tmpMp4, ctx.media);
+    // The take's stills are the card as it stands at their frames, drawn while ffmpeg encodes: no decode needed.
+    const plan = stillsPlan(frames, width, height);
+    const frameAt = (n: number) => cardAt(base, captions, n / job.fps);
+    const [report, thumbJpg, stripJpg] = await Promise.all([
+      runFfmpeg(args, {
+        media: ctx.media,
+        signal: ctx.signal,
+        onProgress: (seconds) => ctx.report(seconds / duration),
+      }),
+      frameAt(plan.thumb).then(thumbJpeg),
+      stripFromFrames(frameAt, plan),
+    ]);
+    // ffmpeg's last progress report counts the mp4's frames (its first video output); without one, ffprobe counts.
+    const counted = report.frames ?? (await countFrames(tmp.mp4, ctx.media));
     if (counted !== frames)
       throw new Error(`animatic: ffmpeg delivered ${counted} frames instead of ${frames}`);
+    await writeShowFile(ctx.fence, tmp.thumb, thumbJpg);
+    await writeShowFile(ctx.fence, tmp.strip, stripJpg);
     await commit(ctx.fence, [
-      [tmpMp4, mp4],
-      [tmpWav, wav],
+      [tmp.mp4, mp4],
+      [tmp.wav, wav],
+      [tmp.thumb, thumb],
+      [tmp.strip, strip],
     ]);
-    return { video: mp4, audio: wav, frames: counted, notes: [...ctx.notes] };
+    return {
+      video: mp4,
+      audio: wav,
+      thumb,
+      strip,
+      frames: counted,
+      picture: { width, height, fps: job.fps },
+      notes: [...ctx.notes],
+    };
   } catch (err) {
-    await discard(ctx.fence, [tmpMp4, tmpWav]);
+    await discard(ctx.fence, Object.values(tmp));
     throw err;
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -87,6 +87,7 @@ export function svgLines(
     fill: string;
     anchor?: "start" | "middle";
     weight?: "bold" | "normal";
+    italic?: boolean;
   },
 ): string {
   const spans = lines
@@ -97,6 +98,7 @@ export function svgLines(
     .join("");
   return (
     `<text font-family="${FONT_FAMILY}" font-size="${opts.fontSize}" font-weight="${opts.weight ?? "normal"}" ` +
+    (opts.italic ? `font-style="italic" ` : "") +
     `fill="${opts.fill}" text-anchor="${opts.anchor ?? "start"}">${spans}</text>`
   );
 }
@@ -109,7 +111,7 @@ export interface TextBox {
 
 /**
  * A caption box: light text on a translucent dark rounded rectangle, as a transparent PNG sized to the text
- * (no wider than `maxWidth`).
+ * (no wider than `maxWidth`); `italic` sets the text in italics, softer (the animatic's action lines).
  */
 export async function captionBox(
   text: string,
@@ -119,6 +121,7 @@ export async function captionBox(
     maxLines: number;
     align?: "start" | "middle";
     weight?: "bold" | "normal";
+    italic?: boolean;
   },
 ): Promise<TextBox | null> {
   const { default: sharp } = await import("sharp");
@@ -139,9 +142,10 @@ export async function captionBox(
       y: pad + opts.fontSize * 0.95,
       fontSize: opts.fontSize,
       lineHeight,
-      fill: "#ffffff",
+      fill: opts.italic ? "#dfe6f0" : "#ffffff",
       anchor: middle ? "middle" : "start",
       weight: opts.weight,
+      italic: opts.italic,
     }) +
     "</svg>";
   const png = await sharp(Buffer.from(svg)).png().toBuffer();
