@@ -80,16 +80,29 @@ describe("caption timing", () => {
     expect(spoken).toEqual([{ speaker: "riley", text: said, start: 0, end: captions[0].end }]);
   });
 
-  it("shares a shot too short for every beat alike, in order, without gaps", () => {
-    const beats = [action("Riley runs."), line("Wait for me, I am coming too!"), line("Now!")];
-    const { captions, spoken } = captionPlan(beats, 1.5);
-    expect(captions.map((c) => c.kind)).toEqual(["action", "line", "line"]);
-    expect(captions[0].start).toBe(0);
-    for (let i = 1; i < captions.length; i++) expect(captions[i].start).toBe(captions[i - 1].end);
-    expect(captions.at(-1)!.end).toBe(1.5);
-    expect(spoken.map((s) => s.text)).toEqual(["Wait for me, I am coming too!", "Now!"]);
-    // The longer line keeps the longer stretch.
-    expect(spoken[0].end - spoken[0].start).toBeGreaterThan(spoken[1].end - spoken[1].start);
+  it("keeps a line's time in a short shot, the action at least a third of it, in order and without gaps", () => {
+    const said = "Dinner in ten minutes!";
+    const { captions, spoken } = captionPlan(
+      [line(said), action("Riley freezes mid-step, then grins.")],
+      2.33,
+    );
+    expect(captions.map((c) => c.kind)).toEqual(["line", "action"]);
+    // The line needs ~1.74 s; the action keeps a third of the shot, so the line gets the other two.
+    expect(lineSeconds(said)).toBeGreaterThan((2.33 * 2) / 3);
+    expect(spoken[0].end).toBeCloseTo((2.33 * 2) / 3, 6);
+    expect(captions[1]).toMatchObject({ start: spoken[0].end, end: 2.33 });
+    // Lines longer than the shot: the action keeps a third, the lines share the rest by length.
+    const beats = [action("Riley runs."), line("Wait for me, I am coming too, wait!"), line("Now!")];
+    const short = captionPlan(beats, 1.5);
+    expect(short.captions.map((c) => c.kind)).toEqual(["action", "line", "line"]);
+    expect(short.captions[0]).toMatchObject({ start: 0 });
+    expect(short.captions[0].end).toBeCloseTo(0.5, 6);
+    for (let i = 1; i < short.captions.length; i++)
+      expect(short.captions[i].start).toBe(short.captions[i - 1].end);
+    expect(short.captions.at(-1)!.end).toBe(1.5);
+    expect(short.spoken[0].end - short.spoken[0].start).toBeGreaterThan(
+      short.spoken[1].end - short.spoken[1].start,
+    );
   });
 
   it("lets lines share the spare time when the shot has no action", () => {

@@ -64,8 +64,9 @@ export function lineCaption(b: Extract<PlannedBeat, { kind: "line" }>): string {
 
 /**
  * Each beat a stretch of the shot, in order: a line the time it takes to say, an action the time to read it; time
- * left over goes to the action (to the lines when there is none); a shot too short for all of it shrinks every
- * stretch alike. A line is spoken over its stretch.
+ * left over goes to the action (to the lines when there is none). A shot too short for all of it keeps the lines'
+ * time first (the action keeps at least a third of the shot, or what it needs when less), and shrinks what still
+ * does not fit alike. A line is spoken over its stretch.
  */
 export function captionPlan(
   beats: readonly PlannedBeat[],
@@ -75,12 +76,22 @@ export function captionPlan(
   const spoken: SpokenLine[] = [];
   if (!(seconds > 0) || beats.length === 0) return { captions, spoken };
   const need = beats.map((b) => (b.kind === "line" ? lineSeconds(b.text) : readSeconds(b.text)));
-  const total = need.reduce((a, b) => a + b, 0);
-  const takers = beats.some((b) => b.kind === "action") ? "action" : "line";
-  const share = need.reduce((a, n, i) => a + (beats[i].kind === takers ? n : 0), 0);
-  const spare = seconds - total;
+  const sum = (kind: PlannedBeat["kind"]) =>
+    need.reduce((a, n, i) => a + (beats[i].kind === kind ? n : 0), 0);
+  const lines = sum("line");
+  const actions = sum("action");
+  // The time each kind gets in all, then shared among its beats by what they need.
+  let lineTime = lines;
+  let actionTime = actions;
+  if (lines + actions <= seconds) {
+    if (actions > 0) actionTime = seconds - lines;
+    else lineTime = seconds;
+  } else {
+    actionTime = actions > 0 ? Math.max(seconds - lines, Math.min(actions, seconds / 3)) : 0;
+    lineTime = seconds - actionTime;
+  }
   const span = need.map((n, i) =>
-    spare < 0 ? (n * seconds) / total : n + (beats[i].kind === takers ? (spare * n) / share : 0),
+    beats[i].kind === "line" ? (n * lineTime) / (lines || 1) : (n * actionTime) / (actions || 1),
   );
   let t = 0;
   beats.forEach((b, i) => {
