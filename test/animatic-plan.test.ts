@@ -125,5 +125,8 @@ describe("title line", () => {
     expect(titleLine({ shot: "sh040", location: "kitchen", size: null, camera: null })).toBe(
       "sh040 · kitchen",
     );
+    // Short sizes are abbreviations, written in capitals; a longer word stays as written.
+    expect(titleLine({ shot: "sh010", location: "street", size: "ws" })).toBe("sh010 · street · WS");
+    expect(titleLine({ shot: "sh020", size: "cowboy" })).toBe("sh020 · cowboy");
   });
 });

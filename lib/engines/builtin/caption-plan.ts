@@ -107,14 +107,16 @@ export function captionPlan(
   return { captions, spoken };
 }
 
-/** The card's title line: `sh020 · street · medium close-up · drifts slowly down the street`. */
+/** The card's title line: `sh010 · street · WS · drifts slowly down the street`. */
 export function titleLine(parts: {
   shot: string;
   location?: string | null;
   size?: string | null;
   camera?: string | null;
 }) {
-  return [parts.shot, parts.location, parts.size, parts.camera]
+  // Short sizes are the trade's abbreviations (WS, MCU), written in capitals.
+  const size = parts.size && /^[a-z]{1,4}$/.test(parts.size) ? parts.size.toUpperCase() : parts.size;
+  return [parts.shot, parts.location, size, parts.camera]
     .map((p) => (p ?? "").replace(/\s+/g, " ").trim())
     .filter(Boolean)
     .join(" · ");
