@@ -153,6 +153,23 @@ describe("the animatic's stills", () => {
     expect(strip.width).toBe(192 * STRIP_CELLS);
   });
 
+  it("shows the keyframe alone, and the subjects' pictures over a plate", async () => {
+    const picture = (file: string, color: string) =>
+      sharp({ create: { width: 200, height: 120, channels: 3, background: color } })
+        .png()
+        .toFile(file);
+    const first = path.join(root, "first.png");
+    const plate = path.join(root, "plate.png");
+    const ada = path.join(root, "ada.png");
+    await Promise.all([picture(first, "#ff0000"), picture(plate, "#0000ff"), picture(ada, "#00ff00")]);
+    const figures = [{ input: "subject:ada", subject: "ada", name: "Ada", panel: null }];
+    const keyed = await render(job({ inputs: { first, plate, "subject:ada": ada }, figures }));
+    expect(keyed.notes.join("\n")).toMatch(/first keyframe/);
+    expect(keyed.notes.join("\n")).not.toMatch(/figure/);
+    const plated = await render(job({ inputs: { plate, "subject:ada": ada }, figures }));
+    expect(plated.notes.join("\n")).toMatch(/location plate[\s\S]*figure: Ada/);
+  });
+
   it("hears the dialogue in its window and silence outside it", async () => {
     const { path: espeak } = await media.find("espeak-ng");
     const spoken = [{ speaker: "riley", text: "There is gold at the end of the path.", start: 1, end: 3.5 }];
