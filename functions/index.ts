@@ -46,6 +46,7 @@ import promotePost from "./promote/post.ts";
 import refsCopyTake from "./refs/copy-take.post.ts";
 import refsDefaults from "./refs/defaults.put.ts";
 import refsDiscard from "./refs/discard.post.ts";
+import refsFromFrame from "./refs/from-frame.post.ts";
 import refsGenerate from "./refs/generate.post.ts";
 import refsGenerateMissing from "./refs/generate-missing.post.ts";
 import refsList from "./refs/get.ts";
@@ -134,6 +135,7 @@ export const functions: readonly StudioFunction[] = [
   refsOverrideDelete,
   refsDefaults,
   refsKeyframe,
+  refsFromFrame,
   refsTour,
   refsTourFrame,
   pick,

@@ -26,6 +26,7 @@ const PATH_FIELDS = [
   "node",
   "roots",
   "source_path",
+  "video",
 ];
 
 const SECRET = `SECRET-${createHash("sha1").update(String(Math.random())).digest("hex").slice(0, 12)}`;
@@ -418,6 +419,7 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/keyframe": { ep, pass: "proxy", shot: "sh020" },
     "POST /refs/tour": { ep, ref: "location:kitchen", move: "push_in" },
     "POST /refs/tour-frame": { ep, ref: "location:kitchen", tour: 1, seconds: 1 },
+    "POST /refs/from-frame": { ep, video: "refs/_videos/clip.mp4", time: 0, ref: "location:kitchen" },
     "POST /refs/generate": { ep, ref: "location:kitchen" },
     "POST /refs/generate-missing": { ep, dry_run: true },
   };
