@@ -15,6 +15,9 @@ import backends from "./backends/get.ts";
 import browse from "./browse/get.ts";
 import build from "./build/post.ts";
 import cancel from "./cancel/post.ts";
+import clipQueue from "./clip/queue.post.ts";
+import clipsEnsure from "./clips/ensure.post.ts";
+import clipsNew from "./clips/new.post.ts";
 import configGet from "./config/get.ts";
 import configPut from "./config/put.ts";
 import { notBuiltYet } from "./contract.ts";
@@ -138,6 +141,9 @@ export const functions: readonly StudioFunction[] = [
   refsFromFrame,
   refsTour,
   refsTourFrame,
+  clipQueue,
+  clipsEnsure,
+  clipsNew,
   pick,
   render,
   cancel,

@@ -27,6 +27,7 @@ const PATH_FIELDS = [
   "roots",
   "source_path",
   "video",
+  "root",
 ];
 
 const SECRET = `SECRET-${createHash("sha1").update(String(Math.random())).digest("hex").slice(0, 12)}`;
@@ -422,6 +423,9 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/from-frame": { ep, video: "refs/_videos/clip.mp4", time: 0, ref: "location:kitchen" },
     "POST /refs/generate": { ep, ref: "location:kitchen" },
     "POST /refs/generate-missing": { ep, dry_run: true },
+    "POST /clip/queue": { ep, shot: "sh010", pass: "proxy", still: true, image_target: "no_such_target" },
+    "POST /clips/ensure": { root },
+    "POST /clips/new": { title: "Corpus clips", root },
   };
 }
 

@@ -1,8 +1,8 @@
 // The job model shared by the API (queueing, listing) and the worker pool (claiming, running).
 import type { Pass } from "../compile/types.ts";
 
-/** Contract kinds first; `assemble` and `install` are internal kinds the contract's list does not name. */
-export type JobKind = "render" | "ref" | "upscale" | "post" | "tour" | "assemble" | "install";
+/** Contract kinds first; `assemble`, `install` and `step` are internal kinds the contract's list does not name. */
+export type JobKind = "render" | "ref" | "upscale" | "post" | "tour" | "assemble" | "install" | "step";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 
 export interface JobInfo {

@@ -9,12 +9,14 @@ import { isObject } from "../../lib/store/json-guards.ts";
 import { assembleJob } from "./assemble.ts";
 import { refJob } from "./ref.ts";
 import { renderJob } from "./render.ts";
+import { stepJob } from "./step.ts";
 import { tourJob } from "./tour.ts";
 
 export const jobKinds = {
   assemble: assembleJob,
   ref: refJob,
   render: renderJob,
+  step: stepJob,
   tour: tourJob,
 } satisfies JobKinds;
 
