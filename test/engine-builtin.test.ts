@@ -5,7 +5,6 @@ import path from "node:path";
 import { execa } from "execa";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { captionsAcross } from "../lib/engines/builtin/animatic.ts";
 import { builtinModel, createBuiltinEngine } from "../lib/engines/builtin/index.ts";
 import { wrapText } from "../lib/engines/builtin/text.ts";
 import type { EngineJob, EngineOutputs, EngineProgress, RunHooks } from "../lib/engines/types.ts";
@@ -452,18 +451,6 @@ describe("take media", () => {
     expect(info.duration!).toBeCloseTo(2, 2);
     expect((await loudness(wav)).mean).toBeGreaterThan(-30);
     expect(await readdir(path.dirname(wav))).toEqual(["sh010_t01.wav"]);
-  });
-});
-
-describe("captionsAcross", () => {
-  it("keeps the action up for the whole shot and shares the rest among the lines by length", () => {
-    const caps = captionsAcross(4, "Mara waits.", ["MARA: Hello?", "TOM: In here, by the old barn door!"]);
-    expect(caps[0]).toEqual({ text: "Mara waits.", start: 0, end: 4 });
-    expect(caps[1].start).toBe(0);
-    expect(caps[1].end).toBeCloseTo(caps[2].start, 9);
-    expect(caps[2].end).toBe(4);
-    expect(caps[2].end - caps[2].start).toBeGreaterThan(caps[1].end - caps[1].start);
-    expect(captionsAcross(2, "", [])).toEqual([]);
   });
 });
 

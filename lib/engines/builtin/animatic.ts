@@ -50,30 +50,6 @@ export function checkAnimaticJob(job: EngineJob): void {
   }
 }
 
-/**
- * Captions for a shot when the caller has only its text: the action across the whole shot, the dialogue lines
- * one after another, each on screen for a share of the shot proportional to its length.
- */
-export function captionsAcross(
-  duration: number,
-  action: string,
-  lines: readonly string[],
-): { text: string; start: number; end: number }[] {
-  const out: { text: string; start: number; end: number }[] = [];
-  if (action.trim()) out.push({ text: action.trim(), start: 0, end: duration });
-  const said = lines.map((l) => l.trim()).filter(Boolean);
-  // A floor of 8 characters, so a one-word line still gets a readable moment.
-  const weights = said.map((l) => Math.max(8, [...l].length));
-  const total = weights.reduce((a, b) => a + b, 0);
-  let t = 0;
-  said.forEach((text, i) => {
-    const end = i === said.length - 1 ? duration : t + (duration * weights[i]) / total;
-    out.push({ text, start: t, end });
-    t = end;
-  });
-  return out;
-}
-
 interface Placed {
   box: TextBox;
   x: number;
