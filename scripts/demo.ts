@@ -1,5 +1,6 @@
-// The main job on a fresh machine: a demo show made from the starter episode, built, its proxy pass rendered on
-// the built-in animatic target, assembled into one mp4, and served.
+// The main job on a fresh machine: a demo show made from the starter episode, built, its missing references made on
+// the built-in engine and picked, its proxy pass rendered on the built-in animatic target with them, assembled into
+// one mp4, and served.
 import { copyFile, mkdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -13,6 +14,8 @@ const repo =
 const starter = path.join(repo, "lib", "episode", "starter");
 /** How long the demo waits for its renders (the animatic makes each shot in about a second). */
 const RENDER_WAIT_MS = 10 * 60_000;
+/** How long the demo waits for its reference candidates (a built-in card takes a fraction of a second). */
+const REFS_WAIT_MS = 5 * 60_000;
 
 interface BuildAnswer {
   ok: boolean;
@@ -28,6 +31,19 @@ interface StatusRow {
   orphan: boolean;
   cut: { usable: boolean; out: boolean };
   takes: { take: number; status: string }[];
+}
+
+interface MissingAnswer {
+  queued: { ref: string; view: string | null; take: number | null; prompt_id: string | null }[];
+  picked: { ref: string; take: number | null }[];
+  skipped: { ref: string; reason: string }[];
+  errors: { ref?: string; error: string }[];
+}
+
+interface JobRow {
+  id: string;
+  status: string;
+  error: string | null;
 }
 
 interface AssembleAnswer {
@@ -55,12 +71,12 @@ export async function demo(argv: string[], env: Record<string, string | undefine
     STUDIO_HOME: env.STUDIO_HOME ?? path.join(dir, "home"),
     STUDIO_ROOTS: env.STUDIO_ROOTS ?? shows,
   });
-  const api = async <T>(method: "GET" | "POST", route: string, body: Record<string, unknown>): Promise<T> => {
+  const api: Api = async <T>(method: Method, route: string, body: Record<string, unknown>): Promise<T> => {
     const query = method === "GET" ? `?${new URLSearchParams(body as Record<string, string>)}` : "";
     const res = await fetch(`${running.url}/studio${route}${query}`, {
       method,
-      headers: method === "POST" ? { "content-type": "application/json" } : {},
-      body: method === "POST" ? JSON.stringify(body) : undefined,
+      headers: method === "GET" ? {} : { "content-type": "application/json" },
+      body: method === "GET" ? undefined : JSON.stringify(body),
     });
     const answer = (await res.json()) as T & { error?: string };
     if (!res.ok) throw new Error(`${method} /studio${route}: ${answer.error ?? res.status}`);
@@ -77,12 +93,68 @@ export async function demo(argv: string[], env: Record<string, string | undefine
   }
   let mp4: string | null = null;
   if (!build.ok) out(`  build failed: ${build.error ?? "see the passes above"}`);
-  else mp4 = await renderAndAssemble(api, ep);
+  else {
+    await makeReferences(api, ep);
+    mp4 = await renderAndAssemble(api, ep);
+  }
   out(`editor: ${running.url}/studio/?ep=${encodeURIComponent(ep)} (Ctrl-C stops)`);
   if (once) running.stop(mp4 && (await isFile(mp4)) ? 0 : 1);
 }
 
-type Api = <T>(method: "GET" | "POST", route: string, body: Record<string, unknown>) => Promise<T>;
+type Method = "GET" | "POST" | "PUT";
+type Api = <T>(method: Method, route: string, body: Record<string, unknown>) => Promise<T>;
+
+/**
+ * The proxy pass's missing series references (the characters' views, props, locations) drawn as cards on the
+ * built-in engine, waited for and picked explicitly, so the animatic composes each shot from its plate and figures.
+ * Picking here rather than leaving it to the listing's auto-pick keeps the renders from racing the picks.
+ * Keyframes are left out: a still of the shot would stand in for the composed plate and figures.
+ */
+async function makeReferences(api: Api, ep: string): Promise<void> {
+  const missing = await api<MissingAnswer>("POST", "/refs/generate-missing", {
+    ep,
+    pass: "proxy",
+    kinds: ["series"],
+  });
+  for (const e of missing.errors) out(`    ${e.ref ?? "references"}: ${e.error}`);
+  const queued = missing.queued.filter((q) => q.prompt_id !== null && q.take !== null);
+  if (queued.length === 0) {
+    out("  references: nothing missing");
+    return;
+  }
+  const refs = new Set(queued.map((q) => q.ref)).size;
+  out(`  drawing ${queued.length} reference picture(s) for ${refs} reference(s) on the built-in engine`);
+  const ids = new Set(queued.map((q) => q.prompt_id as string));
+  const until = Date.now() + REFS_WAIT_MS;
+  let ended: Map<string, JobRow>;
+  for (;;) {
+    const { jobs } = await api<{ jobs: JobRow[] }>("GET", "/jobs", {});
+    ended = new Map(
+      jobs.filter((j) => ids.has(j.id) && !["queued", "running"].includes(j.status)).map((j) => [j.id, j]),
+    );
+    if (ended.size === ids.size) break;
+    if (Date.now() > until) {
+      out(`  references still drawing after ${REFS_WAIT_MS / 60_000} minutes; rendering without them`);
+      break;
+    }
+    await sleep(150);
+  }
+  let picked = 0;
+  for (const q of queued) {
+    const job = ended.get(q.prompt_id as string);
+    if (job?.status !== "succeeded") {
+      out(`    ${q.ref}${q.view ? ` ${q.view}` : ""}: ${job ? (job.error ?? job.status) : "not finished"}`);
+      continue;
+    }
+    try {
+      await api("PUT", "/refs/pick", { ep, ref: q.ref, view: q.view, take: q.take });
+      picked++;
+    } catch (err) {
+      out(`    ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  out(`  picked ${picked} of ${queued.length} reference picture(s)`);
+}
 
 /** Render the proxy shots that have no usable take yet, wait for them, assemble; the mp4's path or null. */
 async function renderAndAssemble(api: Api, ep: string): Promise<string | null> {
