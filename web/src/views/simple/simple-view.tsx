@@ -180,7 +180,9 @@ export function SimpleView() {
             aria-label={`Clip ${shown ?? ""} take ${clip.take}`}
           />
         ) : (
-          <div class="simple-empty muted">{ep ? "No clip yet." : "Write a prompt and make the clip."}</div>
+          <div class="simple-empty muted">
+            {progress ? `${progress.text}…` : ep ? "No clip yet." : "Write a prompt and make the clip."}
+          </div>
         )}
         {progress ? <Progress progress={progress} /> : null}
         {shotEntry?.action ? <p class="simple-caption muted">{shotEntry.action}</p> : null}
