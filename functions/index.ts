@@ -61,6 +61,7 @@ import refsOverridePut from "./refs/override.put.ts";
 import refsOwnerTakes from "./refs/owner-takes.get.ts";
 import refsUnpick from "./refs/pick.delete.ts";
 import refsPick from "./refs/pick.put.ts";
+import refsRelight from "./refs/relight.post.ts";
 import refsTour from "./refs/tour.post.ts";
 import refsTourFrame from "./refs/tour-frame.post.ts";
 import refsVideo from "./refs/video.post.ts";
@@ -139,6 +140,7 @@ export const functions: readonly StudioFunction[] = [
   refsDefaults,
   refsKeyframe,
   refsFromFrame,
+  refsRelight,
   refsTour,
   refsTourFrame,
   clipQueue,

@@ -421,6 +421,7 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/tour": { ep, ref: "location:kitchen", move: "push_in" },
     "POST /refs/tour-frame": { ep, ref: "location:kitchen", tour: 1, seconds: 1 },
     "POST /refs/from-frame": { ep, video: "refs/_videos/clip.mp4", time: 0, ref: "location:kitchen" },
+    "POST /refs/relight": { ep, relight: "night", locations: ["kitchen"], dry_run: true },
     "POST /refs/generate": { ep, ref: "location:kitchen" },
     "POST /refs/generate-missing": { ep, dry_run: true },
     "POST /clip/queue": { ep, shot: "sh010", pass: "proxy", still: true, image_target: "no_such_target" },
