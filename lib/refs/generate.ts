@@ -15,8 +15,10 @@ import { ep, passOr, seed, targetIdOrBlank } from "../schema/fields.ts";
 import { newSeed53 } from "../script/seeds.ts";
 import { errorMessage, type JsonObject, num } from "../store/json-guards.ts";
 import { type MissingFile, modelFolder, modelSpecs, resolveModels } from "../targets/models.ts";
+import { editIntroduction } from "../targets/prompts/edit-intro.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 import { type Catalog, type CatalogRef, catalogRef, readCatalog } from "./catalog.ts";
+import { editOption, editTargetOf, keyframeRefs, planEdit } from "./edit.ts";
 import {
   boundParams,
   type EffectiveRef,
@@ -42,6 +44,7 @@ import {
   readRefOverrides,
   setFields,
 } from "./overrides.ts";
+import { panoOption, planPano } from "./pano.ts";
 import { type RefsPlace, refsPlace } from "./place.ts";
 import { insertRefJob, type RefTakeRef, refEvent, refJob, refStem, reserveRefTake } from "./queue-ref.ts";
 import type { RefPayload } from "./ref-payload.ts";
@@ -49,7 +52,7 @@ import { listTakes } from "./takes.ts";
 
 export const MAX_COUNT = 16;
 
-/** The body of POST /studio/refs/generate (the edit and pano options come with their own change). */
+/** The body of POST /studio/refs/generate. */
 export const generateBody = z.object({
   ep,
   ref: refField.describe(
@@ -96,6 +99,8 @@ export const generateBody = z.object({
     .max(128)
     .nullish()
     .describe("The backend: builtin, local, cloud or deployment:<target>; left out: the target's own"),
+  edit: editOption.nullish(),
+  pano: panoOption.nullish(),
 });
 
 export type GenerateBody = z.output<typeof generateBody>;
@@ -270,6 +275,15 @@ interface Planned {
   base: boolean;
   baseValues: Record<string, unknown> | null;
   resolved: JsonObject | null;
+  /** The sidecar's `source`: generated, or edited / pano for those options. */
+  source: "generated" | "edited" | "pano";
+  /** Pictures sent as the target's references, in order (absolute paths). */
+  references: string[];
+  /** Sidecar fields the option records (`edit`, `pano`, `references`). */
+  record: JsonObject;
+  /** Notes the finished candidate carries. */
+  saveNotes: string[];
+  latent: "empty" | null;
 }
 
 /** Per request: each backend's problem and each model folder's listing, asked once. */
@@ -336,6 +350,8 @@ async function planView(
   eff: EffectiveRef,
   registry: { get(id: string): TargetSpec | undefined; ids(kind: "image" | "audio"): string[] },
   backend: string | null,
+  /** The picture-taking mode this request brings its pictures for (an edit, a panorama, a keyframe's references). */
+  brings: "edit" | "pano" | null = null,
 ): Promise<Planned | CandidateError> {
   const id = c.ref.id;
   const fail = (error: string, extra: Partial<CandidateError> = {}): CandidateError => ({
@@ -353,7 +369,7 @@ async function planView(
   }
   if (spec.kind !== kind) return fail(`${eff.target} is a ${spec.kind} target, not an ${kind} target`);
   const mode = spec.capabilities.mode;
-  if (kind === "image" && (mode === "edit" || mode === "pano")) {
+  if (kind === "image" && (mode === "edit" || mode === "pano") && mode !== brings) {
     // An edit target changes a picture it is given and a pano target outpaints a canvas: a plain candidate has neither.
     return fail(
       `${spec.short} is an ${mode} target: it needs ${mode === "edit" ? "the pictures it changes" : "a canvas to outpaint"}, which a plain candidate does not send; choose a text-to-image target`,
@@ -399,6 +415,11 @@ async function planView(
     base: false,
     baseValues: null,
     resolved: null,
+    source: "generated",
+    references: [],
+    record: {},
+    saveNotes: [],
+    latent: null,
   };
   if (builtin) {
     if (eff.model || eff.loras.length)
@@ -488,7 +509,7 @@ function queuedSidecar(
     job: null,
     backend: p.lane,
     backend_prompt_id: null,
-    source: "generated",
+    source: p.source,
     target: p.spec.id,
     seed: seedChoice.seed,
     seed_source: seedChoice.source,
@@ -517,6 +538,7 @@ function queuedSidecar(
     s.pass = extra.pass;
     s.shot_size = extra.shotSize;
   }
+  Object.assign(s, p.record);
   if (p.resolved) {
     s.resolved = p.resolved;
     s.base = p.base;
@@ -570,10 +592,14 @@ export async function queueGenerate(
   const view = (body.view ?? null) as RefView | null;
   const change = requestChange(body);
   checkRequest(c, view, typeof change.prompt === "string", opts.voice === true);
-  const overrides = await readRefOverrides(services, place, c.ref);
+  if (body.edit && body.pano)
+    throw badRequest("send edit or pano, not both: one changes a picture, the other makes a panorama");
   const { defaults, registry } = settings;
   const facts = factsOf(c);
-  const override = overrides.refs[c.ref.id];
+  // An edit or a panorama is made of the pictures it is given and the request: the ref's overrides are not read.
+  const option = body.edit ? "edit" : body.pano ? "pano" : null;
+  const override = option ? undefined : (await readRefOverrides(services, place, c.ref)).refs[c.ref.id];
+  const editSpec = body.edit ? editTargetOf(change.target, defaults, registry) : null;
 
   let shotSize: { width: number; height: number } | null = null;
   if (isKeyframe(facts)) {
@@ -586,7 +612,16 @@ export async function queueGenerate(
   }
   // Refusals that depend on the target the request lands on (unknown or non-image target, negative, params).
   const baseEff = effectiveRef({ ref: facts, view: null, override, defaults, registry, shotSize });
-  const target = change.target ?? baseEff.target;
+  const pano = body.pano
+    ? await planPano(place, catalog, {
+        ref: c,
+        pano: body.pano,
+        prompt: change.prompt ?? null,
+        target: change.target ?? null,
+        registry,
+      })
+    : null;
+  const target = editSpec?.id ?? pano?.spec.id ?? change.target ?? baseEff.target;
   const spec = registry.get(target);
   const targetKind = targetKindOf(c.ref);
   const paramNotes = checkForRef(change, {
@@ -610,10 +645,29 @@ export async function queueGenerate(
     size: change.size,
     params: change.params,
     negative: change.negative,
-    target: change.target,
+    target: option ? target : change.target,
   };
+  const edit =
+    body.edit && editSpec
+      ? await planEdit(services, place, catalog, {
+          ref: c,
+          view: view as CharacterView | null,
+          edit: body.edit,
+          prompt: change.prompt ?? null,
+          spec: editSpec,
+        })
+      : null;
+  const made = edit ?? pano;
+  if (made) {
+    request.prompt = made.prompt;
+    if (!isKeyframe(facts)) request.size = `${made.width}x${made.height}`;
+  }
+  if (edit?.loras.length) {
+    const preset = effectiveRef({ ref: facts, view: null, override, defaults, registry, request, shotSize });
+    request.loras = [...preset.loras, ...edit.loras];
+  }
 
-  const views = viewsOf(facts, view);
+  const views = option ? [view] : viewsOf(facts, view);
   const refEff = effectiveRef({ ref: facts, view: null, override, defaults, registry, request, shotSize });
   const mode = body.seed_mode || "auto";
   const first = await firstSeed(services, place, c, refEff, change.seed ?? null, mode, views);
@@ -632,12 +686,52 @@ export async function queueGenerate(
       request,
       shotSize,
     });
-    const planned = await planView(services, asked, c, v, eff, registry, body.backend?.trim() || null);
-    if ("error" in planned) errors.push(planned);
-    else {
-      planned.notes.unshift(...paramNotes);
-      plans.push(planned);
+    const keyframeEdit =
+      isKeyframe(facts) && !option && registry.get(eff.target)?.capabilities.mode === "edit";
+    const brings = option ?? (keyframeEdit ? "edit" : null);
+    const planned = await planView(
+      services,
+      asked,
+      c,
+      v,
+      eff,
+      registry,
+      body.backend?.trim() || null,
+      brings,
+    );
+    if ("error" in planned) {
+      errors.push(planned);
+      continue;
     }
+    planned.notes.unshift(...paramNotes);
+    if (made) {
+      planned.width = made.width;
+      planned.height = made.height;
+      planned.references = made.files;
+      planned.record = { ...made.record };
+    }
+    if (edit) {
+      planned.source = "edited";
+      planned.saveNotes = edit.saveNotes;
+    }
+    if (pano) {
+      planned.view = "pano";
+      planned.source = "pano";
+      planned.latent = pano.latent;
+    }
+    if (keyframeEdit && !opts.dryRun) {
+      // The edit target draws the keyframe from the pictures of what is in it (a dry run composes nothing).
+      const kf = await keyframeRefs(services, place, catalog, c, planned.spec, planned);
+      planned.references = kf.files;
+      planned.notes.push(...kf.notes);
+      if (kf.references.length) planned.record = { references: kf.references };
+      if (kf.intro.length && planned.eff.prompt === c.prompt && c.prompt) {
+        const word =
+          typeof planned.spec.recipe.ref_word === "string" ? planned.spec.recipe.ref_word : "image";
+        planned.eff = { ...planned.eff, prompt: `${editIntroduction(kf.intro, word)} ${c.prompt}` };
+      }
+    }
+    plans.push(planned);
   }
 
   const queued: QueuedCandidate[] = [];
@@ -700,6 +794,9 @@ export async function queueGenerate(
         base_values: p.baseValues,
         shot_size: shotSize,
       };
+      if (p.references.length) payload.references = p.references;
+      if (p.saveNotes.length) payload.save_notes = p.saveNotes;
+      if (p.latent) payload.latent = p.latent;
       try {
         const job = await insertRefJob(services, deps.store, t, refJob(payload));
         queued.push({

@@ -34,6 +34,12 @@ export const refPayload = z.object({
   base_values: z.record(z.string(), z.unknown()).nullable(),
   /** A keyframe's shot size in the pass it was drawn for, before scaling up to the target. */
   shot_size: z.object({ width: z.number(), height: z.number() }).nullable(),
+  /** Pictures the target reads, in order (absolute paths): an edit's, a keyframe's references, a panorama's canvas. */
+  references: z.array(z.string().min(1)).optional(),
+  /** Notes fixed at queue time that the finished candidate carries (an edit's turn without an angle LoRA). */
+  save_notes: z.array(z.string()).optional(),
+  /** A panorama sampled from an empty latent instead of its encoded canvas. */
+  latent: z.enum(["empty"]).nullable().optional(),
 });
 
 export type RefPayload = z.infer<typeof refPayload>;

@@ -12,6 +12,7 @@ import type { Job } from "../../lib/jobs/types.ts";
 import { episodeFence, mkdirShow } from "../../lib/paths/guarded.ts";
 import { readCatalog } from "../../lib/refs/catalog.ts";
 import { finishRefTake } from "../../lib/refs/finish-ref.ts";
+import { withEmptyLatent } from "../../lib/refs/pano.ts";
 import {
   failRefSidecar,
   payloadTake,
@@ -66,7 +67,16 @@ async function refGraph(ctx: JobContext, spec: TargetSpec, p: RefPayload, home: 
     if (k === "steps" || (values[k] !== undefined && values[k] !== null)) continue;
     values[k] = v;
   }
-  return patchGraph(spec, wf.graph, values);
+  const references = p.references ?? [];
+  if (spec.capabilities.mode === "pano" && references.length === 0) {
+    // The panorama graph samples its canvas: without one ComfyUI would fail on an empty LoadImage.
+    throw new Error(
+      `${spec.short} outpaints a canvas and this candidate has none: make panoramas with generate's pano option`,
+    );
+  }
+  const patched = patchGraph(spec, wf.graph, values, { references });
+  if (p.latent === "empty") patched.graph = withEmptyLatent(patched.graph, p.width, p.height);
+  return patched;
 }
 
 export const refJob = defineJobKind({
@@ -110,7 +120,7 @@ export const refJob = defineJobKind({
         prompt: p.prompt,
         negative: p.negative,
         entry: {},
-        inputs: {},
+        inputs: Object.fromEntries((p.references ?? []).map((file, i) => [`reference_${i + 1}`, file])),
         workDir,
       };
       // The reference as the series config words it: the built-in card prints its name and design, a voice speaks
@@ -118,7 +128,7 @@ export const refJob = defineJobKind({
       const catalog = await readCatalog(services, t.place).catch(() => null);
       const catalogRef = catalog?.byId.get(t.ref.id);
       if (catalog && catalogRef) engineJob.ref = jobRefOf(catalogRef, p.view, catalog.seriesRaw);
-      const notes: string[] = [];
+      const notes: string[] = [...(p.save_notes ?? [])];
       if (spec.backend !== "builtin" && p.backend !== "builtin") {
         const patched = await refGraph(ctx, spec, p, t.place.series.home);
         engineJob.graph = patched.graph;
