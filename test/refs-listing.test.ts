@@ -286,7 +286,19 @@ describe("GET /studio/refs", () => {
     expect(kitchen.takes.map((t: { take: number; view: null }) => [t.take, t.view])).toEqual([[1, null]]);
     expect(kitchen.panos).toEqual([expect.objectContaining({ take: 1, view: "pano", source: "pano" })]);
     expect(kitchen.tour_holds).toEqual([expect.objectContaining({ take: 1, view: "tour", source: "tour" })]);
-    expect(kitchen.tours).toEqual([{ tour: 1, status: "ok", move: "orbit left", holds: [1], error: null }]);
+    expect(kitchen.tours).toEqual([
+      {
+        tour: 1,
+        status: "ok",
+        move: "orbit left",
+        holds: [1],
+        error: null,
+        video: null,
+        seconds: null,
+        fps: null,
+        frames: null,
+      },
+    ]);
     expect(find(refs, "location:kitchen_rev")).toMatchObject({ of: "kitchen", exists: false, sha1: null });
 
     const towel = find(refs, "subject:gina_towel");
