@@ -1,5 +1,4 @@
 // The job store over libsql (embedded file or a libsql server): queue, leases, lanes, event outbox, paid counter.
-import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { createClient, type ResultSet } from "@libsql/client";
@@ -12,6 +11,7 @@ import { errorMessage, strings } from "../store/json-guards.ts";
 import { createLocks, type Locks } from "../store/lock.ts";
 import { relaxCommits } from "./commit-mode.ts";
 import { jobDatabaseUrl } from "./database-url.ts";
+import { JOB_ID, newJobId } from "./job-id.ts";
 import { migrate } from "./migrate.ts";
 import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
 import type { Job, JobStore, LaneState, NewJob, ProgressUpdate } from "./types.ts";
@@ -99,10 +99,12 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
 
   async function insertJob(exec: Exec, job: NewJob): Promise<Job> {
     if (typeof job.lane !== "string" || !job.lane.trim()) throw badRequest("lane: required");
+    if (job.id !== undefined && !JOB_ID.test(job.id))
+      throw new Error(`${job.id} is not an id newJobId() draws`);
     const [row] = await exec
       .insert(jobs)
       .values({
-        id: `j_${randomBytes(6).toString("hex")}`,
+        id: job.id ?? newJobId(),
         kind: job.kind,
         lane: job.lane,
         title: job.title ?? "",

@@ -51,6 +51,11 @@ export interface Job<P = unknown> {
 }
 
 export interface NewJob<P = unknown> {
+  /**
+   * The id the job gets, drawn beforehand with newJobId() so a file written before the insert can already name it
+   * (a reference candidate's sidecar); left out, the store draws one.
+   */
+  id?: string;
   kind: JobKind;
   lane: string;
   title: string;

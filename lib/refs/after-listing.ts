@@ -2,6 +2,7 @@
 // gone are closed `failed`, then references with no live file get their first finished candidate. Events tell
 // the page: each closed take's new status, each auto-pick's `picked`, then one `studio.episode` when anything
 // was picked.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Services } from "../context.ts";
 import type { JobStore } from "../jobs/types.ts";
 import { deadReason, RESERVE_GRACE_MS } from "../render/sweep.ts";
@@ -10,6 +11,9 @@ import { errorMessage } from "../store/json-guards.ts";
 import { autoPickRef, type LiveRef } from "./live.ts";
 import type { RefsPlace } from "./place.ts";
 import { listTakes, updateTake } from "./takes.ts";
+
+/** How long a queueing process may take from writing a sidecar that names its job to inserting that job. */
+const INSERT_SETTLE_MS = 2_000;
 
 type AfterServices = Pick<Services, "caches" | "locks" | "now" | "events" | "media" | "jobs" | "log">;
 
@@ -27,10 +31,18 @@ export async function sweepRefTakes(
       if (take.status !== "queued" || !take.hasSidecar) continue;
       const id = typeof take.sidecar.job === "string" ? take.sidecar.job : null;
       store ??= await services.jobs();
-      const job = id ? await store.get(id) : null;
-      if (!id) {
-        // A take being queued right now may not carry its job id yet.
-        const queued = Date.parse(String(take.sidecar.queued ?? ""));
+      let job = id ? await store.get(id) : null;
+      const queued = Date.parse(String(take.sidecar.queued ?? ""));
+      if (!job && id) {
+        // The sidecar names its job before the store holds it (the insert follows the reserve within moments): a
+        // take that young is looked at again once the insert has had its time.
+        const wait = Number.isFinite(queued) ? queued + INSERT_SETTLE_MS - now.getTime() : 0;
+        if (wait > 0) {
+          await sleep(Math.min(wait, INSERT_SETTLE_MS));
+          job = await store.get(id);
+        }
+      } else if (!job) {
+        // No id at all: written by a version that recorded the job only after inserting it.
         if (!Number.isFinite(queued) || now.getTime() - queued < RESERVE_GRACE_MS) continue;
       }
       const reason = deadReason(job);

@@ -10,7 +10,7 @@ import { fileInside, renameShow } from "../paths/guarded.ts";
 import { localIso } from "../render/time.ts";
 import type { JsonObject } from "../store/json-guards.ts";
 import { takesDir, takesFence } from "./place.ts";
-import { type RefTakeRef, readRefSidecar, refStem, updateRefSidecarLocked } from "./queue-ref.ts";
+import { type RefTakeRef, readRefSidecar, refStem, writeRefSidecarLocked } from "./queue-ref.ts";
 import type { RefPayload } from "./ref-payload.ts";
 import { withRefsLock } from "./takes.ts";
 
@@ -23,6 +23,8 @@ export interface FinishRef {
   notes: string[];
   /** The model the engine says it ran on, when it says. */
   model: string | null;
+  /** The engine's id of the run, recorded with the close. */
+  backendPromptId: string;
   workDir: string;
   signal: AbortSignal;
 }
@@ -78,14 +80,16 @@ export async function finishRefTake(f: FinishRef): Promise<JsonObject | null> {
     if (now?.status !== "queued" || now.unreadable === true) return null;
     // The file first: a sidecar saying ok always has its file beside it.
     await renameShow(fence, made.file, path.join(takesDir(t.place, t.ref), name));
-    return updateRefSidecarLocked(f.services, t, (s) => ({
-      ...s,
+    // The sidecar just read under this lock is the one closed: nobody else can have written it since.
+    return writeRefSidecarLocked(f.services, t, {
+      ...now,
       status: "ok",
       finished: localIso(f.services.now()),
+      backend_prompt_id: f.backendPromptId,
       [key]: name,
       ...made.fields,
       ...(f.model ? { model: f.model } : {}),
       save_notes: notes,
-    }));
+    });
   });
 }

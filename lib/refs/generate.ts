@@ -46,7 +46,15 @@ import {
 } from "./overrides.ts";
 import { panoOption, planPano } from "./pano.ts";
 import { type RefsPlace, refsPlace } from "./place.ts";
-import { insertRefJob, type RefTakeRef, refEvent, refJob, refStem, reserveRefTake } from "./queue-ref.ts";
+import {
+  insertRefJob,
+  type RefTakeRef,
+  type ReservedRefTake,
+  refEvent,
+  refJob,
+  refStem,
+  reserveRefTake,
+} from "./queue-ref.ts";
 import type { RefPayload } from "./ref-payload.ts";
 import { listTakes } from "./takes.ts";
 
@@ -754,9 +762,9 @@ export async function queueGenerate(
         });
         continue;
       }
-      let take: number;
+      let reserved: ReservedRefTake;
       try {
-        take = await reserveRefTake(services, place, c.ref, p.view, (n, stem) =>
+        reserved = await reserveRefTake(services, place, c.ref, p.view, (n, stem) =>
           queuedSidecar(place, c, p, n, stem, seedChoice, {
             queued: queuedAt,
             overrides: overridesUsed(override, p.view, change),
@@ -769,6 +777,7 @@ export async function queueGenerate(
         errors.push({ ref: c.ref.id, view: p.view, error: `couldn't reserve a take: ${errorMessage(err)}` });
         continue;
       }
+      const take = reserved.take;
       const t: RefTakeRef = { place, ref: c.ref, view: p.view, take };
       const payload: RefPayload = {
         ep: place.ep,
@@ -798,7 +807,7 @@ export async function queueGenerate(
       if (p.saveNotes.length) payload.save_notes = p.saveNotes;
       if (p.latent) payload.latent = p.latent;
       try {
-        const job = await insertRefJob(services, deps.store, t, refJob(payload));
+        const job = await insertRefJob(services, deps.store, t, refJob(payload, reserved.jobId));
         queued.push({
           ref: c.ref.id,
           view: p.view,

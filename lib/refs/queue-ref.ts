@@ -1,9 +1,11 @@
 // Reference candidates as jobs: a take number reserved by an exclusive create of its `queued` sidecar under the ref
-// home's lock (numbers are never reused: the trash counts), the `ref` job inserted and its id recorded in the
-// sidecar; sidecar changes after that (the worker's, a cancel's, a retry's) are fresh reads under the same lock.
+// home's lock (numbers are never reused: the trash counts), the sidecar naming the id its `ref` job then gets, so
+// queueing writes the sidecar once; sidecar changes after that (the worker's, a cancel's, a retry's) are fresh
+// reads under the same lock.
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { conflict } from "../errors.ts";
+import { newJobId } from "../jobs/job-id.ts";
 import type { Job, JobStore, NewJob } from "../jobs/types.ts";
 import { createShowFile, mkdirShow, readShowText, writeShowFile } from "../paths/guarded.ts";
 import { CANCELED_RUNNING, CANCELED_WAITING } from "../render/cancel.ts";
@@ -91,6 +93,15 @@ export async function updateRefSidecarLocked(
   if (current === null || current.unreadable === true) return null;
   const next = change(current);
   if (next === null) return null;
+  return writeRefSidecarLocked(services, t, next);
+}
+
+/** Write the sidecar whole, for a caller holding the ref home's lock that has just read it; answers `next`. */
+export async function writeRefSidecarLocked(
+  services: LockServices,
+  t: RefTakeRef,
+  next: JsonObject,
+): Promise<JsonObject> {
   const file = refSidecarPath(t);
   await writeShowFile(takesFence(t.place, t.ref), file, sidecarText(next));
   forgetJsonFile(services, file);
@@ -122,9 +133,17 @@ export function failRefSidecar(
   });
 }
 
+/** A reserved candidate: its number, and the id its job must be added with (the sidecar names it already). */
+export interface ReservedRefTake {
+  take: number;
+  jobId: string;
+}
+
 /**
  * Reserve the next free number of the view with an exclusive create of its sidecar (a number taken meanwhile by
- * another process is skipped). Answers the number.
+ * another process is skipped). The sidecar's `job` is the id drawn here for the job refJob() then makes, so the
+ * sidecar is not written again to record it; a sweep gives a sidecar whose job is not in the store yet the
+ * reserve's grace.
  */
 export async function reserveRefTake(
   services: LockServices,
@@ -132,29 +151,32 @@ export async function reserveRefTake(
   ref: RefId,
   view: RefView | null,
   sidecarFor: (take: number, stem: string) => JsonObject,
-): Promise<number> {
+): Promise<ReservedRefTake> {
   const fence = takesFence(place, ref);
+  const jobId = newJobId();
   await mkdirShow(fence, takesDir(place, ref));
   return withRefsLock(services, place, ref, async () => {
     let take = await nextTakeNumber(place, ref, view);
     for (let tries = 0; tries < 1000; tries++, take++) {
       const t: RefTakeRef = { place, ref, view, take };
       try {
-        await createShowFile(fence, refSidecarPath(t), sidecarText(sidecarFor(take, refStem(t))));
+        const sidecar = { ...sidecarFor(take, refStem(t)), job: jobId };
+        await createShowFile(fence, refSidecarPath(t), sidecarText(sidecar));
       } catch (err) {
         if (errorCode(err) === "EEXIST") continue;
         throw err;
       }
       forgetJsonFile(services, refSidecarPath(t));
-      return take;
+      return { take, jobId };
     }
     throw new Error(`no free take number for ${ref.id} after 1000 tries`);
   });
 }
 
-/** The job of a reserved candidate. */
-export function refJob(p: RefPayload): NewJob<RefPayload> {
+/** The job of a reserved candidate, under the id its reservation drew. */
+export function refJob(p: RefPayload, jobId: string): NewJob<RefPayload> {
   return {
+    id: jobId,
     kind: "ref",
     lane: p.backend,
     title: refJobTitle(p.ref, p.view, p.take),
@@ -165,7 +187,7 @@ export function refJob(p: RefPayload): NewJob<RefPayload> {
 }
 
 /**
- * Insert the job of a reserved candidate and record its id in the sidecar as `job`. When the insert fails the
+ * Insert the job of a reserved candidate (refJob(), whose id the sidecar already names). When the insert fails the
  * candidate is closed `failed` with the reason and the error is rethrown.
  */
 export async function insertRefJob(
@@ -174,15 +196,12 @@ export async function insertRefJob(
   t: RefTakeRef,
   job: NewJob<RefPayload>,
 ): Promise<Job> {
-  let added: Job;
   try {
-    added = await store.add(job);
+    return await store.add(job);
   } catch (err) {
     await failRefSidecar(services, t, `not queued: ${errorMessage(err)}`, false);
     throw err;
   }
-  await updateRefSidecar(services, t, (s) => (s.status === "queued" ? { ...s, job: added.id } : null));
-  return added;
 }
 
 /** Fields a run writes: not copied into a retry's candidate. */
@@ -216,7 +235,7 @@ export async function retryRef(
     );
   }
   const queued = localIso(services.now());
-  const take = await reserveRefTake(services, old.place, old.ref, old.view, (n, stem) => {
+  const { take, jobId } = await reserveRefTake(services, old.place, old.ref, old.view, (n, stem) => {
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(sidecar)) if (!RUN_FIELDS.has(k)) out[k] = v;
     const kind = typeof sidecar.audio === "string" ? "audio" : "image";
@@ -225,7 +244,6 @@ export async function retryRef(
       take: n,
       status: "queued",
       queued,
-      job: null,
       backend_prompt_id: null,
       seed_source: `take:${p.take}`,
       [kind]: `${stem}.${kind === "audio" ? "wav" : "png"}`,
@@ -234,7 +252,7 @@ export async function retryRef(
   const t: RefTakeRef = { ...old, take };
   services.events.emit("studio.ref", refEvent(t, "queued"));
   services.events.emit("studio.episode", { ep: p.ep });
-  return refJob({ ...p, take, stem: refStem(t) });
+  return refJob({ ...p, take, stem: refStem(t) }, jobId);
 }
 
 /**

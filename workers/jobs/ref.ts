@@ -6,7 +6,14 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { jobRefOf } from "../../lib/engines/builtin/ref-card.ts";
 import { localAddress } from "../../lib/engines/registry.ts";
-import type { Engine, EngineJob, Prepared, RunHooks, Submitted } from "../../lib/engines/types.ts";
+import type {
+  Engine,
+  EngineJob,
+  EngineOutputs,
+  Prepared,
+  RunHooks,
+  Submitted,
+} from "../../lib/engines/types.ts";
 import { defineJobKind, type JobContext } from "../../lib/jobs/kinds.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { episodeFence, mkdirShow } from "../../lib/paths/guarded.ts";
@@ -16,6 +23,7 @@ import { withEmptyLatent } from "../../lib/refs/pano.ts";
 import {
   failRefSidecar,
   payloadTake,
+  type RefTakeRef,
   readRefSidecar,
   refEvent,
   retryRef,
@@ -28,6 +36,27 @@ import { type PatchValues, patchGraph } from "../../lib/targets/graph.ts";
 import type { TargetSpec } from "../../lib/targets/registry.ts";
 import { targetsForShow } from "../../lib/targets/target-tree.ts";
 import { resolveWorkflow } from "../../lib/targets/workflow.ts";
+
+/** A run lasting longer than this shows its prompt id in the sidecar while it runs. */
+const SHOW_PROMPT_ID_MS = 250;
+
+/**
+ * The run's prompt id written to the sidecar once the run has lasted SHOW_PROMPT_ID_MS, so a long run shows it
+ * meanwhile while a short one (a built-in card) records it only with the close. Answers the stop, which waits for
+ * a write under way.
+ */
+function promptIdIfLong(services: JobContext["services"], t: RefTakeRef, id: string): () => Promise<void> {
+  let writing: Promise<unknown> | null = null;
+  const timer = setTimeout(() => {
+    writing = updateRefSidecar(services, t, (s) =>
+      s.status === "queued" ? { ...s, backend_prompt_id: id } : null,
+    ).catch(() => null);
+  }, SHOW_PROMPT_ID_MS);
+  return async () => {
+    clearTimeout(timer);
+    await writing;
+  };
+}
 
 /** Whether the abort was a cancel of this job (not a worker stopping or losing the lease: the job runs again). */
 async function canceledByUser(job: Job, ctx: JobContext): Promise<boolean> {
@@ -90,6 +119,7 @@ export const refJob = defineJobKind({
     if (!sidecar) throw new Error(`${p.stem}: the candidate's sidecar is gone (discarded?)`);
     // Closed already (a cancel that timed out, a sweep): nothing left to make.
     if (sidecar.status !== "queued") return;
+    // The reserve names the job already; only a sidecar queued by an older version lacks it.
     if (sidecar.job !== job.id)
       await updateRefSidecar(services, t, (s) => (s.status === "queued" ? { ...s, job: job.id } : null));
 
@@ -149,10 +179,13 @@ export const refJob = defineJobKind({
       submitted = await engine.submit(engineJob, prepared, hooks);
       const backendId = submitted.backendPromptId;
       ctx.progress({ backend_prompt_id: backendId });
-      await updateRefSidecar(services, t, (s) =>
-        s.status === "queued" ? { ...s, backend_prompt_id: backendId } : null,
-      );
-      const outputs = await engine.collect(engineJob, submitted, hooks);
+      const shown = promptIdIfLong(services, t, backendId);
+      let outputs: EngineOutputs;
+      try {
+        outputs = await engine.collect(engineJob, submitted, hooks);
+      } finally {
+        await shown();
+      }
       const named = engine as Engine & { model?: (j: EngineJob) => string | null };
       const closed = await finishRefTake({
         services,
@@ -161,6 +194,7 @@ export const refJob = defineJobKind({
         outputs,
         notes: [...notes, ...prepared.notes],
         model: named.model?.(engineJob) ?? (p.files.model || p.model || null),
+        backendPromptId: backendId,
         workDir,
         signal: ctx.signal,
       });
