@@ -9,6 +9,7 @@ import { createClient } from "@libsql/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StudioError } from "../lib/errors.ts";
 import { relaxCommits } from "../lib/jobs/commit-mode.ts";
+import { newJobId } from "../lib/jobs/job-id.ts";
 import { MIGRATIONS, migrate } from "../lib/jobs/migrate.ts";
 import { createJobStore, jobStoreOpener, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { NewJob } from "../lib/jobs/types.ts";
@@ -101,6 +102,19 @@ describe("add, get, list", () => {
     const b = await store.add(job("sh020"));
     expect(b.id).not.toBe(a.id);
     expect(b.position).toBe(1);
+  });
+
+  it("adds a job under an id drawn beforehand, once, and refuses an id newJobId() would not draw", async () => {
+    const { store } = await fresh();
+    const id = newJobId();
+    expect(id).toMatch(/^j_[0-9a-f]{12}$/);
+    expect(newJobId()).not.toBe(id);
+    const a = await store.add(job("sh010", { id }));
+    expect(a.id).toBe(id);
+    expect((await store.get(id))?.title).toBe("sh010");
+    await expect(store.add(job("sh020", { id }))).rejects.toThrow();
+    await expect(store.add(job("sh030", { id: "j_../x" }))).rejects.toThrow(/not an id newJobId\(\) draws/);
+    expect((await store.list()).jobs.map((j) => j.title)).toEqual(["sh010"]);
   });
 
   it("lists running, then waiting in run order, then the last 200 finished newest first", async () => {

@@ -9,6 +9,7 @@ import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import type { Engine } from "../lib/engines/types.ts";
+import { newJobId } from "../lib/jobs/job-id.ts";
 import { retryJob } from "../lib/jobs/kinds.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
 import { afterAnswerSettled } from "../lib/refs/list-after.ts";
@@ -288,6 +289,31 @@ describe("ref jobs on the built-in card", () => {
       error: JOB_GONE,
     });
     expect(refEvents()).toEqual([{ ep, ref: "location:kitchen", view: null, take: 1, status: "failed" }]);
+  });
+
+  it("leaves a candidate whose job reaches the store moments after its sidecar names it", async () => {
+    const ep = await s.episode(SCRIPT, { series: cardSeries() });
+    await store.pause("builtin", true);
+    const res = await generate({ ep, ref: "location:kitchen" });
+    const queued: Any = await store.get(res.body.queued[0].prompt_id);
+    // A process between its reserve and its insert: the sidecar names a job the store does not hold yet.
+    const late = newJobId();
+    const file = path.join(dirOf(ep, "location__kitchen"), "location__kitchen_t01.json");
+    await writeFile(file, (await readFile(file, "utf8")).replace(queued.id, late));
+    s.env.events.length = 0;
+    await s.call("GET", "/refs", { ep });
+    await new Promise((r) => setTimeout(r, 300));
+    await store.add({
+      id: late,
+      kind: "ref",
+      lane: "builtin",
+      title: "late",
+      info: {},
+      payload: queued.payload,
+    });
+    await afterAnswerSettled(s.env.services, ep);
+    expect(await sidecar(ep, "location__kitchen", null, 1)).toMatchObject({ status: "queued", job: late });
+    expect(refEvents()).toEqual([]);
   });
 });
 
