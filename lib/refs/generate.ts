@@ -8,13 +8,14 @@ import type { Services } from "../context.ts";
 import { laneUnready, localAddress } from "../engines/registry.ts";
 import { badRequest, notFound } from "../errors.ts";
 import type { JobStore } from "../jobs/types.ts";
+import { type FolderListings, listTargetModels } from "../render/model-listing.ts";
 import { targetBackend } from "../render/plan.ts";
 import { chooseSeed, type SeedChoice, seedValue } from "../render/seed.ts";
 import { localIso } from "../render/time.ts";
 import { ep, passOr, seed, targetIdOrBlank } from "../schema/fields.ts";
 import { newSeed53 } from "../script/seeds.ts";
 import { errorMessage, type JsonObject, num } from "../store/json-guards.ts";
-import { type MissingFile, modelFolder, modelSpecs, resolveModels } from "../targets/models.ts";
+import { type MissingFile, resolveModels } from "../targets/models.ts";
 import { editIntroduction } from "../targets/prompts/edit-intro.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 import { type Catalog, type CatalogRef, catalogRef, readCatalog } from "./catalog.ts";
@@ -297,7 +298,7 @@ interface Planned {
 /** Per request: each backend's problem and each model folder's listing, asked once. */
 interface Asked {
   lanes: Map<string, Promise<string | null>>;
-  folders: Map<string, Promise<readonly string[] | null>>;
+  folders: FolderListings;
   localUrl: Promise<string> | null;
 }
 
@@ -326,26 +327,9 @@ async function checkModels(
 ): Promise<{ error: string } | Awaited<ReturnType<typeof resolveModels>>> {
   asked.localUrl ??= localAddress(services);
   const url = await asked.localUrl;
-  const folders = new Set<string>();
-  for (const param of Object.keys(modelSpecs(spec))) {
-    const folder = modelFolder(spec, param);
-    if (folder) folders.add(folder);
-  }
-  const listing: Record<string, readonly string[] | null> = {};
-  try {
-    await Promise.all(
-      [...folders].map(async (folder) => {
-        let files = asked.folders.get(folder);
-        if (!files) {
-          files = services.engines.lookups.models(url, folder);
-          asked.folders.set(folder, files);
-        }
-        listing[folder] = await files;
-      }),
-    );
-  } catch (err) {
-    return { error: `the local backend at ${url} did not list its models: ${errorMessage(err)}` };
-  }
+  const listed = await listTargetModels(services.engines.lookups, url, spec, asked.folders);
+  if ("error" in listed) return listed;
+  const { listing } = listed;
   return resolveModels(spec, "final", listing, { job: { model: eff.model, loras: eff.loras } });
 }
 

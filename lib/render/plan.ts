@@ -32,16 +32,11 @@ import type { Continuous } from "../script/types.ts";
 import { errorMessage, isObject, type JsonObject, num } from "../store/json-guards.ts";
 import type { ApiGraph, JobShape } from "../targets/graph.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
-import {
-  type MissingFile,
-  type ModelsResolution,
-  modelFolder,
-  modelSpecs,
-  resolveModels,
-} from "../targets/models.ts";
+import { type MissingFile, type ModelsResolution, resolveModels } from "../targets/models.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
 import { checkModelFamilies, localComfyPath, type ModelMismatch } from "./model-check.ts";
+import { type FolderListings, listTargetModels } from "./model-listing.ts";
 import { checkNodes, engineClasses } from "./node-check.ts";
 import type { RenderRequest } from "./request.ts";
 import { chooseSeed, seedValue } from "./seed.ts";
@@ -193,7 +188,7 @@ interface PlanCtx {
   laneProblems: Map<string, Promise<string | null>>;
   services: Pick<Services, "home" | "engines" | "caches"> & { env?: Services["env"] };
   /** Installed files per models folder of the local backend, by folder (one listing per request). */
-  listings: Map<string, Promise<readonly string[] | null>>;
+  listings: FolderListings;
   localUrl: Promise<string> | null;
   /** The engine's models folder on this machine (settings `path`, else COMFYUI_PATH), once per request. */
   comfyPath?: Promise<string | null>;
@@ -648,28 +643,9 @@ async function checkModels(
     caches: c.services.caches,
   });
   const url = await c.localUrl;
-  const folders = new Set<string>();
-  for (const param of Object.keys(modelSpecs(spec))) {
-    const folder = modelFolder(spec, param);
-    if (folder) folders.add(folder);
-  }
-  const listing: Record<string, readonly string[] | null> = {};
-  try {
-    await Promise.all(
-      [...folders].map(async (folder) => {
-        let files = c.listings.get(folder);
-        if (!files) {
-          files = c.services.engines.lookups.models(url, folder);
-          c.listings.set(folder, files);
-        }
-        listing[folder] = await files;
-      }),
-    );
-  } catch (err) {
-    return {
-      error: `the local backend at ${url} did not list its models: ${errorMessage(err)}`,
-    };
-  }
+  const listed = await listTargetModels(c.services.engines.lookups, url, spec, c.listings);
+  if ("error" in listed) return listed;
+  const { listing } = listed;
   const families = c.vi.seriesRaw?.model_families;
   const familyGlobs: Record<string, string[]> = {};
   if (isObject(families)) {
