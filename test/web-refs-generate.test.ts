@@ -4,6 +4,22 @@
 import { describe, expect, it } from "vitest";
 import type { Job, RefInfo, RefMissingAnswer, RefTakeInfo, ShotEntry } from "../web/src/types.ts";
 import {
+  canEditLive,
+  canEditTake,
+  canPano,
+  editBody,
+  editReady,
+  editTargets,
+  initialEdit,
+  initialPano,
+  panoBody,
+  panoPartners,
+  panoTargets,
+  togglePartner,
+  turnViews,
+  withChoices,
+} from "../web/src/views/refs/edit-model.ts";
+import {
   buttonText,
   errorLine,
   formTargetId,
@@ -509,5 +525,129 @@ describe("the frame under the playhead", () => {
       pick: false,
     });
     expect(keyframeCutBody("/ep", "final", "sh040", 1, 0, "next-first", null, true)).toBeNull();
+  });
+});
+
+describe("the edit and panorama forms", () => {
+  const kettle = ref("prop:kettle", { exists: true });
+  const kitchen = ref("location:kitchen", { exists: true, name: "Kitchen" });
+  const hall = ref("location:hall", { exists: true, name: "Hall" });
+  const attic = ref("location:attic", { exists: true, name: "Attic" });
+  const cellar = ref("location:cellar", { name: "Cellar" });
+  const mia = ref("subject:mia", {
+    kind: "character",
+    name: "Mia",
+    views: [{ view: "02_side", picked: 2, takes: [] }],
+  });
+  const all = [
+    kettle,
+    kitchen,
+    hall,
+    attic,
+    cellar,
+    mia,
+    riley,
+    ref("voice:mia", { kind: "voice", exists: true }),
+  ];
+
+  it("offers only edit targets to edits and panorama targets to panoramas", () => {
+    expect(editTargets([card, krea, edit, pano]).map((t) => t.id)).toEqual(["flux2_klein_edit"]);
+    expect(panoTargets([card, krea, edit, pano]).map((t) => t.id)).toEqual(["klein_erp_360"]);
+  });
+
+  it("sends a plain edit of a candidate with its take, the instruction, wrap and the chosen target", () => {
+    const form = { ...initialEdit(), instruction: "  make it night  ", target: "flux2_klein_edit" };
+    expect(editBody("ep1", kettle, { view: null, take: 4 }, form, [])).toEqual({
+      ep: "ep1",
+      ref: "prop:kettle",
+      prompt: "make it night",
+      target: "flux2_klein_edit",
+      edit: { take: 4, wrap: true },
+    });
+    // The live picture is take null; wrap off sends the instruction as typed; no target leaves the default.
+    expect(
+      editBody("ep1", kettle, { view: null, take: null }, { ...form, wrap: false, target: "" }, []),
+    ).toEqual({
+      ep: "ep1",
+      ref: "prop:kettle",
+      prompt: "make it night",
+      edit: { take: null, wrap: false },
+    });
+  });
+
+  it("lists further references with live pictures (a character by view) and sends them in the order chosen", () => {
+    const choices = withChoices(all, kettle);
+    expect(choices.map((c) => c.key)).toEqual([
+      "location:kitchen|",
+      "location:hall|",
+      "location:attic|",
+      "subject:mia|02_side",
+    ]);
+    const form = {
+      ...initialEdit(),
+      instruction: "put the kettle on the hob",
+      with: ["subject:mia|02_side", "location:kitchen|", "gone|"],
+    };
+    expect(editBody("ep1", kettle, { view: null, take: 1 }, form, choices).edit).toEqual({
+      take: 1,
+      with: [{ ref: "subject:mia", view: "02_side" }, { ref: "location:kitchen" }],
+      wrap: true,
+    });
+  });
+
+  it("turns a character view: the body asks the new view, from the candidate's view, without wrap", () => {
+    expect(turnViews(riley, "02_side")).toEqual(["01_threequarter", "03_back", "04_face"]);
+    expect(turnViews(kettle, null)).toEqual([]);
+    const form = { ...initialEdit(), turn: "03_back" as const };
+    expect(editReady(riley, form)).toBe(true);
+    expect(editReady(riley, initialEdit())).toBe(false);
+    expect(editBody("ep1", riley, { view: "02_side", take: 3 }, form, [])).toEqual({
+      ep: "ep1",
+      ref: "subject:riley",
+      view: "03_back",
+      edit: { take: 3, turn: true, from_view: "02_side" },
+    });
+    // A plain edit of a view makes a candidate of that same view.
+    const plain = { ...initialEdit(), instruction: "red coat" };
+    expect(editBody("ep1", riley, { view: "02_side", take: 3 }, plain, []).view).toBe("02_side");
+  });
+
+  it("offers Edit on finished pictures only, and on the live picture of single-picture refs", () => {
+    expect(canEditTake(take(1, { image: "a.png" }))).toBe(true);
+    expect(canEditTake(take(1, { image: null }))).toBe(false);
+    expect(canEditTake(take(1, { image: "a.png", usable: false, status: "failed" }))).toBe(false);
+    expect(canEditTake(take(1, { image: "a.png", view: "pano" }))).toBe(false);
+    expect(canEditTake(take(1, { image: "a.png", view: "sheet" }))).toBe(false);
+    expect(canEditLive(kettle)).toBe(true);
+    expect(canEditLive(cellar)).toBe(false);
+    expect(canEditLive(ref("subject:x", { kind: "character", exists: true }))).toBe(false);
+  });
+
+  it("makes a panorama body: up to two partner plates in order, the size only when not the default", () => {
+    expect(canPano(kitchen)).toBe(true);
+    expect(canPano(cellar)).toBe(false);
+    expect(canPano(kettle)).toBe(false);
+    expect(panoPartners(all, kitchen).map((r) => r.id)).toEqual(["location:hall", "location:attic"]);
+    let form = initialPano();
+    expect(panoBody("ep1", kitchen, form)).toEqual({ ep: "ep1", ref: "location:kitchen", pano: {} });
+    form = togglePartner(form, "location:attic");
+    form = togglePartner(form, "location:hall");
+    form = togglePartner(form, "location:cellar");
+    expect(form.with).toEqual(["location:attic", "location:hall"]);
+    expect(togglePartner(form, "location:attic").with).toEqual(["location:hall"]);
+    expect(
+      panoBody("ep1", kitchen, {
+        ...form,
+        size: "4096 × 2048",
+        target: "klein_erp_360",
+        prompt: " A kitchen. ",
+      }),
+    ).toEqual({
+      ep: "ep1",
+      ref: "location:kitchen",
+      pano: { with: ["location:attic", "location:hall"], size: "4096x2048" },
+      target: "klein_erp_360",
+      prompt: "A kitchen.",
+    });
   });
 });

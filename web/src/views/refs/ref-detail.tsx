@@ -1,6 +1,9 @@
 // One reference in full: its live file (or what is missing and who needs it), a character's views side by side with
 // their candidates, another reference's candidates, panoramas and tour holds, imports, and its overrides.
+import { useState } from "preact/hooks";
 import type { RefInfo, RefTakeInfo, RefViewName } from "../../types.ts";
+import { EditPanel, PanoPanel } from "./edit-form.tsx";
+import { canEditLive, canPano, type EditSource, takeSource } from "./edit-model.ts";
 import { GeneratePanel, GenerateViewButton, useGenerate } from "./generate-form.tsx";
 import { ImportZone } from "./import-zone.tsx";
 import { OwnerTakes } from "./owner-takes.tsx";
@@ -35,6 +38,8 @@ export function RefDetail({
   const r = refInfo;
   const character = r.kind === "character";
   const gen = useGenerate(ep, r, targets);
+  const [editing, setEditing] = useState<EditSource | null>(null);
+  const [panoOpen, setPanoOpen] = useState(false);
   const generates = !!r.can_generate;
   const folder = (p: string) => p.split(/[\\/]/).pop() ?? p;
   // A sibling sharing the live file picked it last: this episode's own pick is recorded but no longer live.
@@ -50,6 +55,7 @@ export function RefDetail({
       overtaken={overtaken}
       refs={refs}
       onChanged={onChanged}
+      onEdit={() => setEditing(takeSource(take))}
     />
   );
   const zone = (view: RefViewName | null, compact = false) => (
@@ -70,7 +76,33 @@ export function RefDetail({
         </label>
       </header>
       <div class="ref-top">
-        <LivePicture ep={ep} refInfo={r} width={512} />
+        <div class="live-column">
+          <LivePicture ep={ep} refInfo={r} width={512} />
+          {canEditLive(r) || canPano(r) ? (
+            <div class="live-actions">
+              {canEditLive(r) ? (
+                <button
+                  type="button"
+                  class="ghost"
+                  onClick={() => setEditing({ view: null, take: null })}
+                  aria-label={`Edit the live picture of ${r.name}…`}
+                >
+                  Edit…
+                </button>
+              ) : null}
+              {canPano(r) ? (
+                <button
+                  type="button"
+                  class="ghost"
+                  onClick={() => setPanoOpen(true)}
+                  aria-label={`Panorama of ${r.name}…`}
+                >
+                  Panorama…
+                </button>
+              ) : null}
+            </div>
+          ) : null}
+        </div>
         <dl class="ref-facts">
           <dt>File</dt>
           <dd>
@@ -126,6 +158,20 @@ export function RefDetail({
         </dl>
       </div>
       {generates ? <GeneratePanel ep={ep} gen={gen} /> : null}
+      {editing ? (
+        <EditPanel
+          key={`${editing.view ?? ""}:${editing.take ?? "live"}`}
+          ep={ep}
+          refInfo={r}
+          refs={refs}
+          targets={targets}
+          source={editing}
+          onClose={() => setEditing(null)}
+        />
+      ) : null}
+      {panoOpen ? (
+        <PanoPanel ep={ep} refInfo={r} refs={refs} targets={targets} onClose={() => setPanoOpen(false)} />
+      ) : null}
       {character ? (
         <div class="view-columns">
           {viewColumns(r).map((col) => {

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, fileUrl, thumbUrl } from "../../api.ts";
 import type { RefInfo, RefTakeInfo } from "../../types.ts";
 import { ErrorText, useAction } from "../../ui.tsx";
+import { canEditTake } from "./edit-model.ts";
 import { copyBody, copyDestinations, takeActions, takeLabel, viewTitle } from "./refs-model.ts";
 
 export function RefTakeCard({
@@ -14,6 +15,7 @@ export function RefTakeCard({
   overtaken = null,
   refs,
   onChanged,
+  onEdit,
 }: {
   ep: string;
   refInfo: RefInfo;
@@ -26,6 +28,8 @@ export function RefTakeCard({
   refs: readonly RefInfo[];
   /** The ref as the service lists it after a change (null: read the list again). */
   onChanged(ref: RefInfo | null): void;
+  /** Opens the edit form on this candidate (left out where edits are not offered). */
+  onEdit?: () => void;
 }) {
   const label = takeLabel(take);
   const name = `${label} of ${refInfo.name}`;
@@ -112,6 +116,11 @@ export function RefTakeCard({
             title="Remove the live file; the candidate stays"
           >
             Clear
+          </button>
+        ) : null}
+        {onEdit && canEditTake(take) ? (
+          <button type="button" class="ghost" onClick={onEdit} aria-label={`Edit ${name}…`}>
+            Edit…
           </button>
         ) : null}
         {can.copy && !copying ? (
