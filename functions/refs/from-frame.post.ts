@@ -1,12 +1,16 @@
 // POST /studio/refs/from-frame: an exact frame of a shot's video take (or of a video kept in refs/_videos/, at a
 // time) becomes a candidate of a reference (`source: frame`); answers {frame, edits, step}.
 import { z } from "zod";
-import { badRequest, StudioError } from "../../lib/errors.ts";
+import { badRequest } from "../../lib/errors.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { editTargetOf } from "../../lib/refs/edit.ts";
+import { readRefSettings } from "../../lib/refs/effective.ts";
+import { queueFrameEdit } from "../../lib/refs/frame-step.ts";
 import { frameCandidate, listedFrame } from "../../lib/refs/from-frame.ts";
 import { refField, VIEWS, viewField } from "../../lib/refs/ids.ts";
 import { MAX_NOTE } from "../../lib/refs/import.ts";
 import { FRAME_RULE } from "../../lib/refs/keyframe-cut.ts";
+import { refsPlace } from "../../lib/refs/place.ts";
 import { ep, passName, shotId, take, targetIdOrBlank } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -21,7 +25,7 @@ export default defineFunction({
   method: "POST",
   path: "/refs/from-frame",
   summary:
-    "Make an exact frame of a video a reference candidate (source: frame; a character's three-quarter view unless view names another): from a shot's take ({pass, shot, take, frame}) or a kept video ({video, time}). Answers {frame: the take as listed, edits: [job ids], step: id|null}. 400 a video outside refs/_videos/, both or neither source, a frame or time outside the video; 404 no such shot, take or kept video; 409 a take with no finished video",
+    "Make an exact frame of a video a reference candidate (source: frame; a character's three-quarter view unless view names another): from a shot's take ({pass, shot, take, frame}) or a kept video ({video, time}). Answers {frame: the take as listed, edits: [job ids], step: id|null, errors: [{view, error}] (extra: why an instruction's edit was not queued)}. With an instruction the frame take is edited on an edit target (the instruction wrapped with the reference introduction); for a character a step job then turns the made view into the other views, picking each as it finishes when pick is true (left out: only where nothing is live). 400 a video outside refs/_videos/, both or neither source, a frame or time outside the video; 404 no such shot, take or kept video; 409 a take with no finished video",
   input: z.object({
     ep,
     pass: passName
@@ -77,11 +81,11 @@ export default defineFunction({
     if (byVideo && (input.video == null || input.time == null))
       throw badRequest("a frame of a kept video needs video and time (seconds)");
     const epReal = await resolveEpisode(input.ep, ctx);
-    if (input.instruction?.trim()) {
-      throw new StudioError(
-        501,
-        "from-frame with an instruction is not built yet: it needs generate's edit option; send the frame without one",
-      );
+    const instruction = input.instruction?.trim() || null;
+    if (instruction) {
+      // A target that cannot edit refuses before the frame is cut.
+      const settings = await readRefSettings(ctx, await refsPlace(ctx, epReal));
+      editTargetOf(input.target || null, settings.defaults, settings.registry);
     }
     const made = await frameCandidate(ctx, epReal, {
       source:
@@ -96,9 +100,18 @@ export default defineFunction({
             },
       ref: input.ref,
       view: input.view ?? null,
-      pick: input.pick ?? null,
+      // With an instruction the edit is what gets picked (by the step), not the frame.
+      pick: instruction ? false : (input.pick ?? null),
       note: input.note ?? null,
     });
-    return { frame: listedFrame(made), edits: [], step: null };
+    if (!instruction) return { frame: listedFrame(made), edits: [], step: null, errors: [] };
+    const store = await ctx.jobs();
+    const edit = await queueFrameEdit(
+      ctx,
+      made,
+      { instruction, target: input.target || null, views: input.views ?? null, pick: input.pick ?? null },
+      { store, wake: ctx.jobSignals.jobAdded },
+    );
+    return { frame: listedFrame(made), ...edit };
   },
 });

@@ -6,7 +6,13 @@ import { rebuildEpisode } from "../../lib/episode/source-file.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { readRefSettings } from "../../lib/refs/effective.ts";
 import { refsPlace } from "../../lib/refs/place.ts";
-import { editTarget, RELIGHT_PRESETS, relightLocations, SUFFIX_RULE } from "../../lib/refs/relight.ts";
+import {
+  editTarget,
+  queueRelitPlates,
+  RELIGHT_PRESETS,
+  relightLocations,
+  SUFFIX_RULE,
+} from "../../lib/refs/relight.ts";
 import { ep, targetIdOrBlank } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -15,7 +21,7 @@ const PRESETS = Object.keys(RELIGHT_PRESETS).join(", ");
 export default defineFunction({
   method: "POST",
   path: "/refs/relight",
-  summary: `Relight a sequence's plates or named locations: each gets a new location <id>_<suffix> in the series config (of, relight, the description plus the new light, a plate path), the script repointed when asked; answers {locations: [{source, id, exists, entry}], queued, errors, repointed}. Presets: ${PRESETS}. 400 both or neither of sequence and locations, a location with no plate, an unknown sequence or location, a bad suffix, an id taken, a non-edit target`,
+  summary: `Relight a sequence's plates or named locations: each gets a new location <id>_<suffix> in the series config (of, relight, the description plus the new light, a plate path), the script repointed when asked; answers {locations: [{source, id, exists, entry}], queued (one edit per plate and count: the source's live plate changed into a candidate of the relit location), errors (a plate not queued, naming why), repointed}. Presets: ${PRESETS}. 400 both or neither of sequence and locations, a location with no plate, an unknown sequence or location, a bad suffix, an id taken, a non-edit target`,
   input: z.object({
     ep,
     relight: z.string().max(1000).describe(`A preset (${PRESETS}) or an instruction for the edit model`),
@@ -59,25 +65,25 @@ export default defineFunction({
       dry_run: input.dry_run ?? null,
     });
     const { plan } = done;
-    // Changing a picture needs generate's edit option, which this service does not have yet: each plate says so.
-    const errors = input.dry_run
-      ? []
-      : plan.locations.map((l) => ({
-          ref: `location:${l.id}`,
-          source: `location:${l.source}`,
-          target,
-          error: `the plate of ${l.id} is not drawn: edits (generate's edit option) are not built yet; generate or import its plate`,
-        }));
     let build = null;
     if (done.wrote && !input.dry_run) {
       const rebuilt = await rebuildEpisode(ctx, epReal);
       if (!rebuilt.emitted) ctx.events.emit("studio.episode", { ep: epReal });
       build = rebuilt.build;
     }
+    const edits = input.dry_run
+      ? { queued: [], errors: [] }
+      : await queueRelitPlates(
+          ctx,
+          epReal,
+          plan,
+          { target, count: input.count ?? null, backend: input.backend?.trim() || null },
+          { store: await ctx.jobs(), wake: ctx.jobSignals.jobAdded },
+        );
     return {
       locations: plan.locations,
-      queued: [],
-      errors,
+      queued: edits.queued,
+      errors: edits.errors,
       repointed: done.repointed,
       relight: { preset: plan.preset, instruction: plan.instruction, target },
       build,

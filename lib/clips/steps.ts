@@ -21,7 +21,7 @@ import { errorMessage, textOf } from "../store/json-guards.ts";
 /** The lane step jobs run on: apart from the engines' lanes, so a step never waits behind the work it follows. */
 export const STEP_LANE = "steps";
 
-const candidate = z.object({
+export const candidate = z.object({
   ref: z.string(),
   view: z.string().nullable(),
   take: z.int().min(1),
@@ -77,10 +77,10 @@ export function clipStepJob(p: ClipStepPayload, after: string | null): NewJob<Cl
   };
 }
 
-type Seen = { c: StepCandidate; status: "pending" | "ok" | "failed"; why: string | null };
+export type Seen = { c: StepCandidate; status: "pending" | "ok" | "failed"; why: string | null };
 
 /** Where a candidate stands: its sidecar's status, with a sidecar still `queued` whose job has ended as failed. */
-async function look(store: JobStore, place: RefsPlace, c: StepCandidate): Promise<Seen> {
+export async function look(store: JobStore, place: RefsPlace, c: StepCandidate): Promise<Seen> {
   const ref = parseRefId(c.ref);
   const sidecar = await readRefSidecar({ place, ref, view: c.view as RefView | null, take: c.take });
   if (!sidecar) return { c, status: "failed", why: "its sidecar is gone (discarded?)" };
@@ -103,7 +103,12 @@ async function look(store: JobStore, place: RefsPlace, c: StepCandidate): Promis
 }
 
 /** Makes the finished candidates live; a character's views stitch into the sheet once all four are picked. */
-async function makeLive(services: StepServices, place: RefsPlace, ok: StepCandidate[], force: boolean) {
+export async function makeLive(
+  services: StepServices,
+  place: RefsPlace,
+  ok: StepCandidate[],
+  force: boolean,
+) {
   const picked: string[] = [];
   const failed: string[] = [];
   if (ok.length === 0) return { picked, failed };

@@ -261,6 +261,8 @@ export interface EditAsk {
   /** The typed instruction. */
   prompt: string | null;
   spec: TargetSpec;
+  /** Image 1 taken from another reference's live picture (a relight's source plate) instead of this one's. */
+  from?: { ref: string } | null;
 }
 
 /** Find and check every picture of an edit, its size and its prompt; 400 for what cannot be sent. */
@@ -287,9 +289,11 @@ export async function planEdit(
     from = edit.from_view ?? "01_threequarter";
     if (from === view) throw badRequest(`turn: from_view and view are both ${view}; name another view`);
   }
+  if (ask.from && (turn || edit.take != null))
+    throw badRequest("an edit of another reference's picture takes neither take nor turn");
   const take = edit.take ?? null;
   const wanted = [
-    { ref: id, view: from, take },
+    ask.from ? { ref: ask.from.ref, view: null, take: null } : { ref: id, view: from, take },
     ...(edit.with ?? []).map((w) => ({ ref: w.ref, view: w.view ?? null, take: w.take ?? null })),
   ];
   const max = num(spec.capabilities.max_refs) ?? 1;
@@ -353,6 +357,7 @@ export async function planEdit(
         with: (edit.with ?? []).map((w) => ({ ref: w.ref, view: w.view ?? null, take: w.take ?? null })),
         wrap: edit.wrap !== false,
         instruction,
+        ...(ask.from ? { from: ask.from.ref } : {}),
       },
       references: pictures.map((p, i) => ({
         image: i + 1,

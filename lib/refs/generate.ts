@@ -152,6 +152,8 @@ export interface GenerateOptions {
   voice?: boolean;
   /** Plan and answer without reserving or queueing anything. */
   dryRun?: boolean;
+  /** With `edit`: image 1 is this reference's live picture (internal: a relight edits the source plate). */
+  editFrom?: { ref: string } | null;
 }
 
 // ------------------------------------------------------------------------------------------ pure planning
@@ -545,13 +547,14 @@ export async function generateRefs(
   epReal: string,
   body: GenerateBody,
   deps: GenerateDeps,
+  opts: GenerateOptions = {},
 ): Promise<GenerateAnswer> {
   const place = await refsPlace(services, epReal);
   const [catalog, settings] = await Promise.all([
     readCatalog(services, place),
     readRefSettings(services, place),
   ]);
-  const out = await queueGenerate(services, { place, catalog, settings }, body, deps);
+  const out = await queueGenerate(services, { place, catalog, settings }, body, deps, opts);
   if (out.queued.length) deps.wake?.();
   for (const t of out.queuedTakes) services.events.emit("studio.ref", refEvent(t, "queued"));
   for (const t of out.failedTakes) services.events.emit("studio.ref", refEvent(t, "failed"));
@@ -647,6 +650,7 @@ export async function queueGenerate(
           edit: body.edit,
           prompt: change.prompt ?? null,
           spec: editSpec,
+          from: opts.editFrom ?? null,
         })
       : null;
   const made = edit ?? pano;

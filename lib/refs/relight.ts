@@ -5,11 +5,12 @@
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { encodeLike, readSourceFile, replaceSourceBytes } from "../episode/source-file.ts";
-import { badRequest } from "../errors.ts";
+import { badRequest, StudioError } from "../errors.ts";
 import { parseSeriesJson } from "../series/load.ts";
 import { isObject, textOf } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
+import { type GenerateDeps, generateBody, generateRefs, type QueuedCandidate } from "./generate.ts";
 
 /** A light preset: the instruction the edit model is given, and the phrase the description gains. */
 export interface RelightPreset {
@@ -297,4 +298,49 @@ export function editTarget(
   if (isEdit(defaults.keyframe_target)) return defaults.keyframe_target;
   if (!edits[0]) throw badRequest("no edit target is installed: a relight needs one to change the plates");
   return edits[0];
+}
+
+// ------------------------------------------------------------------------------------------- the edits
+
+export interface RelightEdits {
+  queued: QueuedCandidate[];
+  errors: { ref: string; source: string; target: string; error: string }[];
+}
+
+/**
+ * One edit per relit location (`count` candidates each): the source location's live plate is image 1, the
+ * relight instruction the prompt, and the result a candidate of the relit location. A plate that cannot be
+ * queued (no live plate, a target not installed) is an `errors` entry naming it; the rest still queue.
+ */
+export async function queueRelitPlates(
+  services: Parameters<typeof generateRefs>[0],
+  ep: string,
+  plan: Pick<RelightPlan, "instruction" | "locations">,
+  ask: { target: string; count: number | null; backend: string | null },
+  deps: GenerateDeps,
+): Promise<RelightEdits> {
+  const out: RelightEdits = { queued: [], errors: [] };
+  for (const l of plan.locations) {
+    const ref = `location:${l.id}`;
+    const source = `location:${l.source}`;
+    const fail = (error: string) => out.errors.push({ ref, source, target: ask.target, error });
+    try {
+      const body = generateBody.parse({
+        ep,
+        ref,
+        prompt: plan.instruction,
+        target: ask.target,
+        count: ask.count ?? 1,
+        backend: ask.backend,
+        edit: { wrap: true },
+      });
+      const answer = await generateRefs(services, ep, body, deps, { editFrom: { ref: source } });
+      out.queued.push(...answer.queued);
+      for (const e of answer.errors) fail(e.error);
+    } catch (err) {
+      if (!(err instanceof StudioError)) throw err;
+      fail(`the plate of ${l.id} is not queued: ${err.message}`);
+    }
+  }
+  return out;
 }
