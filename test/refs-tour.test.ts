@@ -278,6 +278,13 @@ describe("POST /studio/refs/tour", () => {
     refusal(await call({ count: 5 }), 400, /count/);
     refusal(await call({ count: 0 }), 400, /count/);
     refusal(await call({ seed: "x" }), 400, /seed/);
+    refusal(
+      await call({ target: "flux2_klein" }),
+      400,
+      /flux2_klein is not a video target \(image\): tours run on a video target/,
+    );
+    refusal(await call({ target: "minimax_h3_ref2va" }), 400, /minimax_h3_ref2va takes no first frame/);
+    refusal(await call({ target: "nope" }), 400, /unknown target "nope"/);
     expect((await store.list()).jobs.filter((j) => j.kind === "tour" && j.info.ep === ep)).toEqual([]);
   });
 });

@@ -2,9 +2,11 @@
 // `_tours/tour_tNN.json` written `queued` first), running one (the video kept as `_tours/tour_tNN.mp4`, its held
 // moments cut as exact frames into takes of the `tour` pseudo-view, events as each lands), and adding a frame of a
 // finished tour by its time as one more hold.
+import { copyFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { Services } from "../context.ts";
+import type { Engine } from "../engines/types.ts";
 import { hashFile } from "../episode/staleness.ts";
 import { badRequest, conflict, notFound, StudioError } from "../errors.ts";
 import type { JobStore } from "../jobs/types.ts";
@@ -32,6 +34,7 @@ import { liveFence, type RefsPlace, refsPlace, takesDir, takesFence } from "./pl
 import { addTake, type RefTake, withRefsLock } from "./takes.ts";
 import { measureTour } from "./tour-figures.ts";
 import { findHolds, frameSeconds } from "./tour-holds.ts";
+import { runTargetTour, tourGrid, tourTarget } from "./tour-target.ts";
 import { MOVE_WORDS, makeTourVideo, type TourMove, tourMove, tourSize } from "./tour-video.ts";
 
 export const TOUR_FPS = 24;
@@ -47,6 +50,9 @@ export const tourPayload = z.object({
   seconds: z.number().min(TOUR_SECONDS.min).max(TOUR_SECONDS.max),
   seed: z.string().regex(/^\d+$/),
   prompt: z.string(),
+  /** A ComfyUI video target and its backend; absent: the built-in zoompan. */
+  target: z.string().nullish(),
+  backend: z.string().nullish(),
 });
 export type TourPayload = z.infer<typeof tourPayload>;
 
@@ -107,6 +113,9 @@ export interface TourRequest {
   seconds?: number | null;
   count?: number | null;
   seed?: bigint | null;
+  /** A video target with a first-frame input; absent (or backend `builtin`): the built-in zoompan. */
+  target?: string | null;
+  backend?: string | null;
 }
 
 /** Queues `count` tours of a location's live plate; the first follows a typed seed, the others get new ones. */
@@ -132,7 +141,13 @@ export async function queueTours(
   const seconds = req.seconds ?? TOUR_SECONDS.default;
   const count = req.count ?? TOUR_COUNT.default;
   const plateSha1 = await hashFile(fence, live.file);
-  const prompt = `${MOVE_WORDS[req.move]} through ${c.name}, pausing along the way${c.prompt ? `: ${c.prompt}` : ""}`;
+  const onTarget = req.target != null && req.backend !== "builtin";
+  if (onTarget) await tourTarget(services, place.series.home, String(req.target));
+  const backend = onTarget ? (req.backend ?? "local") : "builtin";
+  const target = onTarget ? String(req.target) : null;
+  const prompt = onTarget
+    ? `the camera makes ${MOVE_WORDS[req.move]} through ${c.prompt || c.name}, no people`
+    : `${MOVE_WORDS[req.move]} through ${c.name}, pausing along the way${c.prompt ? `: ${c.prompt}` : ""}`;
   const ref = live.ref;
   const queued: { tour: number; backend_prompt_id: string }[] = [];
   for (let i = 0; i < count; i++) {
@@ -151,7 +166,8 @@ export async function queueTours(
         seed: seed.toString(),
         frame: path.relative(ep, live.file).split(path.sep).join("/"),
         frame_sha1: plateSha1,
-        backend: "builtin",
+        target,
+        backend,
         backend_prompt_id: null,
         job: null,
         holds: [],
@@ -170,14 +186,16 @@ export async function queueTours(
       seconds,
       seed: seed.toString(),
       prompt,
+      target,
+      backend,
     };
     let jobId: string;
     try {
       const job = await store.add({
         kind: "tour",
-        lane: "builtin",
+        lane: backend,
         title: `${ref.id} ${tourName(n)} (${req.move.replace("_", " ")})`,
-        info: { ep, ref: ref.id, tour: n, backend: "builtin" },
+        info: { ep, ref: ref.id, tour: n, backend, ...(target ? { target } : {}) },
         payload,
       });
       jobId = job.id;
@@ -202,6 +220,8 @@ export interface TourRunHooks {
   signal: AbortSignal;
   progress(share: number, step: string): void;
   emit(kind: string, data: unknown): void;
+  /** The engine of a backend, for tours on a ComfyUI video target. */
+  engine?(backend: string): Engine;
 }
 
 /** Makes one tour and its holds; the sidecar ends `ok` with its holds, or `failed` with why. */
@@ -230,23 +250,55 @@ export async function runTour(services: TourServices, p: TourPayload, hooks: Tou
     const plate = await guardPath(await liveFence(place), path.join(p.ep, String(current.frame ?? "")));
     const meta = await pictureSize(plate);
     if (!meta.width || !meta.height) throw new Error(`the plate ${String(current.frame)} is not a picture`);
-    const size = tourSize(meta.width, meta.height);
-    const frames = Math.round(p.seconds * TOUR_FPS);
+    let size = tourSize(meta.width, meta.height);
+    let fps = TOUR_FPS;
     hooks.progress(0, "camera move");
-    await makeTourVideo(
-      services.media,
-      plate,
-      { move: p.move, frames, fps: TOUR_FPS, ...size, seed: BigInt(p.seed) },
-      tmp,
-      { signal: hooks.signal, onProgress: (s) => hooks.progress(s * 0.7, "camera move") },
-    );
+    if (p.target && p.backend && p.backend !== "builtin") {
+      if (!hooks.engine) throw new Error("tours on a target need the job's engines");
+      const spec = await tourTarget(services, place.series.home, p.target);
+      const grid = tourGrid(spec, p.seconds, { width: meta.width, height: meta.height });
+      ({ fps } = grid);
+      size = { width: grid.width, height: grid.height };
+      const made = await runTargetTour(
+        services,
+        hooks.engine(p.backend),
+        {
+          ep: p.ep,
+          seriesHome: place.series.home,
+          target: p.target,
+          stem: `${ref.id.replace(/[^A-Za-z0-9_-]/g, "_")}_${tourName(p.tour)}`,
+          plate,
+          prompt: p.prompt,
+          seed: BigInt(p.seed),
+          grid,
+        },
+        {
+          signal: hooks.signal,
+          onProgress: (e) => hooks.progress((e.progress ?? 0) * 0.7, e.step ?? "camera move"),
+        },
+      );
+      try {
+        await copyFile(made.video, tmp);
+      } finally {
+        await made.done();
+      }
+    } else {
+      const frames = Math.round(p.seconds * TOUR_FPS);
+      await makeTourVideo(
+        services.media,
+        plate,
+        { move: p.move, frames, fps: TOUR_FPS, ...size, seed: BigInt(p.seed) },
+        tmp,
+        { signal: hooks.signal, onProgress: (s) => hooks.progress(s * 0.7, "camera move") },
+      );
+    }
     await renameShow(fence, tmp, video);
     hooks.progress(0.7, "held moments");
-    const figures = await measureTour(services.media, video, { ...size, fps: TOUR_FPS }, hooks.signal);
+    const figures = await measureTour(services.media, video, { ...size, fps }, hooks.signal);
     const found = findHolds(figures);
     for (const [i, h] of found.entries()) {
-      const a = frameSeconds(h.start, TOUR_FPS);
-      const b = frameSeconds(h.end + 1, TOUR_FPS);
+      const a = frameSeconds(h.start, fps);
+      const b = frameSeconds(h.end + 1, fps);
       const take = await addTake(services, place, ref, {
         view: "tour",
         ext: "png",
@@ -276,7 +328,7 @@ export async function runTour(services: TourServices, p: TourPayload, hooks: Tou
       error: null,
       finished: services.now().toISOString(),
       video: path.basename(video),
-      fps: TOUR_FPS,
+      fps,
       frames: figures.motion.length,
       width: size.width,
       height: size.height,

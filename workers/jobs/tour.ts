@@ -1,4 +1,4 @@
-// The tour job: one camera-tour video made from a location's plate on the built-in engine, then its held moments
+// The tour job: one camera-tour video made from a location's plate (the built-in zoompan, or a ComfyUI video target), then its held moments
 // cut into `tour` takes of the location (lib/refs/tour.ts); progress per stage, a cancel stops ffmpeg.
 import { defineJobKind } from "../../lib/jobs/kinds.ts";
 import { runTour, tourPayload } from "../../lib/refs/tour.ts";
@@ -12,6 +12,7 @@ export const tourJob = defineJobKind({
       signal: ctx.signal,
       progress: (share, step) => ctx.progress({ progress: share, step }),
       emit: (kind, data) => ctx.emit(kind, data),
+      engine: (backend) => ctx.engine(backend),
     });
   },
 });
