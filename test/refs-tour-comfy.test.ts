@@ -115,9 +115,10 @@ describe("POST /studio/refs/tour on a ComfyUI video target", () => {
       (await stat(path.join(ep, "refs/_takes/location__kitchen/location__kitchen_tour_t01.png"))).size,
     ).toBeGreaterThan(0);
 
-    // The graph ComfyUI got: the plate uploaded and loaded, the prompt, the seed and 2 s on ltx2's grid (8n+1).
+    // The graph ComfyUI got: the plate uploaded and loaded, the prompt and 2 s on ltx2's grid (8n+1).
     expect(double.uploads.length).toBeGreaterThanOrEqual(1);
-    const graph: Any = double.prompts.at(-1)?.body?.prompt ?? double.prompts.at(-1);
+    const last: Any = double.prompts.at(-1);
+    const graph: Any = last.body.prompt;
     const nodes: Any[] = Object.values(graph);
     const uploaded = double.uploads.map((u) => u.name.split("/").pop());
     const loaded = nodes.map((n) => n.inputs?.image).filter((v) => typeof v === "string");
