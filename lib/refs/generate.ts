@@ -108,8 +108,16 @@ export const generateBody = z.object({
     .max(128)
     .nullish()
     .describe("The backend: builtin, local, cloud or deployment:<target>; left out: the target's own"),
-  edit: editOption.nullish(),
-  pano: panoOption.nullish(),
+  edit: editOption
+    .nullish()
+    .describe(
+      "Change an existing picture on an edit target: {take (null: the live picture), from_view?, turn?, with: [{ref, view?, take?}], wrap}; prompt is the instruction",
+    ),
+  pano: panoOption
+    .nullish()
+    .describe(
+      "On a location: 360 panoramas as pano takes: {with: [location ids], engine?, size? (WxH, 2:1), latent?}",
+    ),
 });
 
 export type GenerateBody = z.output<typeof generateBody>;
