@@ -690,7 +690,7 @@ function referenceChains(ctx: Ctx, names: string[]): void {
   }
 }
 
-// Fan-in references (targets 3.12.3, qwen targets): one text encoder node reads every picture on its own numbered
+// Fan-in references (the qwen edit targets): one text encoder node reads every picture on its own numbered
 // inputs, so each picture gets a new LoadImage ("Reference i") instead of a copy of a chain.
 
 const fanInSpec = z.looseObject({
