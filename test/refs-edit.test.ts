@@ -2,142 +2,37 @@
 // plate, a take, a sheet's panel), uploaded and read by the graph in order, the size kept on the target's grid, the
 // instruction wrapped or sent as typed, the candidate `edited` with its `edit` and `references`; a keyframe's
 // references (a composite checked by its pixels on a one-picture target); every refusal the contract names.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import type { JobStore } from "../lib/jobs/types.ts";
+import { describe, expect, it } from "vitest";
 import { composeFigures, figureBoxes, sha1Of } from "../lib/refs/composite.ts";
 import { TURN_PHRASES } from "../lib/refs/edit.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
 import { refJob } from "../workers/jobs/ref.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import {
+  loads,
+  pictureEpisode,
+  png,
+  refSidecar,
+  runJobGraph,
+  shippedImageModels,
+  sizeOf,
+  useComfyStudio,
+} from "./support/comfy-studio.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-const registry = shippedRegistry();
-
-function shippedModels(): Record<string, string[]> {
-  const models: Record<string, string[]> = structuredClone(DEFAULT_MODELS);
-  for (const id of registry.ids("image")) {
-    const downloads = (registry.get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
-    for (const [file, d] of Object.entries(downloads)) {
-      models[d.folder] ??= [];
-      if (!models[d.folder].includes(file)) models[d.folder].push(file);
-    }
-  }
-  return models;
-}
-
-let s: Studio;
-let store: JobStore;
-let double: ComfyDouble;
-const pools: WorkerPool[] = [];
-
-beforeAll(async () => {
-  s = await makeStudio();
-  store = await s.env.services.jobs();
-  double = await startComfyDouble({ models: shippedModels(), stepMs: 1 });
-  s.env.services.engines.lookups.clear();
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-});
-afterAll(async () => {
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
-});
-afterEach(async () => {
-  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-  for (const j of (await store.list()).jobs) if (j.status === "queued") await store.cancel(j.id);
-});
-
+const c = useComfyStudio(shippedImageModels());
 /** Run the queued job through a worker pool and answer the graph the double accepted for it. */
-async function runJob(job: string): Promise<Record<string, Any>> {
-  const services = s.env.services;
-  const before = double.prompts.length;
-  const pool = new WorkerPool({
-    services,
-    store,
-    kinds: { ref: refJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pools.push(pool);
-  pool.start();
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const j: Any = await store.get(job);
-    if (["succeeded", "failed", "canceled"].includes(j?.status)) {
-      expect(j.status, JSON.stringify(j.error ?? j.log)).toBe("succeeded");
-      break;
-    }
-    if (Date.now() > until) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  const sent = double.prompts.slice(before).filter((p) => p.status === 200);
-  expect(sent).toHaveLength(1);
-  return (sent[0].body as Any).prompt;
-}
-
-async function png(file: string, width: number, height: number, colour: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width, height, channels: 3, background: colour } })
-    .png()
-    .toFile(file);
-}
-
-/** A four-panel sheet, one colour per panel (three-quarter red-ish, side green, back blue, face yellow). */
-async function sheet(file: string): Promise<void> {
-  const colours = ["#c03030", "#30c030", "#3030c0", "#c0c030"];
-  const panels = await Promise.all(
-    colours.map((c) =>
-      sharp({ create: { width: 256, height: 512, channels: 3, background: c } })
-        .png()
-        .toBuffer(),
-    ),
-  );
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width: 1024, height: 512, channels: 3, background: "#000000" } })
-    .composite(panels.map((input, i) => ({ input, left: i * 256, top: 0 })))
-    .png()
-    .toFile(file);
-}
-
-const loads = (graph: Record<string, Any>) =>
-  Object.values(graph)
-    .filter((n) => n.class_type === "LoadImage")
-    .sort((a, b) => String(a._meta?.title).localeCompare(String(b._meta?.title)))
-    .map((n) => n.inputs.image as string);
-
-const sizeOf = async (file: string) => {
-  const m = await sharp(file).metadata();
-  return [m.width, m.height];
-};
-
-async function episode(): Promise<string> {
-  const ep = await s.episode(SCRIPT);
-  await png(path.join(ep, "refs/_bg/kitchen.png"), 1000, 600, "#d02020");
-  await png(path.join(ep, "refs/_bg/street.png"), 1344, 768, "#2020d0");
-  await sheet(path.join(ep, "refs/ada/ada_sheet_4panel.png"));
-  return ep;
-}
-
-async function sidecar(ep: string, key: string, stem: string): Promise<Any> {
-  return JSON.parse(await readFile(path.join(ep, "refs/_takes", key, `${stem}.json`), "utf8"));
-}
+const runJob = (job: string) => runJobGraph(c, { ref: refJob }, job);
+const episode = () => pictureEpisode(c.s);
+const sidecar = refSidecar;
 
 describe("edit on flux2_klein_edit", () => {
   it("changes the live plate with a sheet panel as image 2, wrapped, at the plate's size on the grid", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "location:kitchen",
       target: "flux2_klein_edit",
@@ -183,8 +78,8 @@ describe("edit on flux2_klein_edit", () => {
     const graph = await runJob(res.body.queued[0].prompt_id);
     const sent = loads(graph);
     expect(sent).toHaveLength(2);
-    expect(await sizeOf(path.join(double.inputDir, sent[0]))).toEqual([1008, 608]);
-    expect(await sizeOf(path.join(double.inputDir, sent[1]))).toEqual([1024, 1024]);
+    expect(await sizeOf(path.join(c.double.inputDir, sent[0]))).toEqual([1008, 608]);
+    expect(await sizeOf(path.join(c.double.inputDir, sent[1]))).toEqual([1024, 1024]);
     const prompt = Object.values(graph).find((n: Any) => n._meta?.title === "Positive prompt").inputs.text;
     expect(prompt).toBe(
       "Use the setting, layout, colours and light of image 1. Draw Ada exactly as in image 2: the same face, body, clothes and colours, posed for this shot. Make it dawn.",
@@ -194,14 +89,14 @@ describe("edit on flux2_klein_edit", () => {
     expect(await sizeOf(path.join(ep, "refs/_takes/location__kitchen/location__kitchen_t01.png"))).toEqual([
       1008, 608,
     ]);
-    const listed = await s.call("GET", "/refs", { ep });
+    const listed = await c.s.call("GET", "/refs", { ep });
     const kitchen = listed.body.refs.find((r: Any) => r.id === "location:kitchen");
     expect(kitchen.takes.find((t: Any) => t.take === 1)).toMatchObject({ source: "edited", status: "ok" });
   });
 
   it("turns a character view from another: the phrase sent as typed, no angle LoRA said in save_notes", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "subject:ada",
       view: "02_side",
@@ -226,7 +121,7 @@ describe("edit on qwen_image_21", () => {
     const ep = await episode();
     // A picture placed by hand as take 1 (no sidecar: a finished take).
     await png(path.join(ep, "refs/_takes/location__kitchen/location__kitchen_t01.png"), 800, 1200, "#20a020");
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "location:kitchen",
       target: "qwen_image_21",
@@ -238,7 +133,7 @@ describe("edit on qwen_image_21", () => {
     const graph = await runJob(res.body.queued[0].prompt_id);
     const sent = loads(graph);
     expect(sent).toHaveLength(2);
-    expect(await sizeOf(path.join(double.inputDir, sent[0]))).toEqual([800, 1216]);
+    expect(await sizeOf(path.join(c.double.inputDir, sent[0]))).toEqual([800, 1216]);
     const encoder = Object.values(graph).find((n: Any) => n.class_type === "TextEncodeQwenImage21");
     expect(encoder.inputs.prompt).toBe("put the street of image 2 outside the window");
     const done = await sidecar(ep, "location__kitchen", "location__kitchen_t02");
@@ -255,7 +150,7 @@ describe("edit on qwen_image_21", () => {
 
 describe("edit refusals", () => {
   const ask = async (ep: string, body: Record<string, unknown>) =>
-    s.call("POST", "/refs/generate", {
+    c.s.call("POST", "/refs/generate", {
       ep,
       ref: "location:kitchen",
       prompt: "dusk",
@@ -276,9 +171,9 @@ describe("edit refusals", () => {
     expect(none.body.error).toMatch(
       /^neither the reference target nor the keyframe target is an edit target/,
     );
-    expect((await s.call("PUT", "/refs/defaults", { ep, keyframe_target: "flux2_klein_edit" })).status).toBe(
-      200,
-    );
+    expect(
+      (await c.s.call("PUT", "/refs/defaults", { ep, keyframe_target: "flux2_klein_edit" })).status,
+    ).toBe(200);
     const fallback = await ask(ep, {});
     expect(fallback.status, JSON.stringify(fallback.body)).toBe(200);
     expect(fallback.body.queued[0].target).toBe("flux2_klein_edit");
@@ -314,7 +209,7 @@ describe("edit refusals", () => {
 describe("keyframes on edit targets", () => {
   it("flux2_klein_edit gets the character's three-quarter panel then the plate, introduced in the prompt", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "shot:sh010:first",
       target: "flux2_klein_edit",
@@ -324,7 +219,7 @@ describe("keyframes on edit targets", () => {
     const graph = await runJob(res.body.queued[0].prompt_id);
     const sent = loads(graph);
     expect(sent).toHaveLength(2);
-    const panel = await sharp(path.join(double.inputDir, sent[0]))
+    const panel = await sharp(path.join(c.double.inputDir, sent[0]))
       .raw()
       .toBuffer({ resolveWithObject: true });
     expect([...panel.data.subarray((512 * 1024 + 512) * 3, (512 * 1024 + 512) * 3 + 3)]).toEqual([
@@ -343,7 +238,7 @@ describe("keyframes on edit targets", () => {
 
   it("flux_kontext (one picture) gets one composite: the figure over the plate, kept by its SHA-1", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "shot:sh010:first",
       target: "flux_kontext",

@@ -2,98 +2,41 @@
 // flux2_klein_edit and, for a character, the step turns the made view into the other three (each picked when
 // asked); a relight edits the source's live plate into a candidate of the relit location, `count` per plate; the
 // built-in card engine is refused before anything is cut or written.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import type { JobStore } from "../lib/jobs/types.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
 import { refJob } from "../workers/jobs/ref.ts";
 import { stepJob } from "../workers/jobs/step.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { png, shippedImageModels, useComfyStudio } from "./support/comfy-studio.ts";
+import { SCRIPT } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-const registry = shippedRegistry();
-
-function shippedModels(): Record<string, string[]> {
-  const models: Record<string, string[]> = structuredClone(DEFAULT_MODELS);
-  for (const id of registry.ids("image")) {
-    const downloads = (registry.get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
-    for (const [file, d] of Object.entries(downloads)) {
-      models[d.folder] ??= [];
-      if (!models[d.folder].includes(file)) models[d.folder].push(file);
-    }
-  }
-  return models;
-}
-
-let s: Studio;
-let store: JobStore;
-let double: ComfyDouble;
+const c = useComfyStudio(shippedImageModels());
 let ffmpeg = "ffmpeg";
-const pools: WorkerPool[] = [];
-
 beforeAll(async () => {
-  s = await makeStudio();
-  store = await s.env.services.jobs();
-  double = await startComfyDouble({ models: shippedModels(), stepMs: 1 });
-  s.env.services.engines.lookups.clear();
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
-});
-afterAll(async () => {
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
-});
-afterEach(async () => {
-  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-  for (const j of (await store.list()).jobs) if (j.status === "queued") await store.cancel(j.id);
+  ffmpeg = (await mediaTools(c.s.env.services.media)).ffmpeg;
 });
 
 /** Runs ref and step jobs until none is left queued or running; answers every job the store holds. */
 async function runAll(): Promise<Any[]> {
-  const services = s.env.services;
-  const pool = new WorkerPool({
-    services,
-    store,
-    kinds: { ref: refJob, step: stepJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pools.push(pool);
-  pool.start();
+  c.pool({ ref: refJob, step: stepJob });
   const until = Date.now() + 60_000;
   for (;;) {
-    const jobs: Any[] = (await store.list()).jobs;
+    const jobs: Any[] = (await c.store.list()).jobs;
     if (jobs.every((j) => ["succeeded", "failed", "canceled"].includes(j.status))) return jobs;
     if (Date.now() > until) throw new Error(`timed out: ${JSON.stringify(jobs.map((j) => j.status))}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-async function png(file: string, width: number, height: number, colour: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width, height, channels: 3, background: colour } })
-    .png()
-    .toFile(file);
-}
-
 async function episode(): Promise<string> {
-  const ep = await s.episode(SCRIPT);
+  const ep = await c.s.episode(SCRIPT);
   await png(path.join(ep, "refs/_bg/kitchen.png"), 1000, 600, "#d02020");
-  const stem = await s.take(ep, "proxy", "sh010", 1, { frames: 24, sidecar: { width: 64, height: 48 } });
+  const stem = await c.s.take(ep, "proxy", "sh010", 1, { frames: 24, sidecar: { width: 64, height: 48 } });
   const mp4 = path.join(ep, "renders_proxy", "sh010", `${stem}.mp4`);
   await execa(ffmpeg, [
     ...["-v", "error", "-y", "-f", "lavfi", "-i", "color=gray:s=64x48:r=24:d=1"],
@@ -108,8 +51,8 @@ const sidecar = async (ep: string, key: string, stem: string): Promise<Any> =>
 describe("from-frame with an instruction", () => {
   it("edits the frame take, then the step turns the made view into the other three, each picked", async () => {
     const ep = await episode();
-    const before = double.prompts.length;
-    const res = await s.call("POST", "/refs/from-frame", {
+    const before = c.double.prompts.length;
+    const res = await c.s.call("POST", "/refs/from-frame", {
       ep,
       shot: "sh010",
       take: 1,
@@ -123,7 +66,7 @@ describe("from-frame with an instruction", () => {
     expect(res.body.edits).toHaveLength(1);
     expect(res.body.step).toEqual(expect.any(String));
     expect(res.body.errors).toEqual([]);
-    const edit = await store.get(res.body.edits[0]);
+    const edit = await c.store.get(res.body.edits[0]);
     expect(edit?.kind).toBe("ref");
 
     const jobs = await runAll();
@@ -137,7 +80,7 @@ describe("from-frame with an instruction", () => {
     const refs = jobs.filter((j) => j.kind === "ref");
     expect(refs).toHaveLength(4);
     expect(refs.every((j) => j.status === "succeeded")).toBe(true);
-    expect(double.prompts.slice(before).filter((p) => p.status === 200)).toHaveLength(4);
+    expect(c.double.prompts.slice(before).filter((p) => p.status === 200)).toHaveLength(4);
 
     const key = "subject__ada";
     const made = await sidecar(ep, key, "subject__ada_01_threequarter_t02");
@@ -151,7 +94,7 @@ describe("from-frame with an instruction", () => {
         edit: { take: 2, from_view: "01_threequarter", turn: true },
       });
     }
-    const listed = await s.call("GET", "/refs", { ep });
+    const listed = await c.s.call("GET", "/refs", { ep });
     const ada = listed.body.refs.find((r: Any) => r.id === "subject:ada");
     const picked = Object.fromEntries(ada.views.map((v: Any) => [v.view, v.picked]));
     expect(picked).toEqual({ "01_threequarter": 2, "02_side": 1, "03_back": 1, "04_face": 1 });
@@ -159,7 +102,7 @@ describe("from-frame with an instruction", () => {
 
   it("a location's edit is queued with no turns; pick false leaves no step", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/from-frame", {
+    const res = await c.s.call("POST", "/refs/from-frame", {
       ep,
       shot: "sh010",
       take: 1,
@@ -181,7 +124,7 @@ describe("from-frame with an instruction", () => {
 
   it("the built-in card engine is refused before the frame is cut", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/from-frame", {
+    const res = await c.s.call("POST", "/refs/from-frame", {
       ep,
       shot: "sh010",
       take: 1,
@@ -191,7 +134,7 @@ describe("from-frame with an instruction", () => {
     });
     expect(res.status).toBe(400);
     expect(String(res.body.error)).toMatch(/cannot edit pictures/);
-    const listed = await s.call("GET", "/refs", { ep });
+    const listed = await c.s.call("GET", "/refs", { ep });
     const ada = listed.body.refs.find((r: Any) => r.id === "subject:ada");
     expect(ada.views.flatMap((v: Any) => v.takes ?? [])).toEqual([]);
   });
@@ -200,8 +143,8 @@ describe("from-frame with an instruction", () => {
 describe("relight's plate edits", () => {
   it("edits the source's live plate into candidates of the relit location, count per plate", async () => {
     const ep = await episode();
-    const before = double.prompts.length;
-    const res = await s.call("POST", "/refs/relight", {
+    const before = c.double.prompts.length;
+    const res = await c.s.call("POST", "/refs/relight", {
       ep,
       relight: "night",
       locations: ["kitchen"],
@@ -219,7 +162,7 @@ describe("relight's plate edits", () => {
     expect(res.body.queued[1]).toMatchObject({ ref: "location:kitchen_night", take: 2 });
     const jobs = await runAll();
     expect(jobs.filter((j) => j.kind === "ref").every((j) => j.status === "succeeded")).toBe(true);
-    expect(double.prompts.slice(before).filter((p) => p.status === 200)).toHaveLength(2);
+    expect(c.double.prompts.slice(before).filter((p) => p.status === 200)).toHaveLength(2);
     const t = await sidecar(ep, "location__kitchen_night", "location__kitchen_night_t01");
     expect(t).toMatchObject({ status: "ok", source: "edited", edit: { from: "location:kitchen" } });
     expect(t.references[0]).toMatchObject({ image: 1, ref: "location:kitchen", from: "live" });
@@ -228,7 +171,7 @@ describe("relight's plate edits", () => {
 
   it("a plate with no live picture is an errors entry; the built-in engine is refused", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/relight", {
+    const res = await c.s.call("POST", "/refs/relight", {
       ep,
       relight: "dusk",
       locations: ["street"],
@@ -239,7 +182,7 @@ describe("relight's plate edits", () => {
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors[0]).toMatchObject({ ref: "location:street_dusk", source: "location:street" });
     expect(res.body.errors[0].error).toMatch(/no live picture/);
-    const card = await s.call("POST", "/refs/relight", {
+    const card = await c.s.call("POST", "/refs/relight", {
       ep,
       relight: "dawn",
       locations: ["kitchen"],

@@ -1,141 +1,33 @@
 // Generate's `pano` option against the ComfyUI double: the canvas (the live plate ahead, more plates around it on
 // grey) is klein_erp_360's one picture, its 360 LoRA kept at 0.9, the prompt one short sentence, the take of the
 // `pano` pseudo-view listed under `panos` and never pickable; `latent: empty`; every refusal.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import type { JobStore } from "../lib/jobs/types.ts";
+import { describe, expect, it } from "vitest";
 import { panoPrompt } from "../lib/refs/pano.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
 import { refJob } from "../workers/jobs/ref.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import {
+  loads,
+  pictureEpisode,
+  runJobGraph,
+  shippedImageModels,
+  sizeOf,
+  useComfyStudio,
+} from "./support/comfy-studio.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-const registry = shippedRegistry();
-
-function shippedModels(): Record<string, string[]> {
-  const models: Record<string, string[]> = structuredClone(DEFAULT_MODELS);
-  for (const id of registry.ids("image")) {
-    const downloads = (registry.get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
-    for (const [file, d] of Object.entries(downloads)) {
-      models[d.folder] ??= [];
-      if (!models[d.folder].includes(file)) models[d.folder].push(file);
-    }
-  }
-  return models;
-}
-
-let s: Studio;
-let store: JobStore;
-let double: ComfyDouble;
-const pools: WorkerPool[] = [];
-
-beforeAll(async () => {
-  s = await makeStudio();
-  store = await s.env.services.jobs();
-  double = await startComfyDouble({ models: shippedModels(), stepMs: 1 });
-  s.env.services.engines.lookups.clear();
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-});
-afterAll(async () => {
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
-});
-afterEach(async () => {
-  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-  for (const j of (await store.list()).jobs) if (j.status === "queued") await store.cancel(j.id);
-});
-
+const c = useComfyStudio(shippedImageModels());
 /** Run the queued job through a worker pool and answer the graph the double accepted for it. */
-async function runJob(job: string): Promise<Record<string, Any>> {
-  const services = s.env.services;
-  const before = double.prompts.length;
-  const pool = new WorkerPool({
-    services,
-    store,
-    kinds: { ref: refJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pools.push(pool);
-  pool.start();
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const j: Any = await store.get(job);
-    if (["succeeded", "failed", "canceled"].includes(j?.status)) {
-      expect(j.status, JSON.stringify(j.error ?? j.log)).toBe("succeeded");
-      break;
-    }
-    if (Date.now() > until) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  const sent = double.prompts.slice(before).filter((p) => p.status === 200);
-  expect(sent).toHaveLength(1);
-  return (sent[0].body as Any).prompt;
-}
-
-async function png(file: string, width: number, height: number, colour: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width, height, channels: 3, background: colour } })
-    .png()
-    .toFile(file);
-}
-
-/** A four-panel sheet, one colour per panel (three-quarter red-ish, side green, back blue, face yellow). */
-async function sheet(file: string): Promise<void> {
-  const colours = ["#c03030", "#30c030", "#3030c0", "#c0c030"];
-  const panels = await Promise.all(
-    colours.map((c) =>
-      sharp({ create: { width: 256, height: 512, channels: 3, background: c } })
-        .png()
-        .toBuffer(),
-    ),
-  );
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width: 1024, height: 512, channels: 3, background: "#000000" } })
-    .composite(panels.map((input, i) => ({ input, left: i * 256, top: 0 })))
-    .png()
-    .toFile(file);
-}
-
-const loads = (graph: Record<string, Any>) =>
-  Object.values(graph)
-    .filter((n) => n.class_type === "LoadImage")
-    .sort((a, b) => String(a._meta?.title).localeCompare(String(b._meta?.title)))
-    .map((n) => n.inputs.image as string);
-
-const sizeOf = async (file: string) => {
-  const m = await sharp(file).metadata();
-  return [m.width, m.height];
-};
-
-async function episode(): Promise<string> {
-  const ep = await s.episode(SCRIPT);
-  await png(path.join(ep, "refs/_bg/kitchen.png"), 1000, 600, "#d02020");
-  await png(path.join(ep, "refs/_bg/street.png"), 1344, 768, "#2020d0");
-  await sheet(path.join(ep, "refs/ada/ada_sheet_4panel.png"));
-  return ep;
-}
-
-async function sidecar(ep: string, key: string, stem: string): Promise<Any> {
-  return JSON.parse(await readFile(path.join(ep, "refs/_takes", key, `${stem}.json`), "utf8"));
-}
+const runJob = (job: string) => runJobGraph(c, { ref: refJob }, job);
+const episode = () => pictureEpisode(c.s);
 
 describe("pano on klein_erp_360", () => {
   it("outpaints a canvas of the live plate and another, with the 360 LoRA, as a pano take", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "location:kitchen",
       prompt:
@@ -148,7 +40,7 @@ describe("pano on klein_erp_360", () => {
     const graph = await runJob(res.body.queued[0].prompt_id);
     const sent = loads(graph);
     expect(sent).toHaveLength(1);
-    const canvas = path.join(double.inputDir, sent[0]);
+    const canvas = path.join(c.double.inputDir, sent[0]);
     expect(await sizeOf(canvas)).toEqual([2048, 1024]);
     const { data } = await sharp(canvas).removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const at = (x: number, y: number) => [...data.subarray((y * 2048 + x) * 3, (y * 2048 + x) * 3 + 3)];
@@ -168,16 +60,16 @@ describe("pano on klein_erp_360", () => {
     );
     expect(done).toMatchObject({ status: "ok", source: "pano", view: "pano", width: 2048, height: 1024 });
     expect(done.pano).toMatchObject({ with: ["location:street"], engine: "klein", size: "2048x1024" });
-    const listed = await s.call("GET", "/refs", { ep });
+    const listed = await c.s.call("GET", "/refs", { ep });
     const kitchen = listed.body.refs.find((r: Any) => r.id === "location:kitchen");
     expect(kitchen.panos.map((t: Any) => t.take)).toEqual([1]);
-    const pick = await s.call("PUT", "/refs/pick", { ep, ref: "location:kitchen", view: "pano", take: 1 });
+    const pick = await c.s.call("PUT", "/refs/pick", { ep, ref: "location:kitchen", view: "pano", take: 1 });
     expect(pick.status).toBe(400);
   });
 
   it("latent empty: the sampler starts from an empty latent at the panorama's size", async () => {
     const ep = await episode();
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "location:kitchen",
       pano: { size: "1024x512", latent: "empty" },
@@ -195,7 +87,7 @@ describe("pano on klein_erp_360", () => {
   it("answers 400 for what cannot be a panorama", async () => {
     const ep = await episode();
     const ask = (body: Record<string, unknown>) =>
-      s.call("POST", "/refs/generate", { ep, ref: "location:kitchen", pano: {}, ...body });
+      c.s.call("POST", "/refs/generate", { ep, ref: "location:kitchen", pano: {}, ...body });
     expect((await ask({ ref: "subject:ada" })).status).toBe(400);
     expect((await ask({ pano: { size: "1024x1024" } })).body.error).toMatch(/2:1/);
     expect((await ask({ pano: { with: ["kitchen_rev"] } })).body.error).toMatch(/has no live plate/);
@@ -203,7 +95,7 @@ describe("pano on klein_erp_360", () => {
     expect((await ask({ target: "krea2" })).body.error).toMatch(/not a panorama target/);
     expect((await ask({ ref: "location:kitchen_rev" })).body.error).toMatch(/has no live plate/);
     // A plain candidate on the panorama target is refused as before: it has no canvas to send.
-    const plain = await s.call("POST", "/refs/generate", {
+    const plain = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "location:kitchen",
       target: "klein_erp_360",

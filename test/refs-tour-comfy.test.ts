@@ -2,67 +2,29 @@
 // double (the real protocol), a job store and a WorkerPool running the `tour` job; the plate uploaded and loaded as
 // the graph's first frame, the move as the prompt, the length on ltx2's frame grid, the returned video kept as the
 // tour's and its held moments cut as takes; the sidecar names the target and backend.
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import type { JobStore } from "../lib/jobs/types.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { afterAnswerSettled } from "../lib/refs/list-after.ts";
 import { tourJob } from "../workers/jobs/tour.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { jobEnded, useComfyStudio } from "./support/comfy-studio.ts";
+import { SCRIPT } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-let s: Studio;
-let store: JobStore;
-let pool: WorkerPool;
-let double: ComfyDouble;
-
-beforeAll(async () => {
-  s = await makeStudio();
-  store = await s.env.services.jobs();
-  double = await startComfyDouble({ models: DEFAULT_MODELS, stepMs: 1 });
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-  const services = s.env.services;
-  pool = new WorkerPool({
-    services,
-    store,
-    kinds: { tour: tourJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pool.start();
+const c = useComfyStudio();
+beforeAll(() => {
+  c.pool({ tour: tourJob });
 });
-afterAll(async () => {
-  await pool.stop({ graceful: false, timeoutMs: 5_000 });
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
-});
-
-async function ended(id: string, ms = 60_000): Promise<Any> {
-  const stop = Date.now() + ms;
-  for (;;) {
-    const job = await store.get(id);
-    if (job && ["succeeded", "failed", "canceled"].includes(job.status)) return job;
-    if (Date.now() > stop) throw new Error(`job ${id} did not end: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const ended = (id: string, ms?: number): Promise<Any> => jobEnded(c.store, id, ms);
 
 describe("POST /studio/refs/tour on a ComfyUI video target", () => {
   it("renders the move on ltx2 from the plate as the first frame, keeps the video and cuts its holds", async () => {
-    const ep = await s.episode(SCRIPT);
-    const ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
+    const ep = await c.s.episode(SCRIPT);
+    const ffmpeg = (await mediaTools(c.s.env.services.media)).ffmpeg;
     const src = path.join(ep, "_in", "plate.png");
     await mkdir(path.dirname(src), { recursive: true });
     await execa(ffmpeg, [
@@ -77,7 +39,7 @@ describe("POST /studio/refs/tour on a ComfyUI video target", () => {
       "1",
       src,
     ]);
-    const imported = await s.call("POST", "/refs/import", {
+    const imported = await c.s.call("POST", "/refs/import", {
       ep,
       ref: "location:kitchen",
       source_path: "_in/plate.png",
@@ -85,7 +47,7 @@ describe("POST /studio/refs/tour on a ComfyUI video target", () => {
     });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
 
-    const res = await s.call("POST", "/refs/tour", {
+    const res = await c.s.call("POST", "/refs/tour", {
       ep,
       ref: "location:kitchen",
       move: "pan_left",
@@ -95,7 +57,7 @@ describe("POST /studio/refs/tour on a ComfyUI video target", () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const [q] = res.body.queued;
-    expect((await store.get(q.backend_prompt_id))?.lane).toBe("local");
+    expect((await c.store.get(q.backend_prompt_id))?.lane).toBe("local");
     const job = await ended(q.backend_prompt_id);
     expect(job.status, JSON.stringify(job.error ?? job)).toBe("succeeded");
 
@@ -116,16 +78,16 @@ describe("POST /studio/refs/tour on a ComfyUI video target", () => {
     ).toBeGreaterThan(0);
 
     // The graph ComfyUI got: the plate uploaded and loaded, the prompt and 2 s on ltx2's grid (8n+1).
-    expect(double.uploads.length).toBeGreaterThanOrEqual(1);
-    const last: Any = double.prompts.at(-1);
+    expect(c.double.uploads.length).toBeGreaterThanOrEqual(1);
+    const last: Any = c.double.prompts.at(-1);
     const graph: Any = last.body.prompt;
     const nodes: Any[] = Object.values(graph);
-    const uploaded = double.uploads.map((u) => u.name.split("/").pop());
+    const uploaded = c.double.uploads.map((u) => u.name.split("/").pop());
     const loaded = nodes.map((n) => n.inputs?.image).filter((v) => typeof v === "string");
     expect(loaded.some((v: string) => uploaded.includes(v.split("/").pop()))).toBe(true);
     expect(JSON.stringify(graph)).toContain(sc.prompt);
     const lengths = nodes.map((n) => n.inputs?.length).filter((v) => typeof v === "number");
     expect(lengths).toContain(49);
-    await afterAnswerSettled(s.env.services, ep);
+    await afterAnswerSettled(c.s.env.services, ep);
   });
 });
