@@ -12,6 +12,21 @@ import { renderSilence } from "./silence.ts";
 import { canceled, commit, discard, secs, tempBeside, throwIfCanceled, type WorkContext } from "./work.ts";
 
 export const SPEECH_RATE = 48_000;
+
+/** The output arguments of every wav this engine writes: the `[a]` label as 48 kHz stereo 16-bit PCM. */
+const wavOut = (file: string) => [
+  "-map",
+  "[a]",
+  "-c:a",
+  "pcm_s16le",
+  "-ar",
+  String(SPEECH_RATE),
+  "-ac",
+  "2",
+  "-f",
+  "wav",
+  file,
+];
 /** What a take made with espeak-ng records as its model. */
 export const SPEECH_MODEL = "espeak-ng";
 /** Silence after a voice sample's last word, so it does not end clipped. */
@@ -230,25 +245,7 @@ export async function dialogueWav(opts: DialogueOptions): Promise<DialogueAudio>
     else if (speak.length === 1) graph = `${chains[0]};[s0]${tail}`;
     else
       graph = `${chains.join(";")};${speak.map((_, i) => `[s${i}]`).join("")}amix=inputs=${speak.length}:normalize=0:dropout_transition=0,${tail}`;
-    await runFfmpeg(
-      [
-        ...args,
-        "-filter_complex",
-        graph,
-        "-map",
-        "[a]",
-        "-c:a",
-        "pcm_s16le",
-        "-ar",
-        String(SPEECH_RATE),
-        "-ac",
-        "2",
-        "-f",
-        "wav",
-        tmp,
-      ],
-      { media, signal },
-    );
+    await runFfmpeg([...args, "-filter_complex", graph, ...wavOut(tmp)], { media, signal });
     await commit(fence, [[tmp, out]]);
   } catch (err) {
     await discard(fence, [tmp]);
@@ -292,17 +289,7 @@ export async function renderSpeech(job: EngineJob, ctx: WorkContext): Promise<En
         raw,
         "-filter_complex",
         `[0:a]aresample=${SPEECH_RATE},aformat=sample_fmts=s16:channel_layouts=stereo,apad,atrim=end_sample=${samples}[a]`,
-        "-map",
-        "[a]",
-        "-c:a",
-        "pcm_s16le",
-        "-ar",
-        String(SPEECH_RATE),
-        "-ac",
-        "2",
-        "-f",
-        "wav",
-        tmp,
+        ...wavOut(tmp),
       ],
       { media: ctx.media, signal: ctx.signal, onProgress: (s) => ctx.report(0.4 + (0.5 * s) / seconds) },
     );
