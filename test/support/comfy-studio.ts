@@ -91,7 +91,11 @@ export async function jobEnded(store: JobStore, id: string, ms = 60_000): Promis
 type Any = any;
 
 /** Run one queued ref job (`kinds` given) to success and answer the graph the double accepted for it. */
-export async function runJobGraph(c: ComfyStudio, kinds: JobKinds, job: string): Promise<Record<string, Any>> {
+export async function runJobGraph(
+  c: ComfyStudio,
+  kinds: JobKinds,
+  job: string,
+): Promise<Record<string, Any>> {
   const before = c.double.prompts.length;
   c.pool(kinds);
   const j = await jobEnded(c.store, job);
