@@ -3,8 +3,8 @@
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { episodeFence, readShowJson } from "../paths/guarded.ts";
 import { isObject, objectOr, positive, str } from "../store/json-guards.ts";
+import { judgeVersions } from "../upscale/fresh.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";
 import { hasVideo, passFolder, safeShot, type TakeRecord, type TakeStatus, takeStatus } from "./takes.ts";
 
@@ -135,37 +135,6 @@ export function takeSummary(t: TakeRecord, c: SummaryContext): TakeSummary {
 
 // ------------------------------------------------------------------------------------------- upscale, post
 
-/** Fresh while the source file still has the recorded size and mtime, else the recorded SHA-1 (api extras 6.15). */
-async function stampHolds(record: Record<string, unknown>, abs: string, probe: FileProbe): Promise<boolean> {
-  const st = await probe.state(abs);
-  if (!st.exists) return false;
-  const size = record.source_size;
-  const mtime = record.source_mtime_ns;
-  const sameSize = (typeof size === "number" || typeof size === "bigint") && BigInt(size) === st.size;
-  const sameTime =
-    (typeof mtime === "number" || typeof mtime === "bigint" || typeof mtime === "string") &&
-    /^\d+$/.test(String(mtime)) &&
-    BigInt(String(mtime)) === st.mtimeNs;
-  if (sameSize && sameTime) return true;
-  const sha1 = str(record.source_sha1);
-  return sha1 !== null && (await probe.sha1(abs)) === sha1;
-}
-
-async function readRecord(
-  services: Pick<Services, "caches">,
-  ep: string,
-  file: string,
-  what: string,
-): Promise<Record<string, unknown> | null> {
-  try {
-    const value = await readShowJson(services, episodeFence(ep), file, what);
-    return isObject(value) ? value : null;
-  } catch {
-    // An unreadable record reads as a queued one, like an unreadable sidecar.
-    return { status: "queued", unreadable: true };
-  }
-}
-
 const UPSCALE_FIELDS = [
   "width",
   "height",
@@ -194,52 +163,32 @@ export async function takeExtras(
   t: TakeRecord,
   probe: FileProbe,
 ): Promise<TakeExtras> {
-  const dir = path.join(ep, passFolder(pass), safeShot(shot));
-  const hasUp = t.files.includes(`${t.stem}.up.json`);
-  const hasPost = t.files.includes(`${t.stem}.post.json`);
-  if (!hasUp && !hasPost) return { upscale: null, post: null };
-  const mp4 = path.join(dir, `${t.stem}.mp4`);
-  const upMp4 = path.join(dir, `${t.stem}.up.mp4`);
+  if (!t.files.some((f) => f.endsWith(".up.json") || f.endsWith(".post.json")))
+    return { upscale: null, post: null };
+  const v = await judgeVersions(services, { ep, pass, shot, stem: t.stem, files: t.files }, probe);
   let upscale: Record<string, unknown> | null = null;
-  let upFresh = false;
-  if (hasUp) {
-    const rec = await readRecord(services, ep, path.join(dir, `${t.stem}.up.json`), "upscale record");
-    if (rec) {
-      const status = str(rec.status) ?? "queued";
-      upFresh =
-        status === "ok" &&
-        t.files.includes(`${t.stem}.up.mp4`) &&
-        hasVideo(t) &&
-        (await stampHolds(rec, mp4, probe));
-      upscale = { status, fresh: upFresh };
-      for (const k of UPSCALE_FIELDS) if (rec[k] !== undefined) upscale[k] = seedsOut(rec[k]);
-      // Needs the series recipe's normalised hash, which the upscale routes own.
-      upscale.recipe_match = null;
-      upscale.backend_prompt_id = str(rec.backend_prompt_id) ?? str(rec.comfy_prompt_id);
-      upscale.mp4 = t.files.includes(`${t.stem}.up.mp4`) ? takeFileRel(pass, shot, `${t.stem}.up.mp4`) : null;
-    }
+  if (v.upscale) {
+    const rec: Record<string, unknown> = v.upscale.record ?? { unreadable: true };
+    upscale = { status: v.upscale.status, fresh: v.upscale.fresh };
+    for (const k of UPSCALE_FIELDS) if (rec[k] !== undefined) upscale[k] = seedsOut(rec[k]);
+    // Needs the series recipe's normalised hash, which the upscale routes own.
+    upscale.recipe_match = null;
+    upscale.backend_prompt_id = str(rec.backend_prompt_id) ?? str(rec.comfy_prompt_id);
+    upscale.mp4 = v.upscale.mp4 ? takeFileRel(pass, shot, path.basename(v.upscale.mp4)) : null;
   }
   let post: Record<string, unknown> | null = null;
-  if (hasPost) {
-    const rec = await readRecord(services, ep, path.join(dir, `${t.stem}.post.json`), "post record");
-    if (rec) {
-      const status = str(rec.status) ?? "queued";
-      const fresh =
-        status === "ok" &&
-        t.files.includes(`${t.stem}.post.mp4`) &&
-        upFresh &&
-        (await stampHolds(rec, upMp4, probe));
-      post = {
-        status,
-        fresh,
-        recipe: seedsOut(rec.recipe ?? null),
-        width: rec.width ?? null,
-        height: rec.height ?? null,
-        backend_prompt_id: str(rec.backend_prompt_id) ?? str(rec.comfy_prompt_id),
-        mp4: t.files.includes(`${t.stem}.post.mp4`) ? takeFileRel(pass, shot, `${t.stem}.post.mp4`) : null,
-        save_notes: typeof rec.save_notes === "string" ? rec.save_notes : "",
-      };
-    }
+  if (v.post) {
+    const rec: Record<string, unknown> = v.post.record ?? { unreadable: true };
+    post = {
+      status: v.post.status,
+      fresh: v.post.fresh,
+      recipe: seedsOut(rec.recipe ?? null),
+      width: rec.width ?? null,
+      height: rec.height ?? null,
+      backend_prompt_id: str(rec.backend_prompt_id) ?? str(rec.comfy_prompt_id),
+      mp4: v.post.mp4 ? takeFileRel(pass, shot, path.basename(v.post.mp4)) : null,
+      save_notes: typeof rec.save_notes === "string" ? rec.save_notes : "",
+    };
   }
   return { upscale, post };
 }

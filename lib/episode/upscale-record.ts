@@ -17,9 +17,10 @@ export const UPSCALE_SHAPE = {
   comfy_prompt_id: txt,
   backend_prompt_id: txt,
   target: txt,
-  route: z.enum(["latent", "vae", "pixel", "seedvr2"]),
-  method: z.enum(["latent", "pixel", "seedvr2"]),
-  mode: z.enum(["resample", "second_stage", "pixel_refine", "pixel", "seedvr2"]),
+  route: z.enum(["latent", "vae", "pixel", "seedvr2", "resample"]),
+  // `resample`: the built-in engine's plain ffmpeg scale (mode `lanczos`), recorded as what it is.
+  method: z.enum(["latent", "pixel", "seedvr2", "resample"]),
+  mode: z.enum(["resample", "second_stage", "pixel_refine", "pixel", "seedvr2", "lanczos"]),
   scale: amount,
   start_step: amount,
   steps: amount,
