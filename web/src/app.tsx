@@ -16,6 +16,7 @@ const LABELS: Record<View, string> = {
   shots: "Shots",
   refs: "References",
   cut: "Cut",
+  finishing: "Finishing",
   queue: "Queue",
   settings: "Settings",
   simple: "Simple",

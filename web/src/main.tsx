@@ -10,6 +10,9 @@ import { StartView } from "./views/start.tsx";
 
 const later = {
   cut: lazyView("Cut", () => import("./views/cut/cut-view.tsx").then((m) => m.CutView)),
+  finishing: lazyView("Finishing", () =>
+    import("./views/finishing/finishing-view.tsx").then((m) => m.FinishingView),
+  ),
   queue: lazyView("Queue", () => import("./views/queue/queue-view.tsx").then((m) => m.QueueView)),
   refs: lazyView("References", () => import("./views/refs/refs-view.tsx").then((m) => m.RefsView)),
   script: lazyView("Script", () => import("./views/script/script-view.tsx").then((m) => m.ScriptView)),

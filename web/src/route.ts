@@ -1,6 +1,6 @@
 // Where the page is: episode, shot, view and pass, as the address writes them (?ep=&shot=&view=&pass=); pure,
 // so tests read it without a browser (the browser side is router.ts).
-export const VIEWS = ["script", "shots", "refs", "cut", "queue", "settings", "simple"] as const;
+export const VIEWS = ["script", "shots", "refs", "cut", "finishing", "queue", "settings", "simple"] as const;
 export type View = (typeof VIEWS)[number];
 export type Pass = "final" | "proxy";
 

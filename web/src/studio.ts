@@ -185,6 +185,13 @@ export function createStudio(): Studio {
       laterJobs();
     }),
     socket.on("studio.jobs", () => laterJobs()),
+    // Upscales and post-processes are summarised on their takes; their events carry no pass, so either pass reads.
+    socket.on("studio.upscale", (data) => {
+      if ((data as { ep?: string })?.ep === router.route.value.ep) laterEpisode();
+    }),
+    socket.on("studio.post", (data) => {
+      if ((data as { ep?: string })?.ep === router.route.value.ep) laterEpisode();
+    }),
     socket.onReconnect(() => {
       void refreshConfig();
       void refreshEpisodes();

@@ -43,6 +43,9 @@ export interface TakeSummary {
   backend_prompt_id?: string | null;
   save_notes: string | null;
   target: string | null;
+  /** Its upscale and post-process (null when none was ever made). */
+  upscale?: UpscaleSummary | null;
+  post?: PostSummary | null;
 }
 
 /** The sound a cut entry plays when not its clip's own: silence, another take's, or a file of the episode. */
@@ -580,4 +583,137 @@ export interface RefMissingAnswer {
 /** `POST /studio/refs/tour`. */
 export interface RefTourAnswer {
   queued: { tour: number; backend_prompt_id: string }[];
+}
+
+/** `take.upscale` in `GET /studio/episode`: the take's upscale record, summarised, with its freshness. */
+export interface UpscaleSummary {
+  status: TakeStatus;
+  fresh: boolean;
+  width?: number | null;
+  height?: number | null;
+  route?: string | null;
+  method?: string | null;
+  pixel_model?: string | null;
+  seedvr2_model?: string | null;
+  keep?: boolean | null;
+  recipe_match?: "same" | "different" | "unknown" | null;
+  encoder?: string | null;
+  mp4: string | null;
+  save_notes?: string | null;
+}
+
+/** `take.post`: the take's post-process (a version of its upscale), with its freshness. */
+export interface PostSummary {
+  status: TakeStatus;
+  fresh: boolean;
+  recipe: Record<string, unknown> | null;
+  width: number | null;
+  height: number | null;
+  mp4: string | null;
+  save_notes: string | null;
+}
+
+export type MasterRowStatus = "upscale" | "post" | "ok" | "kept" | "queued" | "gap";
+
+/** One shot of a master plan (`POST /studio/master`). */
+export interface MasterRow {
+  shot: string;
+  take: number | null;
+  target: string | null;
+  status: MasterRowStatus;
+  why: string;
+  recipe: string | null;
+  upscale: { width: number; height: number; status: string; keep: boolean } | null;
+  post: { status: string; fresh: boolean; recipe: unknown } | null;
+}
+
+export interface MasterPlan {
+  pass: Pass;
+  post: boolean;
+  post_mode: string;
+  size: [number, number];
+  fit: string;
+  quality: string;
+  counts: Record<MasterRowStatus, number>;
+  ready: boolean;
+  rows: MasterRow[];
+}
+
+/** The master job (`GET /studio/master/job`, and every `studio.master` event). */
+export interface MasterJob {
+  ep: string;
+  pass: Pass | null;
+  state: "running" | "done" | "failed";
+  elsewhere: boolean;
+  by: string;
+  started: string | null;
+  finished: string | null;
+  step: "assemble" | "titles" | null;
+  stage: string | null;
+  done: number | null;
+  total: number | null;
+  text: string;
+  output: string | null;
+  mov: string | null;
+  report: string | null;
+  titles: { intro: unknown; outro: unknown; picture: string; why: string } | null;
+  error: string;
+}
+
+/** `POST /studio/master` (every action but `prores` carries `plan` and `existing`). */
+export interface MasterAnswer {
+  plan?: MasterPlan;
+  existing?: { output: string; mov: string | null } | null;
+  queued?: string[];
+  errors?: { shot: string; error: string }[];
+  output?: string | null;
+  mov?: string | null;
+  report?: string | null;
+  titles?: MasterJob["titles"];
+  job?: MasterJob | null;
+}
+
+/** How ready one upscale method is on the backend. */
+export interface Readiness {
+  status: "ready" | "not_ready" | "unknown";
+  missing: string[];
+}
+
+/** `GET /studio/upscale/options?ep=`. */
+export interface UpscaleOptions {
+  pixel: Readiness & { models: string[]; default: string };
+  seedvr2: Readiness & { models: string[]; default: string };
+  latent: Record<string, (Readiness & { mode: string; align: number; fixed_scale: number | null }) | null>;
+  details: number[];
+  recipe: {
+    deliver: string | null;
+    fit: string;
+    quality: string;
+    encoder: string;
+    targets: Record<string, { key: string; fields: Record<string, unknown>; text: string } | null>;
+    shots: Record<string, { fields: Record<string, unknown>; text: string }>;
+    problems: string[];
+  } | null;
+  max_scale: number;
+  precisions: string[];
+}
+
+/** `GET /studio/post/options?ep=`. */
+export interface PostOptions {
+  tiers: { id: string; enhance: unknown; text: string; readiness: Readiness }[];
+  methods: string[];
+  blur: { min: number; max: number; default: number; readiness: Readiness };
+  recipe: {
+    fields: Record<string, unknown>;
+    text: string;
+    shots: Record<string, { fields: Record<string, unknown>; text: string }>;
+    problems: string[];
+  } | null;
+}
+
+/** `POST /studio/upscale` and `POST /studio/post`: what was queued, skipped and refused, per take. */
+export interface FinishQueueAnswer {
+  queued: { shot: string; take: number; width: number; height: number; prompt_id: string }[];
+  skipped: { shot: string; take?: number; reason: string }[];
+  errors: { shot: string; take?: number; error: string }[];
 }
