@@ -51,7 +51,7 @@ function inRange(v: unknown, lo: number, hi: number, openLow = false): boolean {
   return isNumber(v) && (openLow ? v > lo : v >= lo) && v <= hi;
 }
 
-function checkSection(where: string, s: unknown, out: string[]): void {
+export function checkSection(where: string, s: unknown, out: string[]): void {
   if (!isObject(s)) {
     out.push(`${where} must be an object`);
     return;
