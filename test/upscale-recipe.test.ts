@@ -1,5 +1,6 @@
 // The master recipe and its maths: delivery sizes and their fit, auto scale, start steps, section look-up, the
 // shot's recipe merged over it, a shot recipe's refusals, the settings hash and recipe_match.
+// biome-ignore-all lint/suspicious/noThenProperty: `then` is a recipe field (the step after a re-sample), not a thenable.
 import { describe, expect, it } from "vitest";
 import {
   autoScale,
