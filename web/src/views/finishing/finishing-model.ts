@@ -29,6 +29,8 @@ export interface FinishRow {
   /** The other pass whose take the cut plays, when it does. */
   placeholderPass: Pass | null;
   out: boolean;
+  /** The cut take's picture (episode-relative), for the row. */
+  thumb: string | null;
   upscale: Badge;
   post: Badge;
   /** The take's upscale and post summaries, as the episode gives them. */
@@ -123,6 +125,7 @@ export function finishRows(shots: ShotEntry[], pass: Pass, plan: MasterPlan | nu
         take: t ? t.take : null,
         placeholderPass: other,
         out: s.cut.out,
+        thumb: t?.thumb ?? null,
         upscale: t ? upscaleBadge(up) : noTake,
         post: t ? postBadge(post) : noTake,
         upscaleSummary: up,

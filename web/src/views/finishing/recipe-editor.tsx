@@ -69,9 +69,9 @@ export function RecipeEditor({
             `The series recipe has no section for ${target}.`
           )}
         </p>
-      ) : (
+      ) : options ? (
         <p class="muted">The series config has no upscale.master recipe.</p>
-      )}
+      ) : null}
       {text ? <p>This shot: {text}</p> : null}
       <button type="button" class="ghost" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
         {open ? "Hide the shot's recipe" : own ? "Edit the shot's recipe" : "Give the shot its own recipe"}

@@ -8,7 +8,7 @@ import { useShortcuts } from "../../keys.tsx";
 import type { Pass } from "../../route.ts";
 import type { FinishQueueAnswer, ShotEntry, UpscaleOptions } from "../../types.ts";
 import { ErrorText, Panel, useAction } from "../../ui.tsx";
-import { cutTake, type FinishRow } from "./finishing-model.ts";
+import { type Badge, cutTake, type FinishRow } from "./finishing-model.ts";
 import { RecipeEditor } from "./recipe-editor.tsx";
 import { QueueReport } from "./shot-table.tsx";
 
@@ -119,8 +119,7 @@ export function ShotFinish({
           <dl class="finish-facts">
             <dt>Upscale</dt>
             <dd>
-              <span class={`tone-${row.upscale.tone}`}>{row.upscale.text}</span>{" "}
-              <span class="muted">{row.upscale.title}</span>
+              <BadgeWords badge={row.upscale} />
               {up?.method ? (
                 <span class="muted">
                   {" "}
@@ -133,8 +132,7 @@ export function ShotFinish({
             </dd>
             <dt>Post</dt>
             <dd>
-              <span class={`tone-${row.post.tone}`}>{row.post.text}</span>{" "}
-              <span class="muted">{row.post.title}</span>
+              <BadgeWords badge={row.post} />
               {post?.status === "failed" && post.save_notes ? <p class="error">{post.save_notes}</p> : null}
             </dd>
             {row.master ? (
@@ -151,9 +149,11 @@ export function ShotFinish({
             <button type="button" class="primary" disabled={upscale.busy} onClick={() => upscale.run()}>
               {upscale.busy ? "Queueing…" : up?.fresh ? "Upscale again" : "Upscale"}
             </button>
-            <button type="button" disabled={postIt.busy} onClick={() => postIt.run()}>
-              {postIt.busy ? "Queueing…" : post?.fresh ? "Post-process again" : "Post-process"}
-            </button>
+            {up?.status === "ok" ? (
+              <button type="button" disabled={postIt.busy} onClick={() => postIt.run()}>
+                {postIt.busy ? "Queueing…" : post?.fresh ? "Post-process again" : "Post-process"}
+              </button>
+            ) : null}
             {up?.status === "ok" ? (
               <label class="inline" title="A kept upscale is skipped by cut-wide upscales and the master">
                 <input
@@ -187,5 +187,15 @@ export function ShotFinish({
       )}
       <RecipeEditor ep={ep} shot={row.shot} target={shot.target} options={options} onSaved={onChanged} />
     </Panel>
+  );
+}
+
+/** A badge in words: its state and why, or only why when there is nothing of it yet. */
+function BadgeWords({ badge }: { badge: Badge }) {
+  if (badge.tone === "muted") return <span class="muted">{badge.title}</span>;
+  return (
+    <>
+      <span class={`tone-${badge.tone}`}>{badge.text}</span> <span class="muted">{badge.title}</span>
+    </>
   );
 }

@@ -2,7 +2,7 @@
 // status and reason; a row opens the shot's finishing beside the table. The cut-wide upscale and post-process
 // run from here, with what they queued, skipped and refused.
 import { useState } from "preact/hooks";
-import { api } from "../../api.ts";
+import { api, thumbUrl } from "../../api.ts";
 import type { Pass } from "../../route.ts";
 import type { FinishQueueAnswer } from "../../types.ts";
 import { ErrorText, Panel, useAction } from "../../ui.tsx";
@@ -106,7 +106,12 @@ export function ShotTable({
           <tbody>
             {rows.map((r) => (
               <tr key={r.shot} class={`${r.shot === selected ? "on" : ""}${r.out ? " out" : ""}`}>
-                <td>
+                <td class="shot">
+                  {r.thumb ? (
+                    <img src={thumbUrl(ep, r.thumb, 96)} alt="" loading="lazy" />
+                  ) : (
+                    <span class="no-thumb" />
+                  )}
                   <button
                     type="button"
                     class="link-button"
@@ -117,7 +122,7 @@ export function ShotTable({
                   </button>
                   {r.out ? <span class="tag tone-muted">out</span> : null}
                 </td>
-                <td class="num">{r.take === null ? "–" : `t${String(r.take).padStart(2, "0")}`}</td>
+                <td class="take">{r.take === null ? "–" : `t${String(r.take).padStart(2, "0")}`}</td>
                 <td>
                   <Tag badge={r.upscale} />
                 </td>
