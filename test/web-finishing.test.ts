@@ -186,7 +186,9 @@ describe("finishRows", () => {
   it("orders by the cut, keeps shots left out (marked), and joins the plan's rows by shot", () => {
     const shots = [
       shot("s2", 1, [take(1, { upscale: up() })]),
-      shot("s1", 0, [take(1), take(2, { upscale: up({ fresh: false }) })], { take: 2 }),
+      shot("s1", 0, [take(1), take(2, { upscale: up({ fresh: false }), thumb: "renders/s1/s1_t02.jpg" })], {
+        take: 2,
+      }),
       shot("s3", 2, [take(1)], { out: true }),
     ];
     const p = plan({
@@ -214,6 +216,7 @@ describe("finishRows", () => {
       ],
     });
     const rows = finishRows(shots, "final", p);
+    expect(rows[0].thumb).toBe("renders/s1/s1_t02.jpg");
     expect(rows.map((r) => [r.shot, r.take, r.out, r.upscale.tone, r.master?.status ?? null])).toEqual([
       ["s1", 2, false, "warn", "upscale"],
       ["s2", 1, false, "ok", "ok"],
