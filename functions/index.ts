@@ -44,6 +44,9 @@ import modelsPicker from "./models/get.ts";
 import overrideDelete from "./override/delete.ts";
 import overridePut from "./override/put.ts";
 import pick from "./pick/put.ts";
+import postDelete from "./post/delete.ts";
+import postOptions from "./post/options.get.ts";
+import postQueue from "./post/post.ts";
 import promoteGet from "./promote/get.ts";
 import promotePost from "./promote/post.ts";
 import refsCopyTake from "./refs/copy-take.post.ts";
@@ -149,6 +152,9 @@ export const functions: readonly StudioFunction[] = [
   pick,
   render,
   cancel,
+  postQueue,
+  postDelete,
+  postOptions,
   settingsGet,
   settingsPut,
   backends,

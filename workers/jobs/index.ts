@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { JobHandler, JobKinds } from "../../lib/jobs/kinds.ts";
 import { isObject } from "../../lib/store/json-guards.ts";
 import { assembleJob } from "./assemble.ts";
+import { postJob } from "./post.ts";
 import { refJob } from "./ref.ts";
 import { renderJob } from "./render.ts";
 import { stepJob } from "./step.ts";
@@ -14,6 +15,7 @@ import { tourJob } from "./tour.ts";
 
 export const jobKinds = {
   assemble: assembleJob,
+  post: postJob,
   ref: refJob,
   render: renderJob,
   step: stepJob,

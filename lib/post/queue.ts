@@ -1,0 +1,208 @@
+// POST /studio/post, queueing: the takes asked for, each planned (queue, skip or error) from its upscale and post
+// records and its settings (the request's, or the series recipe with the shot's own entry merged over it), the
+// engines asked whether they can run what is left (a silent one 502, a missing node or model 409), then per take
+// its record written `queued` naming its job, the job inserted and a `studio.post` event sent.
+import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
+import { loadViewInputs } from "../episode/view-inputs.ts";
+import { StudioError } from "../errors.ts";
+import { newJobId } from "../jobs/job-id.ts";
+import { localIso } from "../render/time.ts";
+import { errorMessage, isObject, str } from "../store/json-guards.ts";
+import { withLock } from "../store/lock.ts";
+import { episodeProbe, judgeVersions } from "../upscale/fresh.ts";
+import type { PostPayload } from "./payload.ts";
+import { planPost, type TakeVersions } from "./plan.ts";
+import { checkPostReadiness, type ReadyAsk } from "./readiness.ts";
+import {
+  mergedRecipe,
+  type Parsed,
+  type PostSettings,
+  parseBlur,
+  parseEnhance,
+  recipeSettings,
+  seriesPostRecipe,
+} from "./recipe.ts";
+import { postEvent, writePost } from "./record.ts";
+import { chooseTakes, type TakeAsk } from "./which-takes.ts";
+
+export interface PostRequest extends TakeAsk {
+  pass: Pass;
+  redo: boolean;
+  /** null: on when neither `enhance` nor `blur` is given (null counts as not given). */
+  recipe: boolean | null;
+  /** undefined: not given (a given null means "no enhance"). */
+  enhance?: unknown;
+  blur?: number | null;
+  quality: "review" | "master" | null;
+}
+
+export interface PostAnswer {
+  queued: { shot: string; take: number; what: string; width: number; height: number; prompt_id: string }[];
+  skipped: { shot: string; take?: number; reason: string }[];
+  errors: { shot: string; take: number; error: string }[];
+}
+
+/** The settings a request gives every take when it does not use the recipe. */
+function requestSettings(req: PostRequest): Parsed<PostSettings> {
+  const enhance = parseEnhance(req.enhance);
+  if (!enhance.ok) return enhance;
+  const blur = parseBlur(req.blur);
+  if (!blur.ok) return blur;
+  return {
+    ok: true,
+    value: { enhance: enhance.value, motion_blur: blur.value, quality: null, encoder: null },
+  };
+}
+
+const yes = (v: unknown): v is "ok" | "failed" | "queued" => v === "ok" || v === "failed" || v === "queued";
+
+export async function queuePosts(services: Services, ep: string, req: PostRequest): Promise<PostAnswer> {
+  const vi = await loadViewInputs(services, ep, req.pass);
+  if (!vi) throw new StudioError(404, `the ${req.pass} pass of ${ep} has no build: build the episode first`);
+  const useRecipe = req.recipe ?? ((req.enhance ?? null) === null && (req.blur ?? null) === null);
+  const master = useRecipe ? seriesPostRecipe(vi.seriesRaw) : null;
+  if (useRecipe && !master) throw new StudioError(409, "the series config has no post.master recipe");
+  const fromRequest = useRecipe ? null : requestSettings(req);
+  const shotPosts = isObject(vi.overrides.post) ? vi.overrides.post : {};
+
+  const chosen = await chooseTakes(services, vi, req);
+  const answer: PostAnswer = { queued: [], skipped: [...chosen.skipped], errors: [] };
+  const probe = episodeProbe(services, ep);
+  const planned: ReadyAsk[] = [];
+  for (const c of chosen.takes) {
+    const { upscale, post } = await judgeVersions(
+      services,
+      { ep, pass: req.pass, shot: c.shot, stem: c.record.stem, files: c.record.files },
+      probe,
+    );
+    const sc = c.record.sidecar;
+    const up = upscale?.record ?? null;
+    const versions: TakeVersions = {
+      shot: c.shot,
+      take: c.take,
+      lane: str(sc?.backend) ?? "local",
+      upscale: upscale
+        ? {
+            status: upscale.status,
+            fresh: upscale.fresh,
+            takeExists: c.record.files.includes(`${c.record.stem}.mp4`),
+            mp4: upscale.mp4 !== null,
+            width: typeof up?.width === "number" ? up.width : null,
+            height: typeof up?.height === "number" ? up.height : null,
+            quality: up?.quality ?? null,
+          }
+        : null,
+      post: post
+        ? {
+            status: yes(post.status) ? post.status : "queued",
+            fresh: post.fresh,
+            recipe_hash: str(post.record?.recipe_hash),
+          }
+        : null,
+    };
+    const entry = shotPosts[c.shot];
+    const settings =
+      fromRequest ?? recipeSettings(mergedRecipe(master ?? {}, isObject(entry) ? entry : null));
+    const decision = planPost(versions, settings, { redo: req.redo, quality: req.quality });
+    if ("skip" in decision) answer.skipped.push(decision.skip);
+    else if ("error" in decision) answer.errors.push(decision.error);
+    else {
+      const seed = sc?.seed;
+      const q = decision.queue;
+      planned.push({
+        plan: q,
+        stem: c.record.stem,
+        seed: seed === undefined || seed === null ? null : String(seed),
+        source: {
+          file: upscale?.mp4 ?? "",
+          width: q.width,
+          height: q.height,
+          fps: typeof sc?.fps === "number" ? sc.fps : 24,
+          frames: typeof up?.frames === "number" ? up.frames : 0,
+        },
+      });
+    }
+  }
+  if (planned.length === 0) return answer;
+
+  // Nothing is written before every engine involved says it can run its posts.
+  await checkPostReadiness(services, planned);
+
+  const store = await services.jobs();
+  const events: ReturnType<typeof postEvent>[] = [];
+  for (const { plan, stem, seed } of planned) {
+    const ref = { ep, pass: req.pass, shot: plan.shot, stem };
+    const jobId = newJobId();
+    const queuedAt = localIso(services.now());
+    const record: Record<string, unknown> = {
+      shot: plan.shot,
+      take: plan.take,
+      status: "queued",
+      queued: queuedAt,
+      comfy_prompt_id: null,
+      backend_prompt_id: null,
+      recipe: plan.recipe,
+      recipe_hash: plan.recipe_hash,
+      encoder_asked: plan.encoder_asked,
+      quality: plan.quality,
+      width: plan.width,
+      height: plan.height,
+      backend: plan.lane,
+      job: jobId,
+    };
+    const payload: PostPayload = {
+      ep,
+      pass: req.pass,
+      shot: plan.shot,
+      take: plan.take,
+      stem,
+      settings: {
+        enhance: plan.settings.enhance ? { ...plan.settings.enhance } : null,
+        motion_blur: plan.settings.motion_blur,
+      },
+      quality: plan.quality,
+      encoder_asked: plan.encoder_asked,
+      recipe_hash: plan.recipe_hash,
+      width: plan.width,
+      height: plan.height,
+      seed,
+    };
+    try {
+      await withLock(services, ep, () => writePost(services, ref, record));
+      await store.add({
+        id: jobId,
+        kind: "post",
+        lane: plan.lane,
+        title: `${stem} post (${req.pass})`,
+        info: { ep, pass: req.pass, shot: plan.shot, take: plan.take, backend: plan.lane },
+        payload,
+      });
+    } catch (err) {
+      const why = `not queued: ${errorMessage(err)}`;
+      await withLock(services, ep, () =>
+        writePost(services, ref, {
+          ...record,
+          status: "failed",
+          finished: localIso(services.now()),
+          save_notes: why,
+        }),
+      ).catch(() => {});
+      answer.errors.push({ shot: plan.shot, take: plan.take, error: why });
+      events.push(postEvent(ep, plan.shot, plan.take, "failed"));
+      continue;
+    }
+    answer.queued.push({
+      shot: plan.shot,
+      take: plan.take,
+      what: plan.what,
+      width: plan.width,
+      height: plan.height,
+      prompt_id: jobId,
+    });
+    events.push(postEvent(ep, plan.shot, plan.take, "queued"));
+  }
+  if (answer.queued.length) services.jobSignals.jobAdded();
+  for (const e of events) services.events.emit("studio.post", e);
+  return answer;
+}

@@ -1,0 +1,22 @@
+// The post job: one queued post-process of a take's upscale made on its lane (lib/post/run.ts), progress per stage;
+// a cancel stops ffmpeg or the engine and closes the record "canceled".
+import { defineJobKind } from "../../lib/jobs/kinds.ts";
+import { postPayload } from "../../lib/post/payload.ts";
+import { runPost } from "../../lib/post/run.ts";
+
+export const postJob = defineJobKind({
+  payload: postPayload,
+  async run(job, ctx) {
+    const p = job.payload;
+    ctx.progress({ log: `${p.stem} post on ${job.lane}` });
+    await runPost(ctx.services, job.id, job.lane, p, {
+      signal: ctx.signal,
+      progress: (share, step) => ctx.progress({ progress: share, ...(step ? { step } : {}) }),
+      emit: (kind, data) => ctx.emit(kind, data),
+      canceledByUser: async () => {
+        const now = await ctx.store.get(job.id).catch(() => null);
+        return now === null || now.cancel_requested || now.status === "canceled";
+      },
+    });
+  },
+});
