@@ -1,0 +1,421 @@
+// Queueing upscales (POST /studio/upscale and the master's queue action): which takes, each one planned (skips
+// and per-take errors), the backend asked whether it can run them all (502 silent, 409 missing pieces), then per
+// take a `queued` record `<stem>.up.json` and an `upscale` job on its lane, with a `studio.upscale` event.
+import path from "node:path";
+import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
+import { folderTakes } from "../episode/cut-view.ts";
+import type { FileProbe } from "../episode/staleness.ts";
+import { latestUsable, passFolder, safeShot, type TakeRecord, takeUsable } from "../episode/takes.ts";
+import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
+import { conflict, StudioError } from "../errors.ts";
+import { newJobId } from "../jobs/job-id.ts";
+import type { NewJob } from "../jobs/types.ts";
+import { episodeFence, writeShowFile } from "../paths/guarded.ts";
+import { sidecarText } from "../render/sidecar.ts";
+import { localIso } from "../render/time.ts";
+import { forgetJsonFile } from "../store/json-file.ts";
+import { errorMessage, isObject, type JsonObject, positive } from "../store/json-guards.ts";
+import { withLock } from "../store/lock.ts";
+import { episodeProbe, judgeVersions, sourceStamp, type UpscaleState, upJsonName } from "./fresh.ts";
+import {
+  askFromRecipe,
+  type PlannedUpscale,
+  planUpscaleTake,
+  type TakeFacts,
+  type UpscaleAsk,
+} from "./plan.ts";
+import { type BackendCheck, checkBackend } from "./readiness.ts";
+import { masterRecipe, shotOwnRecipe, takeRecipe } from "./recipe.ts";
+
+export interface UpscaleRequest extends UpscaleAsk {
+  shots?: string[] | null;
+  takes?: { shot: string; take: number }[] | null;
+  redo?: boolean;
+  /** Use the series master recipe (only pass, shots/takes and redo still apply). */
+  recipe?: boolean;
+  backend?: string | null;
+  /** `target`: grouped by what the backend loads, each group where its first shot is (the master's option). */
+  order?: "cut" | "target";
+}
+
+export interface QueuedUpscale {
+  shot: string;
+  take: number;
+  route: string;
+  method: string;
+  pixel_model: string | null;
+  seedvr2_model: string | null;
+  scale: number;
+  start_step: number | null;
+  then_pixel_model: string | null;
+  width: number;
+  height: number;
+  prompt_id: string;
+}
+
+export interface UpscaleAnswer {
+  queued: QueuedUpscale[];
+  skipped: { shot: string; take?: number; reason: string }[];
+  errors: { shot: string; take?: number; error: string }[];
+}
+
+/** What an upscale job carries: the take and its plan, made at queue time. */
+export interface UpscalePayload {
+  ep: string;
+  pass: Pass;
+  shot: string;
+  take: number;
+  stem: string;
+  lane: string;
+  plan: PlannedUpscale;
+}
+
+export const KEEP_REASON = "kept (its upscale is marked Keep)";
+
+const two = (n: number) => String(n).padStart(2, "0");
+export const upscaleTitle = (shot: string, take: number) => `${shot} t${two(take)} upscale`;
+
+/** The `studio.upscale` event (no pass, as the original sends it). */
+export const upscaleEvent = (ep: string, shot: string, take: number, status: string) => ({
+  ep,
+  shot,
+  take,
+  status,
+});
+
+interface Candidate {
+  shot: string;
+  t: TakeRecord;
+  /** Named outright (a shot or a take), not the whole cut. */
+  named: boolean;
+}
+
+/** The takes a request names, in cut order for shots; placeholders and missing takes are skips. */
+async function selectTakes(
+  services: Pick<Services, "caches">,
+  vi: ViewInputs,
+  req: UpscaleRequest,
+  answer: UpscaleAnswer,
+): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  const pass = vi.pass;
+  if (req.takes) {
+    for (const { shot, take } of req.takes) {
+      const t = (await folderTakes(services, vi.ep, pass, shot)).find((x) => x.take === take);
+      if (!t) answer.skipped.push({ shot, reason: `${pass} take ${take} of ${shot} doesn't exist` });
+      else out.push({ shot, t, named: true });
+    }
+    return out;
+  }
+  const whole = req.shots === undefined || req.shots === null;
+  const named = new Set(req.shots ?? []);
+  const entries = whole ? vi.cut.filter((e) => !e.out) : vi.cut.filter((e) => named.has(e.shot));
+  const seen = new Set<string>();
+  for (const e of entries) {
+    seen.add(e.shot);
+    if (e.pass && e.pass !== pass) {
+      answer.skipped.push({ shot: e.shot, reason: `the cut uses its ${e.pass} take` });
+      continue;
+    }
+    const takes = await folderTakes(services, vi.ep, pass, e.shot);
+    const t = typeof e.take === "number" ? takes.find((x) => x.take === e.take) : latestUsable(takes);
+    if (!t) {
+      answer.skipped.push({
+        shot: e.shot,
+        reason:
+          typeof e.take === "number" ? `${pass} take ${e.take} of ${e.shot} doesn't exist` : "no usable take",
+      });
+      continue;
+    }
+    out.push({ shot: e.shot, t, named: !whole });
+  }
+  for (const shot of named) {
+    if (seen.has(shot)) continue;
+    // A shot named outright that the cut does not list: its latest usable take.
+    const t = latestUsable(await folderTakes(services, vi.ep, pass, shot));
+    if (!t) answer.skipped.push({ shot, reason: "no usable take" });
+    else out.push({ shot, t, named: true });
+  }
+  return out;
+}
+
+/** The facts planning needs about one take. */
+async function takeFacts(
+  vi: ViewInputs,
+  c: Candidate,
+  up: UpscaleState | null,
+  probe: FileProbe,
+): Promise<TakeFacts> {
+  const sc = c.t.sidecar ?? {};
+  const target = typeof sc.target === "string" ? sc.target : null;
+  const spec = target ? vi.env.targets.get(target) : undefined;
+  const dir = path.join(vi.ep, passFolder(vi.pass), safeShot(c.shot));
+  const latentName = typeof sc.latent === "string" ? sc.latent : `${c.t.stem}.latent.safetensors`;
+  const rec = up?.record;
+  return {
+    shot: c.shot,
+    take: c.t.take,
+    usable: takeUsable(c.t),
+    status: typeof sc.status === "string" ? sc.status : "queued",
+    target,
+    width: positive(sc.width),
+    height: positive(sc.height),
+    steps: positive(sc.steps),
+    seed:
+      typeof sc.seed === "bigint" || typeof sc.seed === "number" || typeof sc.seed === "string"
+        ? sc.seed
+        : null,
+    latent: c.t.files.includes(latentName) && (await probe.exists(path.join(dir, latentName))),
+    builtin: spec?.backend === "builtin" || sc.backend === "builtin",
+    upscaleSpec: isObject(spec?.upscale) ? spec.upscale : null,
+    freshUpscale:
+      up?.fresh && rec && positive(rec.width) && positive(rec.height)
+        ? {
+            width: positive(rec.width) ?? 0,
+            height: positive(rec.height) ?? 0,
+            summary: summaryOf(rec),
+          }
+        : null,
+  };
+}
+
+const ON_UPSCALE_KEYS = [
+  "method",
+  "route",
+  "mode",
+  "scale",
+  "start_step",
+  "pixel_model",
+  "then_pixel",
+  "deliver",
+  "width",
+  "height",
+  "finished",
+  "on_upscale",
+];
+
+function summaryOf(rec: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const k of ON_UPSCALE_KEYS) if (rec[k] !== undefined) out[k] = rec[k];
+  return out;
+}
+
+/** The `queued` record the queuer writes (the saver adds its fields when it finishes). */
+export function queuedRecord(
+  plan: PlannedUpscale,
+  stamp: Awaited<ReturnType<typeof sourceStamp>>,
+  queued: string,
+  jobId: string,
+): JsonObject {
+  return {
+    shot: plan.shot,
+    take: plan.take,
+    status: "queued",
+    queued,
+    comfy_prompt_id: null,
+    backend_prompt_id: jobId,
+    target: plan.target,
+    route: plan.route,
+    method: plan.method,
+    mode: plan.mode,
+    scale: plan.scale,
+    start_step: plan.start_step,
+    steps: plan.steps,
+    seed: plan.seed === null ? null : BigInt(plan.seed),
+    upscaler: plan.upscaler,
+    pixel_model: plan.pixel_model,
+    precision: plan.method === "resample" ? null : plan.precision,
+    seedvr2_model: plan.seedvr2_model,
+    ...(plan.method === "seedvr2" || plan.then_pixel?.method === "seedvr2"
+      ? { color_correction: "lab" }
+      : {}),
+    encoder_asked: plan.encoder_asked,
+    finish: plan.finish,
+    then_pixel: plan.then_pixel,
+    deliver: plan.deliver,
+    on_upscale: plan.on_upscale,
+    width: plan.width,
+    height: plan.height,
+    ...(stamp ?? {}),
+    quality: plan.quality,
+    recipe: plan.recipe,
+    recipe_hash: plan.recipe_hash,
+    job: jobId,
+  };
+}
+
+/** Write a version record whole (the caller holds the episode lock). */
+export async function writeUpscaleRecord(
+  services: Pick<Services, "caches">,
+  ep: string,
+  file: string,
+  value: JsonObject,
+): Promise<void> {
+  await writeShowFile(episodeFence(ep), file, sidecarText(value));
+  forgetJsonFile(services, file);
+}
+
+/** What a backend loads for an upscale, so `order: target` can queue each model's takes together. */
+const loadKey = (p: PlannedUpscale) =>
+  [
+    p.method === "latent" ? p.target : p.method,
+    p.pixel_model ?? p.seedvr2_model ?? "",
+    p.then_pixel?.model ?? "",
+  ].join("|");
+
+/** Groups by what the backend loads, each group where its first member is, cut order inside. */
+export function orderByLoad<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    groups.set(k, [...(groups.get(k) ?? []), item]);
+  }
+  return [...groups.values()].flat();
+}
+
+/** Plan and queue the request's upscales. Throws 409 (no recipe, backend lacks pieces) or 502 (backend silent). */
+export async function queueUpscales(
+  services: Services,
+  ep: string,
+  pass: Pass,
+  req: UpscaleRequest,
+): Promise<UpscaleAnswer> {
+  const vi = await loadViewInputs(services, ep, pass);
+  if (!vi)
+    throw new StudioError(404, `the ${pass} pass of ${path.basename(ep)} is not built yet: build it first`);
+  const master = req.recipe ? masterRecipe(vi.seriesRaw) : null;
+  if (req.recipe && !master) throw conflict("the series config has no upscale.master recipe");
+  const answer: UpscaleAnswer = { queued: [], skipped: [], errors: [] };
+  if (Array.isArray(req.shots) && req.shots.length === 0 && !req.takes) return answer;
+  const whole = !req.takes && (req.shots === undefined || req.shots === null);
+  const probe = episodeProbe(services, ep);
+  const candidates = await selectTakes(services, vi, req, answer);
+  const planned: { c: Candidate; plan: PlannedUpscale; lane: string }[] = [];
+  for (const c of candidates) {
+    const v = await judgeVersions(
+      services,
+      { ep, pass, shot: c.shot, stem: c.t.stem, files: c.t.files },
+      probe,
+    );
+    const up = v.upscale;
+    if (up?.status === "queued" && up.record) {
+      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: "its upscale is on its way" });
+      continue;
+    }
+    if (up?.fresh && up.record?.keep === true && whole) {
+      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: KEEP_REASON });
+      continue;
+    }
+    const facts = await takeFacts(vi, c, up, probe);
+    let ask: UpscaleAsk = req;
+    if (master) {
+      const tr = facts.target ? takeRecipe(master, facts.target, shotOwnRecipe(vi.overrides, c.shot)) : null;
+      if (!tr) {
+        answer.errors.push({
+          shot: c.shot,
+          take: c.t.take,
+          error: `upscale.master has no section for ${facts.target ?? "its target"}`,
+        });
+        continue;
+      }
+      if (!master.deliver && master.deliverProblem && master.deliverText !== null) {
+        answer.errors.push({ shot: c.shot, take: c.t.take, error: master.deliverProblem });
+        continue;
+      }
+      ask = askFromRecipe(tr.fields, {
+        deliver: master.deliver ? master.deliverText : null,
+        fit: master.fit,
+        quality: master.quality,
+        encoder: master.encoder,
+      });
+    }
+    const result = planUpscaleTake(facts, ask);
+    if ("error" in result) {
+      answer.errors.push({ shot: c.shot, take: c.t.take, error: result.error });
+      continue;
+    }
+    if (up?.fresh && !req.redo && up.record?.recipe_hash === result.ok.recipe_hash) {
+      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: "already upscaled" });
+      continue;
+    }
+    if (up?.fresh && !req.redo && !master) {
+      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: "already upscaled" });
+      continue;
+    }
+    const lane = facts.builtin ? "builtin" : (req.backend ?? "local");
+    planned.push({ c, plan: result.ok, lane });
+  }
+  if (planned.length === 0) return answer;
+
+  const remote = planned.filter((p) => p.lane !== "builtin");
+  if (remote.length) {
+    const check: BackendCheck = await checkBackend(
+      services,
+      remote[0].lane,
+      remote.map((p) => p.plan),
+      vi,
+    );
+    if (check.silent) throw new StudioError(502, check.silent);
+    if (check.missing.length) {
+      throw conflict(`this backend can't run these upscales: ${check.missing.join("; ")}`);
+    }
+  }
+
+  const ordered = req.order === "target" ? orderByLoad(planned, (p) => loadKey(p.plan)) : planned;
+  const store = await services.jobs();
+  const queuedAt = localIso(services.now());
+  for (const { c, plan, lane } of ordered) {
+    const dir = path.join(ep, passFolder(pass), safeShot(c.shot));
+    const json = path.join(dir, upJsonName(c.t.stem));
+    const jobId = newJobId();
+    try {
+      const stamp = await sourceStamp(ep, path.join(dir, `${c.t.stem}.mp4`));
+      await withLock(services, ep, () =>
+        writeUpscaleRecord(services, ep, json, queuedRecord(plan, stamp, queuedAt, jobId)),
+      );
+      const job: NewJob<UpscalePayload> = {
+        id: jobId,
+        kind: "upscale",
+        lane,
+        title: upscaleTitle(c.shot, c.t.take),
+        info: { ep, pass, shot: c.shot, take: c.t.take, target: plan.target ?? undefined, backend: lane },
+        payload: { ep, pass, shot: c.shot, take: c.t.take, stem: c.t.stem, lane, plan },
+        after: null,
+      };
+      await store.add(job);
+    } catch (err) {
+      const why = `not queued: ${errorMessage(err)}`;
+      await withLock(services, ep, () =>
+        writeUpscaleRecord(services, ep, json, {
+          shot: c.shot,
+          take: c.t.take,
+          status: "failed",
+          queued: queuedAt,
+          finished: localIso(services.now()),
+          save_notes: why,
+        }),
+      ).catch(() => {});
+      answer.errors.push({ shot: c.shot, take: c.t.take, error: why });
+      services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.t.take, "failed"));
+      continue;
+    }
+    answer.queued.push({
+      shot: c.shot,
+      take: c.t.take,
+      route: plan.route,
+      method: plan.method,
+      pixel_model: plan.pixel_model,
+      seedvr2_model: plan.seedvr2_model,
+      scale: plan.scale,
+      start_step: plan.start_step,
+      then_pixel_model: plan.then_pixel?.model ?? null,
+      width: plan.width,
+      height: plan.height,
+      prompt_id: jobId,
+    });
+    services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.t.take, "queued"));
+  }
+  services.jobSignals.jobAdded();
+  return answer;
+}
