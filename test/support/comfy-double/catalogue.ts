@@ -14,7 +14,7 @@ export type InputDef =
   | { t: "link"; type: string; opts?: Record<string, unknown> }
   | { t: "combo"; options: string[]; v3: boolean; opts?: Record<string, unknown> }
   | { t: "models"; folder: string; v3: boolean; opts?: Record<string, unknown> }
-  | { t: "files"; kind: "image" | "audio"; opts?: Record<string, unknown> };
+  | { t: "files"; kind: "image" | "audio" | "video"; opts?: Record<string, unknown> };
 
 /** What running a node does in the double. */
 export type Behaviour =
@@ -800,6 +800,139 @@ const OWN_DEFS: Record<string, NodeDef> = {
     outputNode: true,
     behaviour: "h3_ref_audio",
   },
+  // --- finishing: the take's video read back (comfy_extras/nodes_video.py) ---
+  LoadVideo: {
+    category: "image/video",
+    module: "comfy_extras.nodes_video",
+    display: "Load Video",
+    required: { file: { t: "files", kind: "video", opts: { video_upload: true } } },
+    output: ["VIDEO"],
+    customValidate: ["file"],
+  },
+  // --- finishing packs, offered only when a test names them (FINISHING_PACK_NODES) ---
+  // ComfyUI-SeedVR2_VideoUpscaler (src/interfaces/*.py): the pack's model combos also list its own download names;
+  // the double lists only the files in models/SEEDVR2, as a server without network can load only those.
+  SeedVR2LoadDiTModel: {
+    category: "SEEDVR2",
+    module: "custom_nodes.ComfyUI-SeedVR2_VideoUpscaler",
+    display: "SeedVR2 (Down)Load DiT Model",
+    required: { model: models("SEEDVR2", true), device: combo(["cuda:0", "cpu"], true) },
+    optional: {
+      blocks_to_swap: int(0, 0, 36),
+      swap_io_components: bool(false),
+      offload_device: combo(["none", "cpu", "cuda:0"], true),
+      cache_model: bool(false),
+      attention_mode: combo(["sdpa", "flash_attn_2", "flash_attn_3", "sageattn_2", "sageattn_3"], true),
+      torch_compile_args: link("TORCH_COMPILE_ARGS"),
+    },
+    output: ["SEEDVR2_DIT"],
+  },
+  SeedVR2LoadVAEModel: {
+    category: "SEEDVR2",
+    module: "custom_nodes.ComfyUI-SeedVR2_VideoUpscaler",
+    display: "SeedVR2 (Down)Load VAE Model",
+    required: { model: models("SEEDVR2", true), device: combo(["cuda:0", "cpu"], true) },
+    optional: {
+      encode_tiled: bool(false),
+      encode_tile_size: int(1024, 64, 2 ** 63 - 1, 32),
+      encode_tile_overlap: int(128, 0, 2 ** 63 - 1, 32),
+      decode_tiled: bool(false),
+      decode_tile_size: int(1024, 64, 2 ** 63 - 1, 32),
+      decode_tile_overlap: int(128, 0, 2 ** 63 - 1, 32),
+      tile_debug: combo(["false", "encode", "decode"], true),
+      offload_device: combo(["none", "cpu", "cuda:0"], true),
+      cache_model: bool(false),
+      torch_compile_args: link("TORCH_COMPILE_ARGS"),
+    },
+    output: ["SEEDVR2_VAE"],
+  },
+  SeedVR2VideoUpscaler: {
+    category: "SEEDVR2",
+    module: "custom_nodes.ComfyUI-SeedVR2_VideoUpscaler",
+    display: "SeedVR2 Video Upscaler",
+    required: {
+      image: link("IMAGE"),
+      dit: link("SEEDVR2_DIT"),
+      vae: link("SEEDVR2_VAE"),
+      seed: int(42, 0, 2 ** 32 - 1),
+      resolution: int(1080, 16, MAX_RES, 2),
+      max_resolution: int(0, 0, MAX_RES, 2),
+      batch_size: int(5, 1, MAX_RES, 4),
+      uniform_batch_size: bool(false),
+      color_correction: combo(["lab", "wavelet", "wavelet_adaptive", "hsv", "adain", "none"], true),
+    },
+    optional: {
+      temporal_overlap: int(0, 0, 16),
+      prepend_frames: int(0, 0, 32),
+      input_noise_scale: float(0, 0, 1, 0.001),
+      latent_noise_scale: float(0, 0, 1, 0.001),
+      offload_device: combo(["none", "cpu", "cuda:0"], true),
+      enable_debug: bool(false),
+    },
+    output: ["IMAGE"],
+  },
+  // ComfyUI-SUPIR (nodes.py, the one-node SUPIR_Upscale).
+  SUPIR_Upscale: {
+    category: "SUPIR",
+    module: "custom_nodes.ComfyUI-SUPIR",
+    required: {
+      supir_model: models("checkpoints"),
+      sdxl_model: models("checkpoints"),
+      image: link("IMAGE"),
+      seed: int(123, 0, SEED_MAX),
+      resize_method: combo(["nearest-exact", "bilinear", "area", "bicubic", "lanczos"], false, {
+        default: "lanczos",
+      }),
+      scale_by: float(1, 0.01, 20),
+      steps: int(45, 3, 4096),
+      restoration_scale: float(-1, -1, 6, 1),
+      cfg_scale: float(7.5, 0, 20),
+      a_prompt: str("high quality, detailed", true),
+      n_prompt: str("bad quality, blurry, messy", true),
+      s_churn: int(5, 0, 40),
+      s_noise: float(1.003, 1, 1.1, 0.001),
+      control_scale: float(1, 0, 1, 0.05),
+      cfg_scale_start: float(0, 0, 9, 0.05),
+      control_scale_start: float(0, 0, 1, 0.05),
+      color_fix_type: combo(["None", "AdaIn", "Wavelet"]),
+      keep_model_loaded: bool(true),
+      use_tiled_vae: bool(true),
+      encoder_tile_size_pixels: int(512, 64, 8192, 64),
+      decoder_tile_size_latent: int(64, 64, 8192, 64),
+    },
+    optional: {
+      diffusion_dtype: combo(["fp16", "bf16", "fp32", "auto"], false, { default: "auto" }),
+      encoder_dtype: combo(["bf16", "fp32", "auto"], false, { default: "auto" }),
+    },
+    output: ["IMAGE"],
+  },
+  // The project's node pack (targets, appendix A): the finishing nodes a graph of this service sends.
+  H3MotionBlur: {
+    category: "h3pipe",
+    module: H3,
+    display: "H3 Motion Blur",
+    required: {
+      images: link("IMAGE"),
+      fps: float(24, 1, 240, 0.001),
+      amount: float(0.5, 0, 1),
+      flow_model: models("optical_flow"),
+    },
+    output: ["IMAGE"],
+  },
+  H3HoldAudio: {
+    category: "h3pipe",
+    module: H3,
+    display: "H3 Hold Audio",
+    required: { latent: link("LATENT") },
+    output: ["LATENT"],
+  },
+  H3LoadTakeLatent: {
+    category: "h3pipe",
+    module: H3,
+    display: "H3 Load Take Latent",
+    required: { path: str("") },
+    output: ["LATENT"],
+  },
   // --- a stand-in custom node whose UI output uses a key core never emits (engines A.8) ---
   ComfyDoubleVideos: {
     category: "_double",
@@ -847,6 +980,20 @@ const TABLE_ONLY: Record<
       negative_prompt: { multiline: true, dynamicPrompts: true },
       resolution: { default: 1024 },
     },
+  },
+  GetVideoComponents: {
+    category: "image/video",
+    display: "Extract frame",
+    description: "Extracts all components from a video: frames, audio, and framerate.",
+    outputName: ["images", "audio", "fps"],
+  },
+  UpscaleModelLoader: { category: "model/loaders", display: "Load Upscale Model" },
+  ImageUpscaleWithModel: { category: "image/upscaling", display: "Upscale Image (using Model)" },
+  ImageScale: { category: "image/upscaling", display: "Upscale Image" },
+  ImageBlend: {
+    category: "image/postprocessing",
+    display: "Image Blend",
+    defaults: { blend_factor: { default: 0.5 } },
   },
   ComfySwitchNode: {
     category: "logic",
@@ -941,6 +1088,19 @@ function withSchemaTable(own: Record<string, NodeDef>): Record<string, NodeDef> 
 /** Every class the double knows; `nodes` in the options narrows this. */
 export const NODE_DEFS: Record<string, NodeDef> = withSchemaTable(OWN_DEFS);
 
+/** Custom-node packs of the finishing graphs: known to the double, offered only when `nodes` names them. */
+export const FINISHING_PACK_NODES: Readonly<Record<string, readonly string[]>> = {
+  "ComfyUI-SeedVR2_VideoUpscaler": ["SeedVR2LoadDiTModel", "SeedVR2LoadVAEModel", "SeedVR2VideoUpscaler"],
+  "ComfyUI-SUPIR": ["SUPIR_Upscale"],
+  h3pipe: ["H3MotionBlur", "H3HoldAudio", "H3LoadTakeLatent"],
+};
+
+/** The classes offered when the options name none: every class but the finishing packs'. */
+export const DEFAULT_NODES: readonly string[] = (() => {
+  const packs = new Set(Object.values(FINISHING_PACK_NODES).flat());
+  return Object.keys(NODE_DEFS).filter((n) => !packs.has(n));
+})();
+
 /** Folder keys of `GET /models` (0.3.64 list) — configured folders are added. */
 export const MODEL_FOLDERS = [
   "checkpoints",
@@ -995,7 +1155,7 @@ export interface CatalogueContext {
   profile: Profile;
   models: Record<string, string[]>;
   /** Top-level files of the input folder, by kind (LoadImage / LoadAudio options). */
-  inputFiles: (kind: "image" | "audio") => string[];
+  inputFiles: (kind: "image" | "audio" | "video") => string[];
 }
 
 /** One input as the wire shows it: `[type, options?]`. */

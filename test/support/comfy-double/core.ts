@@ -1,7 +1,13 @@
 // The double's state and the operations routes share: POST /prompt semantics (counter, front, explicit float
 // number, prompt_id rules per profile, validation, secrets), interrupt, queue delete, jobs cancel, restart reset.
 import { randomUUID } from "node:crypto";
-import { type CatalogueContext, DEFAULT_MODELS, NODE_DEFS, type NodeDef } from "./catalogue.ts";
+import {
+  type CatalogueContext,
+  DEFAULT_MODELS,
+  DEFAULT_NODES,
+  NODE_DEFS,
+  type NodeDef,
+} from "./catalogue.ts";
 import { Executor } from "./executor.ts";
 import { Faults } from "./faults.ts";
 import { annotatedExists, type Dirs, inputFiles, type Reply } from "./files.ts";
@@ -55,7 +61,7 @@ export class DoubleCore {
     this.opts = opts;
     this.profile = opts.profile ?? "old";
     this.models = structuredClone(opts.models ?? DEFAULT_MODELS);
-    this.classes = new Set(opts.nodes ?? Object.keys(NODE_DEFS));
+    this.classes = new Set(opts.nodes ?? DEFAULT_NODES);
     this.stepMs = opts.stepMs ?? 20;
     this.maxUploadBytes = opts.maxUploadBytes ?? 100 * 1024 * 1024;
     this.version = opts.comfyuiVersion ?? (this.profile === "old" ? "0.3.64" : "0.36.0");

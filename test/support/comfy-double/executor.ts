@@ -128,8 +128,9 @@ export class Executor {
         const v = node.inputs?.[name];
         parts.push(name, isLink(v) && v[0] in graph ? ["link", sig(v[0], stack), v[1]] : v);
       }
-      if ((node?.class_type === "LoadImage" || node?.class_type === "LoadAudio") && node.inputs) {
-        const value = node.inputs.image ?? node.inputs.audio;
+      const loads = ["LoadImage", "LoadAudio", "LoadVideo"];
+      if (loads.includes(String(node?.class_type)) && node.inputs) {
+        const value = node.inputs.image ?? node.inputs.audio ?? node.inputs.file;
         if (typeof value === "string") {
           const [name, dir] = annotated(dirs, value);
           try {

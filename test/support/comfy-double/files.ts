@@ -60,16 +60,17 @@ const AUDIO_EXT = new Set([
   ".mov",
   ".mkv",
 ]);
+const VIDEO_EXT = new Set([".mp4", ".webm", ".mov", ".mkv", ".avi", ".gif"]);
 
 /** Top-level input files offered by LoadImage / LoadAudio combos (sorted). */
-export function inputFiles(dirs: Dirs, kind: "image" | "audio"): string[] {
+export function inputFiles(dirs: Dirs, kind: "image" | "audio" | "video"): string[] {
   let names: string[] = [];
   try {
     names = readdirSync(dirs.input).filter((n) => statSync(path.join(dirs.input, n)).isFile());
   } catch {
     return [];
   }
-  const exts = kind === "image" ? IMAGE_EXT : AUDIO_EXT;
+  const exts = kind === "image" ? IMAGE_EXT : kind === "video" ? VIDEO_EXT : AUDIO_EXT;
   return names.filter((n) => exts.has(path.extname(n).toLowerCase())).sort();
 }
 

@@ -20,7 +20,7 @@ import type {
 } from "./types.ts";
 import type { SentFrame } from "./ws-hub.ts";
 
-export { DEFAULT_MODELS, NODE_DEFS } from "./catalogue.ts";
+export { DEFAULT_MODELS, DEFAULT_NODES, FINISHING_PACK_NODES, NODE_DEFS } from "./catalogue.ts";
 export type {
   ComfyDoubleOptions,
   Fault,

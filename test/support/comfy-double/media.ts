@@ -317,6 +317,142 @@ export async function planImage(
   );
 }
 
+/** A video whose frames come from an input file the graph loads (LoadVideo), with the size the chain gives them. */
+export interface LoadedVideoPlan {
+  /** The loaded file (absolute). */
+  file: string;
+  width: number;
+  height: number;
+  fps: number;
+  frames: number;
+  /** The saver's video carries the loaded file's sound. */
+  audio: boolean;
+}
+
+interface Probed {
+  width: number;
+  height: number;
+  fps: number;
+  frames: number;
+}
+
+async function probeVideo(file: string): Promise<Probed | undefined> {
+  const tool = await findTool("ffprobe", process.env);
+  if (tool.path === null) return undefined;
+  try {
+    const r = await execa(tool.path, [
+      ...["-v", "error", "-select_streams", "v:0", "-count_packets"],
+      ...["-show_entries", "stream=width,height,r_frame_rate,nb_read_packets", "-of", "json", file],
+    ]);
+    const st = JSON.parse(r.stdout).streams?.[0];
+    const [n, d] = String(st.r_frame_rate).split("/").map(Number);
+    return { width: st.width, height: st.height, fps: d ? n / d : n, frames: Number(st.nb_read_packets) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A model file's own factor as its name says it (`RealESRGAN_x2.pth`, `4x-UltraSharp.pth`); 4 when it says none. */
+export function modelFactor(name: unknown): number {
+  const m = /(?:^|[^a-z0-9])x(\d)(?![0-9])|(\d)x(?:[^a-z0-9]|$)/i.exec(String(name));
+  return m ? Number(m[1] ?? m[2]) : 4;
+}
+
+/**
+ * Frames followed back from `from` to a LoadVideo, sized as ComfyUI's nodes size them: an upscale model multiplies
+ * by its factor, ImageScale and the pad fit set the size (ImageScale's 0 keeps the aspect), SeedVR2 sets the short
+ * edge, SUPIR scales then floors to multiples of 64, a blend keeps its first picture's size. Undefined through a
+ * class the double does not model.
+ */
+async function tracedVideo(
+  graph: Graph,
+  from: unknown,
+  def: DefOf,
+  inputDir: string,
+  depth = 0,
+): Promise<(Probed & { file: string }) | undefined> {
+  if (!isLink(from) || !(from[0] in graph) || depth > 64) return undefined;
+  const [id, slot] = from;
+  const cls = String(classOf(graph, id));
+  const inputs = graph[id]?.inputs ?? {};
+  const follow = (name: string) => tracedVideo(graph, inputs[name], def, inputDir, depth + 1);
+  const num = (name: string) => numberInput(graph, id, name, def) ?? 0;
+  if (cls === "GetVideoComponents" && slot === 0) return follow("video");
+  if (cls === "LoadVideo") {
+    const name = inputs.file;
+    if (typeof name !== "string") return undefined;
+    const file = path.join(inputDir, name.replace(/ \[(input|output|temp)\]$/, ""));
+    const p = await probeVideo(file);
+    return p ? { ...p, file } : undefined;
+  }
+  const src = await follow(
+    cls === "ImageBlend"
+      ? "image1"
+      : cls === "ImageUpscaleWithModel"
+        ? "image"
+        : cls === "H3MotionBlur"
+          ? "images"
+          : "image",
+  );
+  if (!src) return undefined;
+  if (cls === "ImageUpscaleWithModel") {
+    const loader = inputs.upscale_model;
+    const k = isLink(loader) ? modelFactor(graph[loader[0]]?.inputs?.model_name) : 4;
+    return { ...src, width: src.width * k, height: src.height * k };
+  }
+  if (cls === "ImageScale") {
+    let w = num("width");
+    let h = num("height");
+    if (w === 0 && h === 0) return src;
+    if (w === 0) w = Math.max(1, Math.round((src.width * h) / src.height));
+    if (h === 0) h = Math.max(1, Math.round((src.height * w) / src.width));
+    return { ...src, width: w, height: h };
+  }
+  if (cls === "ResizeAndPadImage")
+    return { ...src, width: num("target_width"), height: num("target_height") };
+  if (cls === "SeedVR2VideoUpscaler") {
+    const res = num("resolution");
+    const portrait = src.height > src.width;
+    const short = Math.min(src.width, src.height);
+    const long = Math.round((Math.max(src.width, src.height) * res) / short / 2) * 2;
+    return { ...src, width: portrait ? res : long, height: portrait ? long : res };
+  }
+  if (cls === "SUPIR_Upscale") {
+    const k = num("scale_by") || 1;
+    return {
+      ...src,
+      width: Math.floor((src.width * k) / 64) * 64,
+      height: Math.floor((src.height * k) / 64) * 64,
+    };
+  }
+  if (cls === "ImageBlend" || cls === "H3MotionBlur") return src;
+  return undefined;
+}
+
+/** The plan of a SaveVideo whose CreateVideo's frames come from a loaded video, or undefined. */
+export async function planLoadedVideo(
+  graph: Graph,
+  saver: string,
+  def: DefOf,
+  inputDir: string,
+): Promise<LoadedVideoPlan | undefined> {
+  const video = graph[saver]?.inputs?.video;
+  if (!isLink(video) || classOf(graph, video[0]) !== "CreateVideo") return undefined;
+  const create = graph[video[0]].inputs ?? {};
+  const traced = await tracedVideo(graph, create.images, def, inputDir);
+  if (!traced) return undefined;
+  const fpsLink = create.fps;
+  const fps = isLink(fpsLink) ? traced.fps : (numberInput(graph, video[0], "fps", def) ?? traced.fps);
+  return {
+    file: traced.file,
+    width: traced.width,
+    height: traced.height,
+    fps,
+    frames: traced.frames,
+    audio: isLink(create.audio),
+  };
+}
+
 /** Writes the files; tracks its ffmpeg children so `close()` can stop them. */
 export class MediaMaker {
   private readonly procs = new Set<ResultPromise>();
@@ -394,6 +530,23 @@ export class MediaMaker {
       ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"],
       ...["-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709"],
       ...["-movflags", "+faststart"],
+      file,
+    ]);
+  }
+
+  /** An mp4 of a loaded video's frames at the plan's size and rate, with its sound when the plan carries it. */
+  async videoFrom(file: string, plan: LoadedVideoPlan): Promise<void> {
+    await this.run([
+      ...[
+        "-i",
+        plan.file,
+        "-map",
+        "0:v:0",
+        ...(plan.audio ? ["-map", "0:a?", "-c:a", "aac", "-b:a", "128k"] : []),
+      ],
+      ...["-vf", `scale=${plan.width}:${plan.height}:flags=lanczos,setsar=1,fps=${plan.fps}`],
+      ...["-frames:v", String(plan.frames)],
+      ...["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-movflags", "+faststart"],
       file,
     ]);
   }

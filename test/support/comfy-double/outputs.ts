@@ -6,7 +6,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Behaviour, NodeDef } from "./catalogue.ts";
 import { type Dirs, savePath } from "./files.ts";
-import { type MediaMaker, planAudio, planImage, planVideo } from "./media.ts";
+import { type MediaMaker, planAudio, planImage, planLoadedVideo, planVideo } from "./media.ts";
 import { pyStr } from "./py.ts";
 import type { FileItem, Graph, UiOutput } from "./types.ts";
 
@@ -81,6 +81,12 @@ export async function runSaver(behaviour: Behaviour, c: SaveContext): Promise<Ui
     case "save_video":
     case "save_webm": {
       const webm = behaviour === "save_webm";
+      const loaded = webm ? undefined : await planLoadedVideo(graph, id, def, dirs.input);
+      if (loaded) {
+        const { file, item } = await counted(dirs.output, prefix("video/ComfyUI"), "mp4", "output");
+        await media.videoFrom(file, loaded);
+        return { images: [item], animated: [true] };
+      }
       const plan = planVideo(graph, id, def);
       const { file, item } = await counted(
         dirs.output,

@@ -152,7 +152,7 @@ export interface ComfyDoubleOptions {
   /** Model files per folder (`diffusion_models`, `text_encoders`, `vae`, ...). Default: the files the ltx2,
    * flux2_klein, flux2_klein_edit and ltx2_voice targets want (targets 2.5). */
   models?: Record<string, string[]>;
-  /** Node classes offered (default: every class the double knows). */
+  /** Node classes offered (default: every class the double knows but the finishing packs', DEFAULT_NODES). */
   nodes?: string[];
   /** Delay per sampler step (ms); default 20. */
   stepMs?: number;

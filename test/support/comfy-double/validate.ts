@@ -306,7 +306,8 @@ export function validatePrompt(graph: Graph, partial: unknown, env: ValidateEnv)
       if (!(x in inputs) || Array.isArray(inputs[x])) continue;
       const value = pyStr(inputs[x]);
       if (!env.fileExists(value)) {
-        const what = def.required?.[x]?.t === "files" && def.required[x].kind === "audio" ? "audio" : "image";
+        const spec = def.required?.[x];
+        const what = spec?.t === "files" && spec.kind !== "image" ? spec.kind : "image";
         errors.push({
           type: "custom_validation_failed",
           message: "Custom validation failed for node",
