@@ -613,18 +613,10 @@ describe("POST /studio/assemble", () => {
     }
   });
 
-  it("answers 501 for upscaled and publish, 400 for a bad pass or size", async () => {
+  it("answers 400 for a bad pass, size or flag", async () => {
     const ep = await s.episode(SHORT, { build: false });
-    refusal(
-      await s.call("POST", "/assemble", { ep, upscaled: true }),
-      501,
-      "upscaled: needs the upscale/master issue",
-    );
-    refusal(
-      await s.call("POST", "/assemble", { ep, publish: true }),
-      501,
-      "publish: needs the finishing issue",
-    );
+    refusal(await s.call("POST", "/assemble", { ep, upscaled: "yes" }), 400, /^upscaled: /);
+    refusal(await s.call("POST", "/assemble", { ep, publish: 1 }), 400, /^publish: /);
     refusal(await s.call("POST", "/assemble", { ep, pass: "draft" }), 400, /^pass: /);
     refusal(await s.call("POST", "/assemble", { ep, size: "640x361" }), 400, /both sides must be even/);
     refusal(await s.call("POST", "/assemble", { ep, size: "big" }), 400, /is not WxH/);

@@ -1,10 +1,10 @@
 // POST /studio/assemble: queue an `assemble` job on the built-in lane and answer when it ends (contract
-// "Assemble"); a cut that cannot be assembled is 200 `ok: false`. Upscaled and published cuts are other issues.
+// "Assemble"): the pass's cut, or with `upscaled` its takes' fresh upscales, and with `publish` wrapped with the
+// show's intro and outro; a cut that cannot be assembled is 200 `ok: false`.
 import { z } from "zod";
 import { takeAnswer } from "../../lib/assemble/answer.ts";
 import { type AssembleAnswer, parseSize } from "../../lib/assemble/assemble.ts";
 import type { AssemblePayload } from "../../lib/assemble/payload.ts";
-import { notImplemented } from "../../lib/errors.ts";
 import { mediaTools } from "../../lib/media/ffmpeg.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, pass, sizeText } from "../../lib/schema/fields.ts";
@@ -24,15 +24,25 @@ export default defineFunction({
       .boolean()
       .optional()
       .describe("Assemble even when shots have no usable take (placeholders fill them)"),
-    upscaled: z.boolean().optional().describe("Assemble the upscaled takes (not built yet: 501)"),
+    upscaled: z
+      .boolean()
+      .optional()
+      .describe(
+        "Each clip plays its take's fresh upscale (output <ep>_up.mp4); clips without one are scaled up from their take and named in report.scaled_up",
+      ),
     size: sizeText
       .nullish()
-      .describe("Scale every clip to this size, WxH with even sides; left out: the pass's size"),
-    publish: z.boolean().optional().describe("Also publish the cut (not built yet: 501)"),
+      .describe(
+        "Scale every clip to this size, WxH with even sides, letterboxing another aspect; left out: the pass's size (upscaled: the first upscale's)",
+      ),
+    publish: z
+      .boolean()
+      .optional()
+      .describe(
+        "Wrap the cut with the show's intro and outro (series publish block, else _titles/INTRO.mp4 and OUTRO.mp4 in the show folder) and the episode title into <ep>/publish/: output is then the published file, cut the assembled one, published the published one (null when publishing failed)",
+      ),
   }),
   async handler(input, ctx) {
-    if (input.upscaled) throw notImplemented("upscaled: needs the upscale/master issue");
-    if (input.publish) throw notImplemented("publish: needs the finishing issue");
     const size = input.size ? parseSize(input.size) : null;
     const ep = await resolveEpisode(input.ep, ctx);
     const { pass } = input;
@@ -47,11 +57,18 @@ export default defineFunction({
         error: "the builtin lane is paused: resume it (POST /studio/jobs/pause) to assemble",
       };
     }
-    const payload: AssemblePayload = { ep, pass, partial: input.partial === true, size };
+    const payload: AssemblePayload = {
+      ep,
+      pass,
+      partial: input.partial === true,
+      size,
+      upscaled: input.upscaled === true,
+      publish: input.publish === true,
+    };
     const job = await store.add({
       kind: "assemble",
       lane: "builtin",
-      title: `assemble the ${pass} cut`,
+      title: `assemble the ${pass} cut${payload.upscaled ? " (upscaled)" : ""}${payload.publish ? " and publish it" : ""}`,
       info: { ep, pass },
       payload,
     });

@@ -44,6 +44,23 @@ export interface AssembleOptions {
   partial?: boolean;
   /** The cut's size; default the pass's size from the series target's shot list. */
   size?: { width: number; height: number } | null;
+  /**
+   * The version of each take that plays (an upscaled cut, a master): its file instead of the take's mp4. Without
+   * it every clip plays its take. With it and no `size`, the first upscale or post found sets the cut's size.
+   */
+  play?: (clip: { shot: string; take: number; pass: Pass; file: string }) => Promise<PlayedVersion>;
+  /** Where the mp4 and its shot list go, episode-relative; default the pass's cut names. */
+  names?: { mp4: string; shots: string };
+  /** How hard re-encodes work; default by pass. */
+  effort?: EncodeEffort;
+}
+
+/** The file a clip plays and what it is. */
+export interface PlayedVersion {
+  file: string;
+  kind: "take" | "upscale" | "post";
+  /** For a person: "its upscale", "its take (no fresh upscale)". */
+  why: string;
 }
 
 export interface AssembleHooks {
@@ -69,6 +86,8 @@ export interface AssembleReport {
   /** Shots of the cut without a usable take, and those left out (`out` or no longer in the script). */
   missing: string[];
   out: string[];
+  /** With played versions: the shots that played their take (scaled up to the cut's size) for want of one. */
+  scaled_up?: string[];
   /** The `_shots.txt` list beside the output, episode-relative (null when nothing was written). */
   shots_file: string | null;
   /** One row per cut entry, in cut order. */
@@ -105,9 +124,9 @@ export function encodeEffort(pass: Pass): EncodeEffort {
   return pass === "final" ? "full" : "draft";
 }
 
-/** Where a pass's assembled cut and its shot list go, episode-relative. */
-export function assembledNames(name: string, pass: Pass): { mp4: string; shots: string } {
-  const base = `${passFolder(pass)}/${safeShot(name)}${pass === "proxy" ? "_proxy" : ""}`;
+/** Where a pass's assembled cut (or its upscaled cut: `_up`) and its shot list go, episode-relative. */
+export function assembledNames(name: string, pass: Pass, upscaled = false): { mp4: string; shots: string } {
+  const base = `${passFolder(pass)}/${safeShot(name)}${pass === "proxy" ? "_proxy" : ""}${upscaled ? "_up" : ""}`;
   return { mp4: `${base}.mp4`, shots: `${base}_shots.txt` };
 }
 
@@ -137,7 +156,7 @@ const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
  * assembled; throws only for what a person must fix on the machine (no media tools: 500) or a cancel.
  */
 export function assembleEpisode(
-  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media">,
+  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media" | "home">,
   ep: string,
   pass: Pass,
   opts: AssembleOptions = {},
@@ -148,7 +167,7 @@ export function assembleEpisode(
 }
 
 async function assemble(
-  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media">,
+  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media" | "home">,
   ep: string,
   pass: Pass,
   opts: AssembleOptions,
@@ -202,7 +221,17 @@ async function assemble(
       };
     }),
   );
-  const choices = chooseClips(ep, pass, shots);
+  const chosen = chooseClips(ep, pass, shots);
+  const played = new Map<string, PlayedVersion>();
+  const play = opts.play;
+  const choices = play
+    ? await mapLimit(chosen, 8, async (c) => {
+        if (c.kind !== "clip") return c;
+        const v = await play(c);
+        played.set(c.shot, v);
+        return { ...c, file: v.file };
+      })
+    : chosen;
   const files = filesToProbe(choices);
   progress(0.02, `reading ${files.length} clip file(s)`);
   const found = await mapLimit(files, 4, async (file): Promise<ClipInfo | string> => {
@@ -222,6 +251,15 @@ async function assemble(
   let size =
     opts.size ??
     (isNum(d.width) && isNum(d.height) ? { width: even(d.width), height: even(d.height) } : null);
+  if (!opts.size && play) {
+    // An upscaled cut is as large as its versions: the first one played sets the size.
+    const version = choices.find((c) => c.kind === "clip" && played.get(c.shot)?.kind !== "take");
+    const info = version?.kind === "clip" ? probes.get(version.file) : undefined;
+    if (info && typeof info !== "string" && info.video) {
+      size = { width: even(info.video.width), height: even(info.video.height) };
+      sizeFrom = "clip";
+    }
+  }
   if (!size) {
     // No size in the shot list (an old build): the first clip's picture sets it.
     const first = found.find((x): x is ClipInfo => typeof x !== "string" && x.video !== null);
@@ -239,6 +277,15 @@ async function assemble(
     out: plan.rows.filter((r) => r.status === "out").map((r) => r.shot),
     rows: plan.rows,
   };
+  if (play) {
+    report.scaled_up = [];
+    for (const row of plan.rows) {
+      const v = played.get(row.shot);
+      if (row.status !== "used" || !v) continue;
+      row.why = `${v.why}; ${row.why}`;
+      if (v.kind === "take") report.scaled_up.push(row.shot);
+    }
+  }
   if (plan.missing.length && !opts.partial) {
     const list = plan.missing.map((r) => `${r.shot} (${r.why})`).join(", ");
     const n = plan.missing.length;
@@ -259,15 +306,15 @@ async function assemble(
   }
 
   const name = await episodeName(services, ep);
-  const names = assembledNames(name, pass);
-  const outDir = path.join(ep, passFolder(pass));
+  const names = opts.names ?? assembledNames(name, pass);
+  const outDir = path.dirname(path.join(ep, names.mp4));
   // The output folder must really lie inside the episode (renders_proxy may be a link leading out).
   await mkdirShow(episodeFence(ep), outDir);
   const work = assembleWorkPath(outDir);
   await mkdir(work);
   const tmpOut = tempPath(path.join(outDir, path.basename(names.mp4)));
   try {
-    const effort = encodeEffort(pass);
+    const effort = opts.effort ?? encodeEffort(pass);
     const parts = await prepareClips(services, plan.clips, format, effort, work, hooks, progress);
     const total = parts.reduce((s, p) => s + p.frames, 0);
     const samples = clipSamples(

@@ -1,8 +1,8 @@
 // The job model shared by the API (queueing, listing) and the worker pool (claiming, running).
 import type { Pass } from "../compile/types.ts";
 
-/** Contract kinds first; `assemble`, `install` and `step` are internal kinds the contract's list does not name. */
-export type JobKind = "render" | "ref" | "upscale" | "post" | "tour" | "assemble" | "install" | "step";
+/** Contract kinds first; `assemble`, `install`, `step` and `master` are internal kinds the contract's list does not name. */
+export type JobKind = "render" | "ref" | "upscale" | "post" | "tour" | "assemble" | "install" | "step" | "master";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 
 export interface JobInfo {
