@@ -87,6 +87,7 @@ import sourcePut from "./source/put.ts";
 import sourceVersion from "./source/version.get.ts";
 import targets from "./targets/get.ts";
 import thumb from "./thumb/get.ts";
+import timeline from "./timeline/get.ts";
 
 export const functions: readonly StudioFunction[] = [
   info,
@@ -103,6 +104,7 @@ export const functions: readonly StudioFunction[] = [
   build,
   assemble,
   assembleLast,
+  timeline,
   sourceCheck,
   sourceGet,
   sourcePut,

@@ -378,6 +378,7 @@ function baseInputs(): Record<string, Input> {
     "POST /build": { ep },
     "POST /assemble": { ep, pass: "final" },
     "GET /assemble/last": { ep, pass: "final" },
+    "GET /timeline": { ep, pass: "final", format: "edl" },
     "POST /source/check": { ep, file: "script", text: SCRIPT },
     "GET /source": { ep, file: "script" },
     "PUT /source": { ep, file: "script", text: SCRIPT, base_hash: "0", rebuild: false },
