@@ -18,6 +18,7 @@ import {
   entriesOf,
   patchEntry,
 } from "./entries.ts";
+import { ExportMenu } from "./export-menu.tsx";
 import { Inspector } from "./inspector.tsx";
 import { cutTake, useOtherTakes } from "./media.ts";
 import { Player, type PlayItem } from "./player.ts";
@@ -309,6 +310,7 @@ export function CutView() {
           Fit
         </button>
         <CutTools ep={ep} pass={pass} onDone={studio.refreshEpisode} />
+        <ExportMenu ep={ep} pass={pass} episode={status.episode} />
       </div>
       <div ref={trackBox}>
         <Track
