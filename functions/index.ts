@@ -87,6 +87,10 @@ import sourcePut from "./source/put.ts";
 import sourceVersion from "./source/version.get.ts";
 import targets from "./targets/get.ts";
 import thumb from "./thumb/get.ts";
+import upscaleDelete from "./upscale/delete.ts";
+import upscaleKeep from "./upscale/keep.put.ts";
+import upscalePost from "./upscale/post.ts";
+import upscaleRecipe from "./upscale/recipe.put.ts";
 import timeline from "./timeline/get.ts";
 
 export const functions: readonly StudioFunction[] = [
@@ -104,6 +108,10 @@ export const functions: readonly StudioFunction[] = [
   build,
   assemble,
   assembleLast,
+  upscalePost,
+  upscaleDelete,
+  upscaleKeep,
+  upscaleRecipe,
   timeline,
   sourceCheck,
   sourceGet,

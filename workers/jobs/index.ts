@@ -12,6 +12,7 @@ import { refJob } from "./ref.ts";
 import { renderJob } from "./render.ts";
 import { stepJob } from "./step.ts";
 import { tourJob } from "./tour.ts";
+import { upscaleJob } from "./upscale.ts";
 
 export const jobKinds = {
   assemble: assembleJob,
@@ -20,6 +21,7 @@ export const jobKinds = {
   render: renderJob,
   step: stepJob,
   tour: tourJob,
+  upscale: upscaleJob,
 } satisfies JobKinds;
 
 /** The payload of a job of one of the shipped kinds, as its worker receives it. */
