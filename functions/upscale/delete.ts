@@ -10,7 +10,12 @@ export default defineFunction({
   path: "/upscale",
   summary:
     "Delete a take's upscale files; 404 without a take or a record, 409 while its job is still under way",
-  input: z.object({ ep, pass: passOr("final"), shot: shotId, take: z.coerce.number().pipe(take) }),
+  input: z.object({
+    ep,
+    pass: passOr("final"),
+    shot: shotId,
+    take: z.coerce.number().pipe(take).describe("The take number"),
+  }),
   async handler(input, ctx) {
     const epReal = await resolveEpisode(input.ep, ctx);
     return deleteUpscale(ctx, epReal, input.pass, input.shot, input.take);

@@ -13,8 +13,10 @@ export default defineFunction({
     ep,
     pass: passOr("final"),
     shot: shotId,
-    take: z.union([take, z.string().regex(/^\d+$/).transform(Number).pipe(take)]),
-    keep: z.boolean({ error: "keep must be true or false" }),
+    take: z
+      .union([take, z.string().regex(/^\d+$/).transform(Number).pipe(take)])
+      .describe("The take number (a digit string too)"),
+    keep: z.boolean({ error: "keep must be true or false" }).describe("true marks Keep, false clears it"),
   }),
   async handler(input, ctx) {
     const epReal = await resolveEpisode(input.ep, ctx);
