@@ -23,6 +23,7 @@ import {
 } from "../media/assemble-args.ts";
 import { type ClipInfo, probeClip, wavInfo } from "../media/clip-probe.ts";
 import { mediaTools, runFfmpeg } from "../media/ffmpeg.ts";
+import { probeClipCached } from "../media/probe-cache.ts";
 import { episodeFence, mkdirShow, statShowOrNull } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
 import { errorCode } from "../store/json-guards.ts";
@@ -240,7 +241,7 @@ async function assemble(
         const wav = await wavInfo(file);
         if (wav) return wav;
       }
-      return await probeClip(services, file);
+      return await probeClipCached(services, file);
     } catch (err) {
       return errorCode(err) === "ENOENT" ? "the file is gone" : firstLine(err);
     }

@@ -1,7 +1,6 @@
 // What the assembler needs to know about a clip (frame count, rate, size, formats, timescale), read with one
-// ffprobe call and kept per file state, so assembling the same cut again probes only what changed.
-import { open, stat } from "node:fs/promises";
-import { cacheSlot, type WithCaches } from "../store/caches.ts";
+// ffprobe call. Asked of ffprobe each time: probe-cache.ts remembers the answers per file version.
+import { open } from "node:fs/promises";
 import { ToolRunError } from "./tool-runner.ts";
 import type { MediaTools } from "./tools.ts";
 
@@ -34,19 +33,8 @@ export interface ClipInfo {
   audio: ClipAudio | null;
 }
 
-const PROBED = cacheSlot("clip probes", () => new Map<string, { key: string; info: ClipInfo }>());
-const MAX_CACHED = 5000;
-
-/** The clip's streams; rejects with ffprobe's message when the file cannot be read as media. */
-export async function probeClip(
-  services: WithCaches & { readonly media: MediaTools },
-  file: string,
-): Promise<ClipInfo> {
-  const cache = services.caches.of(PROBED);
-  const st = await stat(file);
-  const key = `${st.mtimeMs}:${st.size}:${st.ino}`;
-  const hit = cache.get(file);
-  if (hit && hit.key === key) return hit.info;
+/** The clip's streams as ffprobe reads them now; rejects with ffprobe's message when the file is not media. */
+export async function probeClip(services: { readonly media: MediaTools }, file: string): Promise<ClipInfo> {
   const result = await services.media
     .run("ffprobe", [
       "-v",
@@ -62,10 +50,7 @@ export async function probeClip(
       if (!(err instanceof ToolRunError)) throw err;
       throw new Error(err.stderr.trim().split("\n").pop() || err.message);
     });
-  const info = parseProbe(String(result.stdout));
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(file, { key, info });
-  return info;
+  return parseProbe(String(result.stdout));
 }
 
 /**

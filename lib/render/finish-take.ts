@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import type { Engine, EngineJob, EngineOutputs, Prepared } from "../engines/types.ts";
 import { countFrames, probe, runFfmpeg } from "../media/ffmpeg.ts";
+import { probeClipCached } from "../media/probe-cache.ts";
 import { extractWav, makeStills } from "../media/take-media.ts";
 import type { MediaTools } from "../media/tools.ts";
 import { episodeFence, fileInside, mkdirShow, readShowDir, renameShow } from "../paths/guarded.ts";
@@ -27,7 +28,7 @@ async function saveFrames(mp4: string, dir: string, stem: string, media: MediaTo
 type NamingEngine = Engine & { model?: (job: EngineJob) => string | null };
 
 export interface FinishTake {
-  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media">;
+  services: Pick<Services, "env" | "now" | "caches" | "locks" | "media" | "home">;
   t: TakeRef;
   payload: RenderPayload;
   engine: NamingEngine;
@@ -87,7 +88,7 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
   const notes = [...prepared.notes, ...outputs.notes].filter((n) => n.trim() !== "");
   const model = f.engine.model?.(f.engineJob) ?? null;
 
-  return withLock(services, t.ep, async () => {
+  const closed = await withLock(services, t.ep, async (): Promise<Sidecar | null> => {
     const current = await readSidecarNow(t);
     if (current?.status !== "queued") return null;
     const at = Date.now();
@@ -128,4 +129,8 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
       return out;
     });
   });
+  // Probed here once, in place, and remembered: assembling the cut later reads the answer instead of starting
+  // ffprobe per clip. A probe that fails costs nothing now (the assembler asks again and reports why).
+  if (closed) await probeClipCached(services, path.join(dir, `${stem}.mp4`)).catch(() => {});
+  return closed;
 }
