@@ -275,7 +275,9 @@ describe("the built-in blur's arguments", () => {
   it("mixes each frame with the previous one by half the shutter fraction", () => {
     expect(blurWeights(0.5)).toEqual([0.25, 0.75]);
     expect(blurWeights(1)).toEqual([0.5, 0.5]);
-    expect(blurFilter(0.3)).toBe("tmix=frames=2:weights='0.15 0.85'");
+    expect(blurFilter(0.3)).toBe(
+      "[0:v:0]split[cur][p];[p]tpad=start=1:start_mode=clone[prev];[prev][cur]blend=all_mode=normal:all_opacity=0.15:shortest=1[v]",
+    );
     expect(() => blurFilter(0)).toThrow();
   });
 

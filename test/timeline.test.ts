@@ -30,6 +30,7 @@ import {
 } from "../lib/timeline/model.ts";
 import { otioText } from "../lib/timeline/otio.ts";
 import { answerRequest } from "../runtime/app.ts";
+import { realTake, realUpscale, SHORT } from "./master-media.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, routeFor, type Studio } from "./support/studio-episode.ts";
 import { findAll, parseXml, type XmlElement } from "./timeline-xml.ts";
@@ -738,4 +739,34 @@ describe("exports of a real cut", () => {
       /^nothing to export: no shot of the proxy cut has a usable take: sh010 \(not rendered yet\)/,
     );
   });
+});
+
+describe("an upscaled timeline", () => {
+  it("sources each clip from its fresh upscale, the rest from the take with a note, at the upscales' size", async () => {
+    const ep = await s.episode(SHORT);
+    for (const shot of ["sh010", "sh020", "sh030"]) await realTake(s, ffmpeg, ep, "final", shot, 1);
+    await realUpscale(ffmpeg, ep, "final", "sh010", 1);
+    await realUpscale(ffmpeg, ep, "final", "sh020", 1);
+    const url = new URL("http://127.0.0.1/studio/timeline");
+    for (const [k, v] of Object.entries({ ep, pass: "final", format: "otio", upscaled: "1" }))
+      url.searchParams.set(k, v);
+    const call = {
+      request: new Request(url),
+      remoteAddress: "127.0.0.1",
+      params: {},
+      label: "GET /timeline",
+    };
+    const res = await answerRequest(routeFor("GET", "/timeline").fn, s.env.services, call);
+    expect(res.status).toBe(200);
+    const doc = JSON.parse(await res.text());
+    checkOtio(doc);
+    expect(doc.metadata.studio).toMatchObject({ width: 896, height: 512 });
+    const v1 = doc.tracks.children[0];
+    expect(
+      v1.children.map((c: J) =>
+        path.basename(decodeURIComponent(c.media_references.DEFAULT_MEDIA.target_url)),
+      ),
+    ).toEqual(["sh010_t01.up.mp4", "sh020_t01.up.mp4", "sh030_t01.mp4"]);
+    expect(v1.markers.map((m: J) => m.name)).toEqual(["sh030 plays its take (not upscaled yet)"]);
+  }, 120_000);
 });

@@ -1,12 +1,12 @@
-// The built-in motion blur (no GPU, no optical flow): each frame mixed with the one before it by ffmpeg's `tmix`,
-// weighted so the mix is what a shutter open for `amount` of the frame interval would see if the picture moved
+// The built-in motion blur (no GPU, no optical flow): each frame mixed with the one before it (a copy of the picture
+// delayed by one frame, the first frame standing in for its own predecessor, blended over it), weighted so the mix is what a shutter open for `amount` of the frame interval would see if the picture moved
 // in a straight line between the two frames. Frame count, size and timing stay the upscale's; its audio stream is
 // copied as it is. Argument builders are pure; `runBlur` is the one I/O step.
 import { type RunOptions, runFfmpeg } from "../media/ffmpeg.ts";
 
 /** How the record names the method, so nobody takes it for the optical-flow blur of a ComfyUI post. */
 export const BLUR_METHOD =
-  "frame blending (ffmpeg tmix: each frame mixed with the previous one by the shutter fraction), not optical flow";
+  "frame blending (ffmpeg: each frame mixed with the previous one by the shutter fraction), not optical flow";
 
 /** The encoder this path always uses (no hardware encoder is assumed). */
 export const BLUR_ENCODER = "libx264";
@@ -20,11 +20,17 @@ export function blurWeights(amount: number): [number, number] {
   return [prev, Math.round((1 - prev) * 10_000) / 10_000];
 }
 
-/** The video filter for one amount in (0, 1]. */
+/**
+ * The filter graph from the first video stream to `[v]` for one amount in (0, 1]. A delayed copy blended over the
+ * picture, not `tmix`: older ffmpeg builds' tmix drops the first frame, and the frame count must stay the upscale's.
+ */
 export function blurFilter(amount: number): string {
   if (!(amount > 0 && amount <= 1)) throw new Error(`motion blur must be in (0, 1], not ${amount}`);
-  const [prev, cur] = blurWeights(amount);
-  return `tmix=frames=2:weights='${prev} ${cur}'`;
+  const [prev] = blurWeights(amount);
+  return (
+    "[0:v:0]split[cur][p];[p]tpad=start=1:start_mode=clone[prev];" +
+    `[prev][cur]blend=all_mode=normal:all_opacity=${prev}:shortest=1[v]`
+  );
 }
 
 /** x264 settings by quality: review is quick, master keeps detail (8-bit H.264 either way). */
@@ -46,12 +52,12 @@ export function blurArgs(j: BlurJob): string[] {
   return [
     "-i",
     j.input,
+    "-filter_complex",
+    blurFilter(j.amount),
     "-map",
-    "0:v:0",
+    "[v]",
     "-map",
     "0:a?",
-    "-vf",
-    blurFilter(j.amount),
     ...encodeArgs(j.quality),
     "-c:a",
     "copy",

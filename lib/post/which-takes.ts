@@ -1,11 +1,13 @@
 // Which takes a post request is about: named takes win; else named shots (each shot's cut take: its pick, else its
 // latest usable take, even when the shot is left out of the cut); else the whole cut but the entries marked `out`.
-// An entry playing the other pass's take, or a named take that does not exist, is skipped with the reason.
+// An entry playing the other pass's take, or a named take that does not exist, is skipped with the reason; a named
+// shot the pass does not have is a 404.
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { cutPick, folderTakes } from "../episode/cut-view.ts";
 import type { TakeRecord } from "../episode/takes.ts";
 import type { ViewInputs } from "../episode/view-inputs.ts";
+import { StudioError } from "../errors.ts";
 
 export interface TakeAsk {
   shots?: readonly string[] | null;
@@ -28,7 +30,7 @@ export const wholeCut = (ask: TakeAsk) => (ask.takes ?? null) === null && (ask.s
 
 export async function chooseTakes(
   services: Pick<Services, "caches">,
-  vi: Pick<ViewInputs, "ep" | "pass" | "cut">,
+  vi: Pick<ViewInputs, "ep" | "pass" | "cut" | "build">,
   ask: TakeAsk,
 ): Promise<Chosen> {
   const { ep, pass } = vi;
@@ -49,6 +51,11 @@ export async function chooseTakes(
     return out;
   }
   const named = ask.shots ?? null;
+  for (const shot of named ?? []) {
+    // A shot named that neither the pass's build nor its cut knows is a mistake in the request, not a take to skip.
+    if (!vi.build.order.includes(shot) && !vi.cut.some((e) => e.shot === shot))
+      throw new StudioError(404, `${shot} is not a shot of the ${pass} pass`);
+  }
   const entries = named
     ? named.map((shot) => vi.cut.find((e) => e.shot === shot) ?? { shot })
     : vi.cut.filter((e) => e.out !== true);

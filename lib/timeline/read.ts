@@ -14,6 +14,7 @@ import { mediaTools } from "../media/ffmpeg.ts";
 import { fileInside, showFence } from "../paths/guarded.ts";
 import { errorCode, num } from "../store/json-guards.ts";
 import { mapLimit } from "../store/map-limit.ts";
+import { playedVersion } from "../upscale/versions.ts";
 import { type EpisodeTrack, placeTimeline, type Timeline } from "./model.ts";
 
 export type TimelineServices = Pick<Services, "caches" | "media" | "env" | "home">;
@@ -24,8 +25,14 @@ const even = (n: number) => Math.max(2, Math.floor(n / 2) * 2);
 /**
  * The pass's cut as a timeline. 409 when the pass is not built or when no shot of the cut can play; shots
  * without a usable take are left out and named in the timeline's notes (as `partial` assembling leaves them out).
+ * `upscaled`: each clip's source is its take's fresh post, else its fresh upscale, else the take itself (noted).
  */
-export async function readTimeline(services: TimelineServices, ep: string, pass: Pass): Promise<Timeline> {
+export async function readTimeline(
+  services: TimelineServices,
+  ep: string,
+  pass: Pass,
+  opts: { upscaled?: boolean } = {},
+): Promise<Timeline> {
   const build = await readBuild(services, ep, pass);
   if (!build) throw conflict(`the ${pass} pass has not been built yet: build the episode first`);
   await mediaTools(services.media);
@@ -49,18 +56,39 @@ export async function readTimeline(services: TimelineServices, ep: string, pass:
       };
     }),
   );
-  const choices = chooseClips(ep, pass, shots);
+  const chosen = chooseClips(ep, pass, shots);
+  const versionNotes: string[] = [];
+  let upscaledFile: string | null = null;
+  const choices = opts.upscaled
+    ? await mapLimit(chosen, 8, async (c) => {
+        if (c.kind !== "clip") return c;
+        const v = await playedVersion(services, ep, c.pass, c.shot, c.take, {
+          upscaled: true,
+          post: "present",
+        });
+        if (v.kind === "take" || !v.file) {
+          versionNotes.push(`${c.shot} plays ${v.why}`);
+          return c;
+        }
+        upscaledFile ??= v.file;
+        return { ...c, file: v.file };
+      })
+    : chosen;
   const files = filesToProbe(choices);
   // Every file is probed (a wav too): the timeline needs each sound's length, not only its format.
   const found = await mapLimit(files, 4, (file) => probeOrWhy(services, file));
   const probes = new Map(files.map((f, i) => [f, found[i]]));
   const first = found.find((x): x is ClipInfo => typeof x !== "string" && x.video !== null);
+  // An upscaled timeline is as large as its versions: the first one played sets the size.
+  const upscaled = upscaledFile ? probes.get(upscaledFile) : undefined;
   const size =
-    isNum(d.width) && isNum(d.height)
-      ? { width: even(d.width), height: even(d.height) }
-      : first?.video
-        ? { width: even(first.video.width), height: even(first.video.height) }
-        : { width: 0, height: 0 };
+    upscaled && typeof upscaled !== "string" && upscaled.video
+      ? { width: even(upscaled.video.width), height: even(upscaled.video.height) }
+      : isNum(d.width) && isNum(d.height)
+        ? { width: even(d.width), height: even(d.height) }
+        : first?.video
+          ? { width: even(first.video.width), height: even(first.video.height) }
+          : { width: 0, height: 0 };
   const plan = planAssembly(choices, probes, { fps, ...size });
   if (plan.clips.length === 0) {
     const why = plan.missing.length
@@ -81,7 +109,7 @@ export async function readTimeline(services: TimelineServices, ep: string, pass:
   const trackPath = typeof d.master_track === "string" ? d.master_track.trim() : "";
   const track = trackPath ? await readTrack(services, ep, trackPath, build.shots) : null;
   const name = await episodeName(services, ep);
-  return placeTimeline({
+  const timeline = placeTimeline({
     name,
     pass,
     choices,
@@ -92,6 +120,9 @@ export async function readTimeline(services: TimelineServices, ep: string, pass:
     pictureSize,
     track,
   });
+  for (const text of versionNotes) timeline.notes.push({ at: 0, text });
+  timeline.notes.sort((a, b) => a.at - b.at);
+  return timeline;
 }
 
 async function probeOrWhy(services: TimelineServices, file: string): Promise<ClipInfo | string> {
