@@ -40,6 +40,8 @@ import issuesGet from "./issues/get.ts";
 import issuesPost from "./issues/post.ts";
 import jobsAction from "./jobs/action.post.ts";
 import jobsGet from "./jobs/get.ts";
+import masterJob from "./master/job.get.ts";
+import master from "./master/post.ts";
 import modelsPicker from "./models/get.ts";
 import overrideDelete from "./override/delete.ts";
 import overridePut from "./override/put.ts";
@@ -108,6 +110,8 @@ export const functions: readonly StudioFunction[] = [
   build,
   assemble,
   assembleLast,
+  master,
+  masterJob,
   upscalePost,
   upscaleDelete,
   upscaleKeep,

@@ -379,6 +379,8 @@ function baseInputs(): Record<string, Input> {
     "POST /assemble": { ep, pass: "final" },
     "GET /assemble/last": { ep, pass: "final" },
     "GET /timeline": { ep, pass: "final", format: "edl" },
+    "POST /master": { ep, action: "plan" },
+    "GET /master/job": { ep },
     "POST /source/check": { ep, file: "script", text: SCRIPT },
     "GET /source": { ep, file: "script" },
     "PUT /source": { ep, file: "script", text: SCRIPT, base_hash: "0", rebuild: false },

@@ -102,19 +102,15 @@ export async function takeLock(
     const who = held ?? { pid: 0, host: "", by: "another process", started: "" };
     throw conflict(busyMessage(who), await busyExtra(who));
   }
-  return {
-    lock,
-    tookOver,
-    async release() {
-      // Only our own lock is removed: a takeover by another process after ours went stale stays.
-      const current = await readLock(ep).catch(() => null);
-      if (
-        current &&
-        current.pid === lock.pid &&
-        current.host === lock.host &&
-        current.started === lock.started
-      )
-        await removeShow(fence, lockPath(ep));
-    },
-  };
+  return { lock, tookOver, release: () => releaseLock(ep, lock) };
+}
+
+/**
+ * Remove the lock if it is still `lock` (the same process, host and start): a takeover by another process after
+ * ours went stale stays. The route that took it and the job that ran under it may both call this.
+ */
+export async function releaseLock(ep: string, lock: MasterLock): Promise<void> {
+  const current = await readLock(ep).catch(() => null);
+  if (current && current.pid === lock.pid && current.host === lock.host && current.started === lock.started)
+    await removeShow(episodeFence(ep), lockPath(ep));
 }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { JobHandler, JobKinds } from "../../lib/jobs/kinds.ts";
 import { isObject } from "../../lib/store/json-guards.ts";
 import { assembleJob } from "./assemble.ts";
+import { masterJob } from "./master.ts";
 import { postJob } from "./post.ts";
 import { refJob } from "./ref.ts";
 import { renderJob } from "./render.ts";
@@ -16,6 +17,7 @@ import { upscaleJob } from "./upscale.ts";
 
 export const jobKinds = {
   assemble: assembleJob,
+  master: masterJob,
   post: postJob,
   ref: refJob,
   render: renderJob,

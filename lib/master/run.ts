@@ -1,0 +1,164 @@
+// Making the master (a `master` job's work): the plan again, the cut assembled from each shot's post or upscale at
+// the recipe's size into `master/<ep>_master_<W>x<H>.mp4`, then the report beside it. Every step is told to the
+// page (`studio.master` with the job object) and kept in `master/.job.json` for any process to read.
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { type AssembleAnswer, assembleEpisode } from "../assemble/assemble.ts";
+import type { Pass } from "../compile/types.ts";
+import type { Services } from "../context.ts";
+import { episodeName } from "../episode/cut.ts";
+import { episodeFence, statShowOrNull, writeShowFile, writeShowJson } from "../paths/guarded.ts";
+import { localIso } from "../render/time.ts";
+import { type MasterJob, startingJob, writeJobState } from "./job-state.ts";
+import { releaseLock } from "./lock.ts";
+import { masterBase, planMaster, playedFiles } from "./plan.ts";
+import { type MasterReport, reportMarkdown } from "./report.ts";
+import { assembleRefusal } from "./rows.ts";
+
+export const masterPayload = z.object({
+  ep: z.string().min(1),
+  pass: z.enum(["final", "proxy"]),
+  allow_gaps: z.boolean(),
+  prores: z.boolean(),
+  post: z.enum(["off", "present", "recipe"]),
+  /** The lock the route took for this run: released when the job ends, wherever it runs. */
+  lock: z.object({ pid: z.number(), host: z.string(), by: z.string(), started: z.string() }),
+});
+
+export type MasterPayload = z.infer<typeof masterPayload>;
+
+export interface MasterHooks {
+  signal?: AbortSignal;
+  /** The job object at every step (the caller emits `studio.master`). */
+  emit(job: MasterJob): void;
+}
+
+/** A master's file names, episode-relative. */
+export function masterNames(name: string, size: { width: number; height: number }) {
+  const base = masterBase(name, size);
+  return {
+    mp4: `${base}.mp4`,
+    mov: `${base}.mov`,
+    shots: `${base}_shots.txt`,
+    json: `master/${path.basename(base).replace(/_master_\d+x\d+$/, "_master")}.json`,
+    md: `master/${path.basename(base).replace(/_master_\d+x\d+$/, "_master")}.md`,
+  };
+}
+
+/** Stage of the assembler's step text, with the count where it has one. */
+function assembleStage(step: string): { stage: string; done: number | null; total: number | null } {
+  const of = /\((\d+) of (\d+)\)/.exec(step);
+  if (step.startsWith("reading the cut")) return { stage: "start", done: null, total: null };
+  if (step.startsWith("reading")) return { stage: "probe", done: null, total: null };
+  if (step.startsWith("re-encoding"))
+    return { stage: "clips", done: of ? Number(of[1]) : null, total: of ? Number(of[2]) : null };
+  if (step.startsWith("joining")) return { stage: "join", done: null, total: null };
+  return { stage: step === "done" ? "verify" : "start", done: null, total: null };
+}
+
+/** Run the master job; resolves with the final job object (state done or failed). */
+export async function runMaster(
+  services: Services,
+  jobId: string,
+  p: MasterPayload,
+  hooks: MasterHooks,
+): Promise<MasterJob> {
+  const ep = p.ep;
+  let job: MasterJob = startingJob(ep, p.pass as Pass, localIso(services.now()));
+  let lastWrite = 0;
+  const tell = async (patch: Partial<MasterJob>, force = false) => {
+    job = { ...job, ...patch };
+    hooks.emit(job);
+    const now = Date.now();
+    // The file is for other processes: a write per stage, and at most every half second within one.
+    if (force || now - lastWrite > 500) {
+      lastWrite = now;
+      await writeJobState(ep, jobId, job);
+    }
+  };
+  try {
+    await tell({}, true);
+    const plan = await planMaster(services, ep, p.pass, { conform: false, post: p.post });
+    const refusal = assembleRefusal(plan.answer.rows, p.allow_gaps);
+    if (refusal) throw new Error(refusal);
+    const files = playedFiles(plan);
+    const name = await episodeName(services, ep);
+    const names = masterNames(name, plan.size);
+    let stage = "start";
+    const answer: AssembleAnswer = await assembleEpisode(
+      services,
+      ep,
+      p.pass,
+      {
+        partial: p.allow_gaps,
+        size: plan.size,
+        names: { mp4: names.mp4, shots: names.shots },
+        effort: plan.answer.quality === "master" ? "full" : "draft",
+        async play(c) {
+          const f = files.get(c.shot);
+          return f ?? { file: c.file, kind: "take", why: "its take" };
+        },
+      },
+      {
+        signal: hooks.signal,
+        progress: ({ step }) => {
+          const s = assembleStage(step);
+          const changed = s.stage !== stage;
+          stage = s.stage;
+          void tell({ step: "assemble", ...s, text: step }, changed).catch(() => {});
+        },
+      },
+    );
+    if (!answer.ok || !answer.output) throw new Error(answer.error ?? "the master was not assembled");
+    // A ProRes copy of an older master is not this master's: it goes.
+    const fence = episodeFence(ep);
+    const mov = path.join(ep, names.mov);
+    if (await statShowOrNull(fence, mov)) await rm(mov, { force: true });
+    const r = answer.report;
+    const played: MasterReport["played"] = {};
+    for (const [shot, f] of files) played[shot] = f.kind;
+    const report: MasterReport = {
+      episode: name,
+      made: job.started ?? localIso(services.now()),
+      output: names.mp4,
+      prores: null,
+      titles: null,
+      loudness: null,
+      quality: plan.answer.quality,
+      played,
+      assembly: {
+        clips: r.clips,
+        frames: r.frames,
+        seconds: r.seconds,
+        copied: r.copied,
+        reencoded: r.reencoded,
+      },
+      plan: plan.answer,
+      finished: localIso(services.now()),
+    };
+    await writeShowJson(fence, path.join(ep, names.json), report);
+    await writeShowFile(fence, path.join(ep, names.md), reportMarkdown(report));
+    await tell(
+      {
+        state: "done",
+        stage: "done",
+        done: null,
+        total: null,
+        text: `${names.mp4}: ${r.clips} clip(s), ${r.frames} frames`,
+        finished: report.finished,
+        output: names.mp4,
+        mov: null,
+        report: names.md,
+      },
+      true,
+    );
+    return job;
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    await tell({ state: "failed", finished: localIso(services.now()), error }, true).catch(() => {});
+    return job;
+  } finally {
+    await releaseLock(ep, p.lock).catch(() => {});
+  }
+}
