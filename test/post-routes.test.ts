@@ -11,6 +11,8 @@ import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { sidecarText } from "../lib/render/sidecar.ts";
 import { sourceStamp } from "../lib/upscale/fresh.ts";
 import { postJob } from "../workers/jobs/post.ts";
+import { renderJob } from "../workers/jobs/render.ts";
+import { upscaleJob } from "../workers/jobs/upscale.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
@@ -43,7 +45,7 @@ function startPool(): void {
   const pool = new WorkerPool({
     services,
     store,
-    kinds: { post: postJob },
+    kinds: { post: postJob, render: renderJob, upscale: upscaleJob },
     emit: (kind, data) => services.events.emit(kind, data),
     pollMs: 20,
     leaseMs: 5_000,
@@ -387,6 +389,44 @@ describe("POST /studio/post on the built-in engine", () => {
       "its upscale is stale or unfinished (its last upscale failed: upscale it again)",
     ]);
   });
+});
+
+describe("an animatic episode from render to post", () => {
+  it("blurs the upscale the upscale route made of a take the built-in engine rendered", async () => {
+    const series = (await import("./support/series-s.ts")).seriesS();
+    series.series.width = 448;
+    series.series.height = 256;
+    const ep = await s.episode(SCRIPT, { series });
+    startPool();
+    const render = await s.call("POST", "/render", {
+      ep,
+      pass: "final",
+      shots: ["sh020"],
+      target: "animatic",
+    });
+    expect(render.body.queued).toHaveLength(1);
+    expect(await ended(render.body.queued[0].prompt_id)).toBe("succeeded");
+    const up = await s.call("POST", "/upscale", { ep, shots: ["sh020"], deliver: "896x512" });
+    expect(up.body.queued).toHaveLength(1);
+    expect(await ended(up.body.queued[0].prompt_id)).toBe("succeeded");
+    const post = await s.call("POST", "/post", { ep, shots: ["sh020"], blur: 0.5 });
+    expect(post.body.queued).toEqual([expect.objectContaining({ shot: "sh020", width: 896, height: 512 })]);
+    expect(await ended(post.body.queued[0].prompt_id)).toBe("succeeded");
+    const dir = dirOf(ep, "sh020");
+    const upRec = (await s.readJson(path.join(dir, "sh020_t01.up.json"))) as Any;
+    const rec = (await s.readJson(path.join(dir, "sh020_t01.post.json"))) as Any;
+    expect(rec).toMatchObject({ status: "ok", frames: upRec.frames, width: 896, height: 512 });
+    expect(await frameCount(path.join(dir, "sh020_t01.post.mp4"))).toBe(upRec.frames);
+    expect(rec.audio).toBe(upRec.audio);
+    if (rec.audio === "copied")
+      expect(await audioHash(path.join(dir, "sh020_t01.post.mp4"))).toBe(
+        await audioHash(path.join(dir, "sh020_t01.up.mp4")),
+      );
+    const episode = await s.call("GET", "/episode", { ep, pass: "final" });
+    const take = episode.body.shots.find((x: Any) => x.shot === "sh020").takes[0];
+    expect(take.upscale).toMatchObject({ status: "ok", fresh: true });
+    expect(take.post).toMatchObject({ status: "ok", fresh: true, width: 896, height: 512 });
+  }, 120_000);
 });
 
 describe("the post recipe", () => {
