@@ -91,6 +91,7 @@ import targets from "./targets/get.ts";
 import thumb from "./thumb/get.ts";
 import upscaleDelete from "./upscale/delete.ts";
 import upscaleKeep from "./upscale/keep.put.ts";
+import upscaleOptions from "./upscale/options.get.ts";
 import upscalePost from "./upscale/post.ts";
 import upscaleRecipe from "./upscale/recipe.put.ts";
 import timeline from "./timeline/get.ts";
@@ -115,6 +116,7 @@ export const functions: readonly StudioFunction[] = [
   upscalePost,
   upscaleDelete,
   upscaleKeep,
+  upscaleOptions,
   upscaleRecipe,
   timeline,
   sourceCheck,

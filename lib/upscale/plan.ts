@@ -147,11 +147,13 @@ export function planUpscaleTake(t: TakeFacts, ask: UpscaleAsk): Plan {
     return { error: "only the pixel and SeedVR2 methods run on top of an upscale" };
   }
   if (ask.from_upscale && !t.freshUpscale) return { error: `${label} has no fresh upscale to build on` };
-  const from: [number, number] | null = t.freshUpscale
-    ? [t.freshUpscale.width, t.freshUpscale.height]
-    : t.width && t.height
-      ? [t.width, t.height]
-      : null;
+  // Only `from_upscale` builds on the upscale; a redo starts again from the take.
+  const from: [number, number] | null =
+    ask.from_upscale && t.freshUpscale
+      ? [t.freshUpscale.width, t.freshUpscale.height]
+      : t.width && t.height
+        ? [t.width, t.height]
+        : null;
   if (!from) return { error: `${label}'s sidecar does not record its size` };
   const fit: Fit = ask.fit ?? "crop";
   let deliver: Size | null = null;

@@ -5,26 +5,20 @@ import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { folderTakes } from "../episode/cut-view.ts";
-import type { FileProbe } from "../episode/staleness.ts";
-import { latestUsable, passFolder, safeShot, type TakeRecord, takeUsable } from "../episode/takes.ts";
+import { latestUsable, passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
 import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
 import { conflict, StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import type { NewJob } from "../jobs/types.ts";
-import { episodeFence, writeShowFile } from "../paths/guarded.ts";
+import { episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
 import { sidecarText } from "../render/sidecar.ts";
 import { localIso } from "../render/time.ts";
-import { forgetJsonFile } from "../store/json-file.ts";
-import { errorMessage, isObject, type JsonObject, positive } from "../store/json-guards.ts";
+import { forgetJsonFile, parseJson } from "../store/json-file.ts";
+import { errorMessage, isObject, type JsonObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
-import { episodeProbe, judgeVersions, sourceStamp, type UpscaleState, upJsonName } from "./fresh.ts";
-import {
-  askFromRecipe,
-  type PlannedUpscale,
-  planUpscaleTake,
-  type TakeFacts,
-  type UpscaleAsk,
-} from "./plan.ts";
+import { takeBackend, takeFacts } from "./facts.ts";
+import { episodeProbe, judgeVersions, sourceStamp, upJsonName, upMp4Name } from "./fresh.ts";
+import { askFromRecipe, type PlannedUpscale, planUpscaleTake, type UpscaleAsk } from "./plan.ts";
 import { type BackendCheck, checkBackend } from "./readiness.ts";
 import { masterRecipe, shotOwnRecipe, takeRecipe } from "./recipe.ts";
 
@@ -140,67 +134,6 @@ async function selectTakes(
   return out;
 }
 
-/** The facts planning needs about one take. */
-async function takeFacts(
-  vi: ViewInputs,
-  c: Candidate,
-  up: UpscaleState | null,
-  probe: FileProbe,
-): Promise<TakeFacts> {
-  const sc = c.t.sidecar ?? {};
-  const target = typeof sc.target === "string" ? sc.target : null;
-  const spec = target ? vi.env.targets.get(target) : undefined;
-  const dir = path.join(vi.ep, passFolder(vi.pass), safeShot(c.shot));
-  const latentName = typeof sc.latent === "string" ? sc.latent : `${c.t.stem}.latent.safetensors`;
-  const rec = up?.record;
-  return {
-    shot: c.shot,
-    take: c.t.take,
-    usable: takeUsable(c.t),
-    status: typeof sc.status === "string" ? sc.status : "queued",
-    target,
-    width: positive(sc.width),
-    height: positive(sc.height),
-    steps: positive(sc.steps),
-    seed:
-      typeof sc.seed === "bigint" || typeof sc.seed === "number" || typeof sc.seed === "string"
-        ? sc.seed
-        : null,
-    latent: c.t.files.includes(latentName) && (await probe.exists(path.join(dir, latentName))),
-    builtin: spec?.backend === "builtin" || sc.backend === "builtin",
-    upscaleSpec: isObject(spec?.upscale) ? spec.upscale : null,
-    freshUpscale:
-      up?.fresh && rec && positive(rec.width) && positive(rec.height)
-        ? {
-            width: positive(rec.width) ?? 0,
-            height: positive(rec.height) ?? 0,
-            summary: summaryOf(rec),
-          }
-        : null,
-  };
-}
-
-const ON_UPSCALE_KEYS = [
-  "method",
-  "route",
-  "mode",
-  "scale",
-  "start_step",
-  "pixel_model",
-  "then_pixel",
-  "deliver",
-  "width",
-  "height",
-  "finished",
-  "on_upscale",
-];
-
-function summaryOf(rec: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const k of ON_UPSCALE_KEYS) if (rec[k] !== undefined) out[k] = rec[k];
-  return out;
-}
-
 /** The `queued` record the queuer writes (the saver adds its fields when it finishes). */
 export function queuedRecord(
   plan: PlannedUpscale,
@@ -307,7 +240,7 @@ export async function queueUpscales(
       answer.skipped.push({ shot: c.shot, take: c.t.take, reason: KEEP_REASON });
       continue;
     }
-    const facts = await takeFacts(vi, c, up, probe);
+    const facts = await takeFacts(vi, c.shot, c.t, up, probe);
     let ask: UpscaleAsk = req;
     if (master) {
       const tr = facts.target ? takeRecipe(master, facts.target, shotOwnRecipe(vi.overrides, c.shot)) : null;
@@ -343,19 +276,16 @@ export async function queueUpscales(
       answer.skipped.push({ shot: c.shot, take: c.t.take, reason: "already upscaled" });
       continue;
     }
-    const lane = facts.builtin ? "builtin" : (req.backend ?? "local");
+    // A ComfyUI take is upscaled on the backend that rendered it unless the request names another.
+    const lane = facts.builtin ? "builtin" : (req.backend ?? takeBackend(c.t) ?? "local");
     planned.push({ c, plan: result.ok, lane });
   }
   if (planned.length === 0) return answer;
 
-  const remote = planned.filter((p) => p.lane !== "builtin");
-  if (remote.length) {
-    const check: BackendCheck = await checkBackend(
-      services,
-      remote[0].lane,
-      remote.map((p) => p.plan),
-      vi,
-    );
+  const lanes = new Set(planned.map((p) => p.lane).filter((l) => l !== "builtin"));
+  for (const lane of lanes) {
+    const plans = planned.filter((p) => p.lane === lane).map((p) => p.plan);
+    const check: BackendCheck = await checkBackend(services, lane, plans, vi);
     if (check.silent) throw new StudioError(502, check.silent);
     if (check.missing.length) {
       throw conflict(`this backend can't run these upscales: ${check.missing.join("; ")}`);
@@ -418,4 +348,74 @@ export async function queueUpscales(
   }
   services.jobSignals.jobAdded();
   return answer;
+}
+
+/**
+ * A retry of an ended upscale job: the same plan queued again as a new job, its record rewritten `queued` with the
+ * take's stamp now (the saver's fields of the last run dropped).
+ */
+export async function requeueUpscale(
+  services: Services,
+  job: { payload: UpscalePayload; lane: string; info: NewJob["info"] },
+): Promise<NewJob<UpscalePayload>> {
+  const p = job.payload;
+  const dir = path.join(p.ep, passFolder(p.pass), safeShot(p.shot));
+  const jobId = newJobId();
+  const stamp = await sourceStamp(p.ep, path.join(dir, `${p.stem}.mp4`));
+  if (!stamp) throw conflict(`${p.stem}.mp4 is gone: render the take again before upscaling it`);
+  await withLock(services, p.ep, () =>
+    writeUpscaleRecord(
+      services,
+      p.ep,
+      path.join(dir, upJsonName(p.stem)),
+      queuedRecord(p.plan, stamp, localIso(services.now()), jobId),
+    ),
+  );
+  services.events.emit("studio.upscale", upscaleEvent(p.ep, p.shot, p.take, "queued"));
+  return {
+    id: jobId,
+    kind: "upscale",
+    lane: job.lane,
+    title: upscaleTitle(p.shot, p.take),
+    info: job.info,
+    payload: p,
+    after: null,
+  };
+}
+
+/**
+ * A canceled upscale job that never ran has no handler to close its record: closed `failed` "canceled" here while
+ * the record is still that job's.
+ */
+export async function closeCanceledUpscale(
+  services: Pick<Services, "caches" | "locks" | "events" | "now">,
+  job: { id: string; kind: string; payload: unknown; started?: string | null },
+): Promise<void> {
+  if (job.kind !== "upscale" || !isObject(job.payload)) return;
+  const p = job.payload as unknown as UpscalePayload;
+  if (typeof p.ep !== "string" || typeof p.stem !== "string" || typeof p.shot !== "string") return;
+  const json = path.join(p.ep, passFolder(p.pass), safeShot(p.shot), upJsonName(p.stem));
+  const closed = await withLock(services, p.ep, async () => {
+    const now = await readRecordNow(p.ep, json);
+    if (now?.status !== "queued" || now.job !== job.id) return false;
+    await writeUpscaleRecord(services, p.ep, json, {
+      ...now,
+      status: "failed",
+      finished: localIso(services.now()),
+      mp4: null,
+      save_notes: `${upMp4Name(p.stem)} failed: canceled`,
+    });
+    return true;
+  });
+  if (closed) services.events.emit("studio.upscale", upscaleEvent(p.ep, p.shot, p.take, "failed"));
+}
+
+/** A record as it is on disk now (no cache: the job and the routes race on it), or null. */
+export async function readRecordNow(ep: string, file: string): Promise<JsonObject | null> {
+  try {
+    const v = parseJson(await readShowText(episodeFence(ep), file));
+    return isObject(v) ? v : null;
+  } catch {
+    return null;
+  }
 }
