@@ -27,6 +27,8 @@ export interface FfmpegReport {
    * was asked for (no `onProgress`) or the run wrote no video.
    */
   frames: number | null;
+  /** The end of ffmpeg's log (what filters such as `loudnorm` print there). */
+  log: string;
 }
 
 /** Run ffmpeg with `args` (input/output arguments only); rejects with the tail of its log on failure. */
@@ -35,18 +37,22 @@ export async function runFfmpeg(args: readonly string[], opts: RunOptions): Prom
   // Progress is asked of ffmpeg only when someone listens: otherwise its standard output stays empty.
   const progress = onProgress ? ["-progress", "pipe:1"] : [];
   let frames: number | null = null;
-  await opts.media.run("ffmpeg", ["-hide_banner", "-nostdin", "-y", ...progress, "-nostats", ...args], {
-    signal: opts.signal,
-    onStdoutLine: onProgress
-      ? (line) => {
-          const f = /^frame=\s*(\d+)/.exec(line);
-          if (f) frames = Number(f[1]);
-          const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
-          if (m) onProgress(Number(m[1]) / 1e6);
-        }
-      : undefined,
-  });
-  return { frames };
+  const { stderr } = await opts.media.run(
+    "ffmpeg",
+    ["-hide_banner", "-nostdin", "-y", ...progress, "-nostats", ...args],
+    {
+      signal: opts.signal,
+      onStdoutLine: onProgress
+        ? (line) => {
+            const f = /^frame=\s*(\d+)/.exec(line);
+            if (f) frames = Number(f[1]);
+            const m = /^out_time_(?:us|ms)=(\d+)/.exec(line);
+            if (m) onProgress(Number(m[1]) / 1e6);
+          }
+        : undefined,
+    },
+  );
+  return { frames, log: stderr };
 }
 
 /** The file's version as `remember` keys it: size, modification time and inode (a rename over it changes that). */
