@@ -3,6 +3,7 @@ import { run as animaticBench } from "./animatic.ts";
 import { run as assembleBench } from "./assemble.ts";
 import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
+import { run as masterBench } from "./master.ts";
 import { run as pageBench } from "./page.ts";
 import { run as queueBench } from "./queue.ts";
 import { run as refsBench } from "./refs.ts";
@@ -15,6 +16,7 @@ const benches: [string, () => Promise<void>][] = [
   ["build", buildBench],
   ["episode-status", episodeStatusBench],
   ["assemble", assembleBench],
+  ["master", masterBench],
   ["animatic", animaticBench],
   ["page", pageBench],
   ["queue", queueBench],
