@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { lockPath } from "../lib/master/lock.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { measureLoudness } from "../lib/media/loudness.ts";
 import { askFromRecipe, planUpscaleTake } from "../lib/upscale/plan.ts";
 import { masterJob } from "../workers/jobs/master.ts";
 import { WorkerPool } from "../workers/pool.ts";
@@ -162,7 +163,9 @@ describe("POST /studio/master assemble", () => {
     );
     await writeFile(
       path.join(ep, "cut.json"),
-      JSON.stringify({ final: [{ shot: "sh010" }, { shot: "sh020", take: 9 }, { shot: "sh030", out: true }] }),
+      JSON.stringify({
+        final: [{ shot: "sh010" }, { shot: "sh020", take: 9 }, { shot: "sh030", out: true }],
+      }),
     );
     refusal(await s.call("POST", "/master", { ep, action: "assemble" }), 409, /^1 gap\(s\): sh020/);
   });
@@ -206,7 +209,18 @@ describe("POST /studio/master assemble", () => {
       assembly: { clips: 3, frames: 36, copied: 3, reencoded: 0 },
       plan: { ready: true, size: [896, 512] },
     });
+    // The test tones (-20 dBFS) are brought to the series default, -16 LUFS, and the file holds what it says.
+    expect(report.loudness).toMatchObject({ target: -16, true_peak: -1, note: null });
+    expect(Math.abs(report.loudness.measured_out.i - -16)).toBeLessThanOrEqual(0.5);
+    expect(report.loudness.measured_out.tp).toBeLessThanOrEqual(-1 + 0.1);
+    const again = await measureLoudness(
+      s.env.services.media,
+      path.join(ep, "master", "e01_master_896x512.mp4"),
+    );
+    expect(Math.abs((again.input.integrated ?? 0) - -16)).toBeLessThanOrEqual(0.5);
+    expect(Math.abs((report.loudness.measured_in.i ?? 0) - -16)).toBeGreaterThan(1);
     const md = await readFile(path.join(ep, "master", "e01_master.md"), "utf8");
+    expect(md).toMatch(/- loudness: target -16 LUFS, true peak ≤ -1 dBTP; measured before -\d/);
     expect(md).toMatch(/^# e01: master 896x512\n/);
     expect(md).toMatch(/\| sh010 \| 1 \| animatic \| ok \| upscale \|/);
     await expect(readFile(lockPath(ep))).rejects.toMatchObject({ code: "ENOENT" });

@@ -10,6 +10,8 @@ export interface LoudnessFacts {
   /** What the master measured before and after normalising (integrated LUFS, true peak dBTP, range LU). */
   measured_in: { i: number; tp: number; lra: number } | null;
   measured_out: { i: number; tp: number; lra: number } | null;
+  /** Why nothing was normalised (a master without sound, or silent), else null. */
+  note?: string | null;
 }
 
 export interface MasterPlanAnswer {
@@ -67,7 +69,7 @@ export function reportMarkdown(r: MasterReport): string {
     const m = (x: LoudnessFacts["measured_in"]) =>
       x ? `${fmt(x.i)} LUFS, true peak ${fmt(x.tp)} dBTP, range ${fmt(x.lra)} LU` : "not measured";
     lines.push(
-      `- loudness: target ${fmt(l.target)} LUFS, true peak ≤ ${fmt(l.true_peak)} dBTP; measured before ${m(l.measured_in)}; after ${m(l.measured_out)}`,
+      `- loudness: target ${fmt(l.target)} LUFS, true peak ≤ ${fmt(l.true_peak)} dBTP; ${l.note ? `not normalised: ${l.note}` : `measured before ${m(l.measured_in)}; after ${m(l.measured_out)}`}`,
     );
   }
   lines.push("", "| shot | take | target | status | plays | recipe | why |", "| - | - | - | - | - | - | - |");

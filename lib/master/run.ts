@@ -1,19 +1,21 @@
 // Making the master (a `master` job's work): the plan again, the cut assembled from each shot's post or upscale at
 // the recipe's size into `master/<ep>_master_<W>x<H>.mp4`, then the report beside it. Every step is told to the
 // page (`studio.master` with the job object) and kept in `master/.job.json` for any process to read.
-import { rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { type AssembleAnswer, assembleEpisode } from "../assemble/assemble.ts";
+import { loudnessTarget } from "../assemble/titles-config.ts";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { episodeName } from "../episode/cut.ts";
+import { normaliseLoudness } from "../media/loudness.ts";
 import { episodeFence, statShowOrNull, writeShowFile, writeShowJson } from "../paths/guarded.ts";
 import { localIso } from "../render/time.ts";
 import { type MasterJob, startingJob, writeJobState } from "./job-state.ts";
 import { releaseLock } from "./lock.ts";
 import { masterBase, planMaster, playedFiles } from "./plan.ts";
-import { type MasterReport, reportMarkdown } from "./report.ts";
+import { type LoudnessFacts, type MasterReport, reportMarkdown } from "./report.ts";
 import { assembleRefusal } from "./rows.ts";
 
 export const masterPayload = z.object({
@@ -111,8 +113,12 @@ export async function runMaster(
       },
     );
     if (!answer.ok || !answer.output) throw new Error(answer.error ?? "the master was not assembled");
-    // A ProRes copy of an older master is not this master's: it goes.
     const fence = episodeFence(ep);
+    const loudness = await normalise(services, path.join(ep, names.mp4), loudnessTarget(plan.vi.seriesRaw), {
+      signal: hooks.signal,
+      progress: ({ step }) => void tell({ step: "assemble", stage: "loudness", text: step }).catch(() => {}),
+    });
+    // A ProRes copy of an older master is not this master's: it goes.
     const mov = path.join(ep, names.mov);
     if (await statShowOrNull(fence, mov)) await rm(mov, { force: true });
     const r = answer.report;
@@ -124,7 +130,7 @@ export async function runMaster(
       output: names.mp4,
       prores: null,
       titles: null,
-      loudness: null,
+      loudness,
       quality: plan.answer.quality,
       played,
       assembly: {
@@ -160,5 +166,36 @@ export async function runMaster(
     return job;
   } finally {
     await releaseLock(ep, p.lock).catch(() => {});
+  }
+}
+
+/**
+ * The master's sound brought to the series loudness in place (picture copied), with what was measured. A master
+ * with no sound, or only silence, has nothing to normalise: that is said, not failed.
+ */
+async function normalise(
+  services: Services,
+  file: string,
+  target: { target: number; truePeak: number },
+  hooks: Parameters<typeof normaliseLoudness>[4],
+): Promise<LoudnessFacts> {
+  const facts: LoudnessFacts = {
+    target: target.target,
+    true_peak: target.truePeak,
+    measured_in: null,
+    measured_out: null,
+  };
+  const tmp = `${file.slice(0, -4)}.loudness.mp4`;
+  try {
+    const n = await normaliseLoudness(services, file, tmp, target, hooks);
+    await rename(tmp, file);
+    const fig = (f: typeof n.input) =>
+      f.integrated === null ? null : { i: f.integrated, tp: f.truePeak ?? 0, lra: f.range ?? 0 };
+    return { ...facts, measured_in: fig(n.input), measured_out: fig(n.output), note: null };
+  } catch (err) {
+    await rm(tmp, { force: true });
+    const why = err instanceof Error ? err.message : String(err);
+    if (/is silent|has no sound/.test(why)) return { ...facts, note: why.replace(/^loudness: /, "") };
+    throw err;
   }
 }
