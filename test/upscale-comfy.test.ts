@@ -8,6 +8,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { CORE_FINISH_NOTE } from "../lib/upscale/graphs/pixel.ts";
+import { queueUpscales } from "../lib/upscale/queue.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
 import { DEFAULT_MODELS } from "./support/comfy-double/index.ts";
 import { jobEnded, useComfyStudio } from "./support/comfy-studio.ts";
@@ -268,5 +269,36 @@ describe("POST /studio/upscale on ComfyUI", () => {
       mp4: null,
       save_notes: `${stem}.up.mp4 failed: canceled`,
     });
+  });
+});
+
+describe("order: target (the master's queue)", () => {
+  it("queues each model's takes together, each group where its first shot is, cut order inside", async () => {
+    const series = seriesS();
+    series.upscale = {
+      master: { targets: { "ltx*": { method: "pixel", pixel_model: "RealESRGAN_x2.pth" } } },
+    };
+    const ep = await c.s.episode(SCRIPT, { series });
+    for (const shot of ["sh010", "sh020", "sh030"]) await comfyTake(ep, shot, 1);
+    await c.s.call("PUT", "/upscale/recipe", {
+      ep,
+      shot: "sh020",
+      recipe: { method: "pixel", pixel_model: "4x-UltraSharp.pth" },
+    });
+    const services = c.s.env.services;
+    const byCut = await queueUpscales(services, ep, "final", { recipe: true });
+    expect(byCut.queued.map((q) => [q.shot, q.pixel_model])).toEqual([
+      ["sh010", "RealESRGAN_x2.pth"],
+      ["sh020", "4x-UltraSharp.pth"],
+      ["sh030", "RealESRGAN_x2.pth"],
+    ]);
+    for (const q of byCut.queued) await c.s.call("POST", "/jobs/cancel", { id: q.prompt_id });
+
+    const byTarget = await queueUpscales(services, ep, "final", { recipe: true, order: "target" });
+    expect(byTarget.queued.map((q) => q.shot)).toEqual(["sh010", "sh030", "sh020"]);
+    // The lane runs them in that order.
+    const ids = byTarget.queued.map((q) => q.prompt_id);
+    const lane = (await c.store.list()).jobs.filter((j) => ids.includes(j.id) && j.status === "queued");
+    expect(lane.map((j) => j.info.shot)).toEqual(["sh010", "sh030", "sh020"]);
   });
 });

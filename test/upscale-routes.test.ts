@@ -10,6 +10,7 @@ import type { JobStore } from "../lib/jobs/types.ts";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
 import { WorkerPool } from "../workers/pool.ts";
+import { seriesS } from "./support/series-s.ts";
 import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -286,5 +287,46 @@ describe("which takes, and the refusals", () => {
       type: "studio.upscale",
       data: { ep, shot: "sh010", take: 1, status: "deleted" },
     });
+  });
+});
+
+describe("recipe_match", () => {
+  it("same for an upscale the recipe made, different once the recipe changes, unknown without settings, null without a recipe", async () => {
+    const series = seriesS();
+    series.upscale = { master: { deliver: "640x360", targets: { animatic: { keep_soft: 1 } } } };
+    const ep = await s.episode(SCRIPT, { series });
+    const stem = await realTake(ep, "sh010", 1);
+    const match = async () => {
+      const r: Any = await s.call("GET", "/episode", { ep, pass: "final" });
+      return r.body.shots.find((x: Any) => x.shot === "sh010").takes[0].upscale.recipe_match;
+    };
+    const q = await s.call("POST", "/upscale", { ep, shots: ["sh010"], recipe: true });
+    expect(q.body.queued).toHaveLength(1);
+    // Queued: not ok yet, so nothing to compare.
+    expect(await match()).toBeNull();
+    startPool();
+    await waitFor(async () => ((await s.readJson(upJson(ep, "sh010", stem))) as Any).status !== "queued");
+    expect(await match()).toBe("same");
+    // The recipe made it, so the recipe's own request skips it.
+    const again = await s.call("POST", "/upscale", { ep, shots: ["sh010"], recipe: true });
+    expect(again.body.skipped).toEqual([{ shot: "sh010", take: 1, reason: "already upscaled" }]);
+
+    // A shot's own recipe that sharpens now: the upscale was made with other settings.
+    await s.call("PUT", "/upscale/recipe", { ep, shot: "sh010", recipe: { keep_soft: 0 } });
+    expect(await match()).toBe("different");
+    await s.call("PUT", "/upscale/recipe", { ep, shot: "sh010", recipe: null });
+    expect(await match()).toBe("same");
+
+    // A record from before upscales recorded their settings.
+    const file = upJson(ep, "sh010", stem);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replace(/"recipe_hash": "[0-9a-f]+"/, '"recipe_hash": null'));
+    expect(await match()).toBe("unknown");
+    await writeFile(file, text);
+
+    // No recipe in the series config: null.
+    delete series.upscale;
+    await writeFile(path.join(ep, "series.json"), JSON.stringify(series));
+    expect(await match()).toBeNull();
   });
 });

@@ -5,6 +5,7 @@ import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { isObject, objectOr, positive, str } from "../store/json-guards.ts";
 import { judgeVersions } from "../upscale/fresh.ts";
+import { type RecipeInputs, upscaleRecipeMatch } from "../upscale/recipe-match.ts";
 import type { FileProbe, StaleReason } from "./staleness.ts";
 import { hasVideo, passFolder, safeShot, type TakeRecord, type TakeStatus, takeStatus } from "./takes.ts";
 
@@ -156,7 +157,7 @@ const UPSCALE_FIELDS = [
 
 /** The take's `.up.json` and `.post.json` summaries (api extras 1.6, 1.9), or null when absent. */
 export async function takeExtras(
-  services: Pick<Services, "caches">,
+  services: Pick<Services, "caches"> & RecipeInputs,
   ep: string,
   pass: Pass,
   shot: string,
@@ -171,8 +172,7 @@ export async function takeExtras(
     const rec: Record<string, unknown> = v.upscale.record ?? { unreadable: true };
     upscale = { status: v.upscale.status, fresh: v.upscale.fresh };
     for (const k of UPSCALE_FIELDS) if (rec[k] !== undefined) upscale[k] = seedsOut(rec[k]);
-    // Needs the series recipe's normalised hash, which the upscale routes own.
-    upscale.recipe_match = null;
+    upscale.recipe_match = await upscaleRecipeMatch(services, shot, t, v.upscale, probe);
     upscale.backend_prompt_id = str(rec.backend_prompt_id) ?? str(rec.comfy_prompt_id);
     upscale.mp4 = v.upscale.mp4 ? takeFileRel(pass, shot, path.basename(v.upscale.mp4)) : null;
   }

@@ -8,6 +8,7 @@ import {
   type Encoder,
   type Fit,
   fitSize,
+  type MasterRecipe,
   normaliseRecipe,
   parseDeliver,
   type Quality,
@@ -15,6 +16,7 @@ import {
   type Size,
   scaledSize,
   startStep,
+  takeRecipe,
 } from "./recipe.ts";
 
 export type UpscaleMethod = "latent" | "pixel" | "seedvr2";
@@ -134,6 +136,27 @@ export function askFromRecipe(
     deliver: globals.deliver,
     fit: globals.fit,
     encoder: globals.encoder,
+  };
+}
+
+/** What the series master recipe asks of a take of `target` (the shot's own recipe over it), or why it cannot. */
+export function recipeAsk(
+  master: MasterRecipe,
+  target: string | null,
+  own: JsonObject | null,
+): { ask: UpscaleAsk } | { error: string } {
+  const tr = target ? takeRecipe(master, target, own) : null;
+  if (!tr) return { error: `upscale.master has no section for ${target ?? "its target"}` };
+  if (!master.deliver && master.deliverProblem && master.deliverText !== null) {
+    return { error: master.deliverProblem };
+  }
+  return {
+    ask: askFromRecipe(tr.fields, {
+      deliver: master.deliver ? master.deliverText : null,
+      fit: master.fit,
+      quality: master.quality,
+      encoder: master.encoder,
+    }),
   };
 }
 

@@ -18,9 +18,9 @@ import { errorMessage, isObject, type JsonObject } from "../store/json-guards.ts
 import { withLock } from "../store/lock.ts";
 import { takeBackend, takeFacts } from "./facts.ts";
 import { episodeProbe, judgeVersions, sourceStamp, upJsonName, upMp4Name } from "./fresh.ts";
-import { askFromRecipe, type PlannedUpscale, planUpscaleTake, type UpscaleAsk } from "./plan.ts";
+import { type PlannedUpscale, planUpscaleTake, recipeAsk, type UpscaleAsk } from "./plan.ts";
 import { type BackendCheck, checkBackend } from "./readiness.ts";
-import { masterRecipe, shotOwnRecipe, takeRecipe } from "./recipe.ts";
+import { masterRecipe, shotOwnRecipe } from "./recipe.ts";
 
 export interface UpscaleRequest extends UpscaleAsk {
   shots?: string[] | null;
@@ -243,25 +243,12 @@ export async function queueUpscales(
     const facts = await takeFacts(vi, c.shot, c.t, up, probe);
     let ask: UpscaleAsk = req;
     if (master) {
-      const tr = facts.target ? takeRecipe(master, facts.target, shotOwnRecipe(vi.overrides, c.shot)) : null;
-      if (!tr) {
-        answer.errors.push({
-          shot: c.shot,
-          take: c.t.take,
-          error: `upscale.master has no section for ${facts.target ?? "its target"}`,
-        });
+      const fromRecipe = recipeAsk(master, facts.target, shotOwnRecipe(vi.overrides, c.shot));
+      if ("error" in fromRecipe) {
+        answer.errors.push({ shot: c.shot, take: c.t.take, error: fromRecipe.error });
         continue;
       }
-      if (!master.deliver && master.deliverProblem && master.deliverText !== null) {
-        answer.errors.push({ shot: c.shot, take: c.t.take, error: master.deliverProblem });
-        continue;
-      }
-      ask = askFromRecipe(tr.fields, {
-        deliver: master.deliver ? master.deliverText : null,
-        fit: master.fit,
-        quality: master.quality,
-        encoder: master.encoder,
-      });
+      ask = fromRecipe.ask;
     }
     const result = planUpscaleTake(facts, ask);
     if ("error" in result) {
