@@ -1,6 +1,7 @@
 // Assembly benchmark: a built 100-shot episode whose proxy takes all match the cut (12 frames at 24 fps, AAC);
 // the assembler's stream-copy join against a full re-encode join of the same clips, at 256x144 and, for scale,
-// at the final pass's 1344x768 (a copy join costs the same at any size, a re-encode grows with the picture).
+// at the final pass's 1344x768 (a copy join costs the same at any size, a re-encode grows with the picture); and a
+// first assembly in a new process before and after the probe cache (takes probed by their render jobs), same run.
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -9,7 +10,9 @@ import { assembleEpisode } from "../lib/assemble/assemble.ts";
 import { buildFolder } from "../lib/episode/run-build.ts";
 import { concatList, videoCodecArgs } from "../lib/media/assemble-args.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { probeCacheDir, probeClipCached } from "../lib/media/probe-cache.ts";
 import { createMediaTools } from "../lib/media/tools.ts";
+import { createCaches } from "../lib/store/caches.ts";
 import { mapLimit } from "../lib/store/map-limit.ts";
 import { benchServices } from "./show.ts";
 import { line, type Timing, time } from "./stats.ts";
@@ -92,18 +95,41 @@ async function episode(dir: string, ffmpeg: string, width: number, height: numbe
   return { ep, files, services };
 }
 
+function timing(samples: number[]): Timing {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return { median, min: sorted[0], max: sorted[sorted.length - 1], runs: sorted.length };
+}
+
+/**
+ * A first assembly in a process of its own (empty caches), alternating: with no probe remembered (every take
+ * asked of ffprobe), then with every take probed as its render job does when it closes it.
+ */
+async function firstAssemblies(e: Episode, runs: number): Promise<[Timing, Timing]> {
+  const cacheDir = probeCacheDir(e.services.home);
+  const first = async () => {
+    const t0 = performance.now();
+    const answer = await assembleEpisode({ ...e.services, caches: createCaches() }, e.ep, "proxy");
+    if (!answer.ok) throw new Error(`the bench cut does not assemble: ${answer.error}`);
+    if (answer.report.reencoded !== 0) throw new Error("the bench clips were expected to match the cut");
+    return performance.now() - t0;
+  };
+  const before: number[] = [];
+  const after: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    await rm(cacheDir, { recursive: true, force: true });
+    before.push(await first());
+    await rm(cacheDir, { recursive: true, force: true });
+    const renderJob = { ...e.services, caches: createCaches() };
+    await mapLimit(e.files, 2, (file) => probeClipCached(renderJob, file));
+    after.push(await first());
+  }
+  return [timing(before), timing(after)];
+}
+
 /** The assembler's join of matching clips, and one ffmpeg re-encoding the same clips into one file. */
-async function joins(
-  e: Episode,
-  ffmpeg: string,
-  dir: string,
-  runs: number,
-): Promise<[Timing, Timing, number]> {
-  const t0 = performance.now();
-  const first = await assembleEpisode(e.services, e.ep, "proxy");
-  const cold = performance.now() - t0;
-  if (!first.ok) throw new Error(`the bench cut does not assemble: ${first.error}`);
-  if (first.report.reencoded !== 0) throw new Error("the bench clips were expected to match the cut");
+async function joins(e: Episode, ffmpeg: string, dir: string, runs: number): Promise<[Timing, Timing]> {
+  await assembleEpisode(e.services, e.ep, "proxy");
   const copy = await time(() => assembleEpisode(e.services, e.ep, "proxy"), runs, 1);
   const list = path.join(dir, "all.ffconcat");
   await writeFile(
@@ -116,7 +142,7 @@ async function joins(
   const args = ["-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", list];
   const out = [...videoCodecArgs("draft"), ...AUDIO, path.join(dir, "full.mp4")];
   const full = await time(() => execa(ffmpeg, [...args, ...out]), Math.min(runs, 3), 1);
-  return [copy, full, cold];
+  return [copy, full];
 }
 
 export async function run(): Promise<void> {
@@ -124,7 +150,8 @@ export async function run(): Promise<void> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "studio-bench-assemble-"));
   try {
     const small = await episode(dir, ffmpeg, 256, 144);
-    const [copy, full, cold] = await joins(small, ffmpeg, dir, 5);
+    const [before, after] = await firstAssemblies(small, 3);
+    const [copy, full] = await joins(small, ffmpeg, dir, 5);
     // Every clip made to need a re-encode (another size): the per-clip path, then the same join.
     const perClip = await time(
       () => assembleEpisode(small.services, small.ep, "proxy", { size: { width: 254, height: 144 } }),
@@ -137,8 +164,10 @@ export async function run(): Promise<void> {
     console.log(
       `assemble (${SHOTS} matching clips of ${FRAMES} frames at ${FPS} fps, ${(SHOTS * FRAMES) / FPS} s)`,
     );
-    console.log(`  256x144 first assembly (every take probed): ${cold.toFixed(0)} ms`);
-    console.log(line("  256x144 stream-copy join (assembleEpisode)", copy));
+    console.log(line("  256x144 first assembly, every take probed", before));
+    console.log(line("  256x144 first assembly, probed at render", after));
+    console.log(`  256x144 first assembly before / after: ${(before.median / after.median).toFixed(2)}x`);
+    console.log(line("  256x144 stream-copy join (probes in memory)", copy));
     console.log(line("  256x144 full re-encode join (one ffmpeg)", full));
     console.log(`  256x144 full re-encode / stream copy: ${(full.median / copy.median).toFixed(2)}x`);
     console.log(line("  256x144 every clip re-encoded, then joined", perClip));
