@@ -120,7 +120,7 @@ describe("loudnorm's pure parts", () => {
   });
 });
 
-describe("normaliseLoudness", () => {
+describe("normaliseLoudness", { timeout: 120_000 }, () => {
   it("brings a test-tone mix to −16 LUFS within ±0.5 LU and its peaks under −1 dBTP, the picture copied", async () => {
     const src = await toneMix("mix.mp4", 6);
     const before = await ebur128(src);

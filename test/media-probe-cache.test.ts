@@ -149,7 +149,7 @@ describe("probeClipCached", () => {
   });
 });
 
-describe("a rendered take's probe", () => {
+describe("a rendered take's probe", { timeout: 120_000 }, () => {
   let store: JobStore;
   let pool: WorkerPool;
   beforeAll(async () => {

@@ -124,7 +124,7 @@ describe("resample arguments", () => {
   });
 });
 
-describe("resampleVideo", () => {
+describe("resampleVideo", { timeout: 120_000 }, () => {
   it("crops to a delivery size keeping every frame and the sound packets exactly", async () => {
     const src = await take("crop.mp4", 1);
     const out = path.join(dir, "crop.up.mp4");
