@@ -97,10 +97,13 @@ export interface AssembleReport {
 
 export interface AssembleAnswer {
   ok: boolean;
-  /** The assembled mp4, episode-relative; null when nothing was written. */
+  /** The assembled mp4 (the published one when publishing), episode-relative; null when nothing was written. */
   output: string | null;
   report: AssembleReport;
   error?: string;
+  /** Publishing: the assembled cut, and the published file (null when publishing failed). */
+  cut?: string | null;
+  published?: string | null;
 }
 
 const SIZE_MIN = 16;

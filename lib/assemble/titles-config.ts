@@ -2,7 +2,9 @@
 // `publish` block (`intro`/`outro` relative to the episode, `subtitle` style), else `_titles/INTRO.mp4` and
 // `_titles/OUTRO.mp4` in the show folder. Published cuts and masters both wrap with these.
 import path from "node:path";
+import { readStory } from "../episode/shotlists.ts";
 import { showFence, statShowOrNull } from "../paths/guarded.ts";
+import type { WithCaches } from "../store/caches.ts";
 import { isObject } from "../store/json-guards.ts";
 
 export interface ShowTitles {
@@ -52,4 +54,10 @@ export function loudnessTarget(seriesRaw: Record<string, unknown> | null): {
   if (typeof l === "number") return { target: num(l, -70, -5) ?? -16, truePeak: -1 };
   if (isObject(l)) return { target: num(l.target, -70, -5) ?? -16, truePeak: num(l.true_peak, -9, 0) ?? -1 };
   return { target: -16, truePeak: -1 };
+}
+
+/** The episode title drawn on the titles: the script's `=` line title, else the episode's name. */
+export async function episodeTitle(services: WithCaches, ep: string): Promise<string> {
+  const story = await readStory(services, ep).catch(() => null);
+  return story?.title?.trim() || path.basename(ep);
 }

@@ -5,14 +5,15 @@ import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { type AssembleAnswer, assembleEpisode } from "../assemble/assemble.ts";
-import { loudnessTarget } from "../assemble/titles-config.ts";
+import { episodeTitle, loudnessTarget, showTitles } from "../assemble/titles-config.ts";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { episodeName } from "../episode/cut.ts";
 import { normaliseLoudness } from "../media/loudness.ts";
+import { wrapWithTitles } from "../media/titles.ts";
 import { episodeFence, statShowOrNull, writeShowFile, writeShowJson } from "../paths/guarded.ts";
 import { localIso } from "../render/time.ts";
-import { type MasterJob, startingJob, writeJobState } from "./job-state.ts";
+import { type MasterJob, startingJob, type TitlesSummary, writeJobState } from "./job-state.ts";
 import { releaseLock } from "./lock.ts";
 import { masterBase, planMaster, playedFiles } from "./plan.ts";
 import { type LoudnessFacts, type MasterReport, reportMarkdown } from "./report.ts";
@@ -114,7 +115,12 @@ export async function runMaster(
     );
     if (!answer.ok || !answer.output) throw new Error(answer.error ?? "the master was not assembled");
     const fence = episodeFence(ep);
-    const loudness = await normalise(services, path.join(ep, names.mp4), loudnessTarget(plan.vi.seriesRaw), {
+    const master = path.join(ep, names.mp4);
+    const titles = await addTitles(services, ep, master, plan.vi.seriesRaw, {
+      signal: hooks.signal,
+      progress: ({ stage, text }) => void tell({ step: "titles", stage, text }, true).catch(() => {}),
+    });
+    const loudness = await normalise(services, master, loudnessTarget(plan.vi.seriesRaw), {
       signal: hooks.signal,
       progress: ({ step }) => void tell({ step: "assemble", stage: "loudness", text: step }).catch(() => {}),
     });
@@ -129,7 +135,7 @@ export async function runMaster(
       made: job.started ?? localIso(services.now()),
       output: names.mp4,
       prores: null,
-      titles: null,
+      titles,
       loudness,
       quality: plan.answer.quality,
       played,
@@ -156,6 +162,7 @@ export async function runMaster(
         output: names.mp4,
         mov: null,
         report: names.md,
+        titles,
       },
       true,
     );
@@ -197,5 +204,43 @@ async function normalise(
     const why = err instanceof Error ? err.message : String(err);
     if (/is silent|has no sound/.test(why)) return { ...facts, note: why.replace(/^loudness: /, "") };
     throw err;
+  }
+}
+
+/**
+ * The show's intro and outro put around the master in place, the episode title drawn on them; null when the show
+ * has neither. A failure is the job's (`titles: …`), the untitled master left where it is.
+ */
+async function addTitles(
+  services: Services,
+  ep: string,
+  master: string,
+  seriesRaw: Record<string, unknown> | null,
+  hooks: Parameters<typeof wrapWithTitles>[2],
+): Promise<TitlesSummary | null> {
+  const show = await showTitles(ep, seriesRaw);
+  if (!show.intro && !show.outro) return null;
+  const tmp = `${master.slice(0, -4)}.titled.mp4`;
+  try {
+    const made = await wrapWithTitles(
+      services,
+      {
+        cut: master,
+        intro: show.intro,
+        outro: show.outro,
+        title: await episodeTitle(services, ep),
+        style: show.subtitle,
+        folder: ep,
+        out: tmp,
+      },
+      hooks,
+    );
+    await rename(tmp, master);
+    const rel = (f: string | null) => (f ? path.relative(ep, f).split(path.sep).join("/") : null);
+    return { intro: rel(made.intro), outro: rel(made.outro), picture: made.picture, why: made.why };
+  } catch (err) {
+    await rm(tmp, { force: true });
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(why.startsWith("titles") ? why : `titles: ${why}`);
   }
 }

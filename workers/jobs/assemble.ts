@@ -3,8 +3,9 @@
 // the show's intro and outro into `<ep>/publish/`. The answer the route returns is written beside the output for
 // the route to take; a refused or failed assembly also fails the job with the same reason, so the queue shows it.
 import { pruneAnswers, writeAnswer } from "../../lib/assemble/answer.ts";
-import { assembledNames, assembleEpisode } from "../../lib/assemble/assemble.ts";
+import { type AssembleAnswer, assembledNames, assembleEpisode } from "../../lib/assemble/assemble.ts";
 import { assemblePayload } from "../../lib/assemble/payload.ts";
+import { publishCut } from "../../lib/assemble/publish.ts";
 import { episodeName } from "../../lib/episode/cut.ts";
 import { defineJobKind } from "../../lib/jobs/kinds.ts";
 import { episodeProbe } from "../../lib/upscale/fresh.ts";
@@ -17,7 +18,7 @@ export const assembleJob = defineJobKind({
     const services = ctx.services;
     await pruneAnswers(p.ep, p.pass, services.now().getTime());
     const probe = episodeProbe(services, p.ep);
-    const answer = await assembleEpisode(
+    let answer: AssembleAnswer = await assembleEpisode(
       services,
       p.ep,
       p.pass,
@@ -43,6 +44,20 @@ export const assembleJob = defineJobKind({
         progress: ({ progress, step }) => ctx.progress({ progress, step }),
       },
     );
+    if (p.publish && answer.ok && answer.output) {
+      const cut = answer.output;
+      try {
+        const done = await publishCut(services, p.ep, p.pass, cut, {
+          signal: ctx.signal,
+          progress: ({ step }) => ctx.progress({ step: `publishing: ${step}` }),
+        });
+        answer = { ...answer, output: done.published, cut, published: done.published };
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        const why = err instanceof Error ? err.message : String(err);
+        answer = { ...answer, ok: false, output: cut, cut, published: null, error: `not published: ${why}` };
+      }
+    }
     await writeAnswer(p.ep, p.pass, job.id, answer);
     const r = answer.report;
     ctx.progress({

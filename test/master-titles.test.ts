@@ -1,0 +1,123 @@
+// Titles on real files: POST /studio/assemble with `publish` wraps the cut with the show's intro and outro into
+// `<ep>/publish/` (frame counts add up: intro + cut + outro), says why when the show has none; the master gets the
+// same titles in place and reports them.
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { askFromRecipe, planUpscaleTake } from "../lib/upscale/plan.ts";
+import { assembleJob } from "../workers/jobs/assemble.ts";
+import { masterJob } from "../workers/jobs/master.ts";
+import { WorkerPool } from "../workers/pool.ts";
+import { makeClip, realTake, realUpscale, SHORT, videoOf } from "./master-media.ts";
+import { seriesS } from "./support/series-s.ts";
+import { makeStudio, type Studio } from "./support/studio-episode.ts";
+
+let s: Studio;
+let ffmpeg: string;
+let store: StudioJobStore;
+let pool: WorkerPool;
+
+beforeAll(async () => {
+  s = await makeStudio();
+  s.env.services.env.PATH = process.env.PATH;
+  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
+  store = await s.env.services.jobs();
+  pool = new WorkerPool({
+    services: s.env.services,
+    store,
+    kinds: { assemble: assembleJob, master: masterJob },
+    pollMs: 50,
+    emit() {},
+  });
+  pool.start();
+});
+afterAll(async () => {
+  await pool.stop({ graceful: true });
+  await store.close();
+  await s.cleanup();
+});
+
+const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };
+const PUBLISH = { subtitle: { intro_in: [0.1, 0.4], outro_in: [0, 0.2], outro_out: [0.3, 0.5] } };
+
+/** The show's `_titles/`: a one-second intro (24 frames) and a half-second outro (12 frames). */
+async function titles(ep: string) {
+  const dir = path.join(path.dirname(ep), "_titles");
+  await mkdir(dir, { recursive: true });
+  await makeClip(ffmpeg, path.join(dir, "INTRO.mp4"), { frames: 24, width: 320, height: 180, tone: 220 });
+  await makeClip(ffmpeg, path.join(dir, "OUTRO.mp4"), { frames: 12, width: 320, height: 180, tone: 330 });
+}
+
+describe("publish", () => {
+  it("wraps the cut with the intro and outro into publish/, the cut still beside it", {
+    timeout: 240_000,
+  }, async () => {
+    const ep = await s.episode(SHORT, { series: { ...seriesS(), publish: PUBLISH } });
+    for (const shot of ["sh010", "sh020", "sh030"]) await realTake(s, ffmpeg, ep, "proxy", shot, 1);
+    const none = await s.call("POST", "/assemble", { ep, pass: "proxy", publish: true });
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({
+      ok: false,
+      output: "renders_proxy/e01_proxy.mp4",
+      cut: "renders_proxy/e01_proxy.mp4",
+      published: null,
+      error: expect.stringMatching(
+        /^not published: publishing needs the show's intro or outro: none of _titles\/INTRO.mp4, _titles\/OUTRO.mp4 exists/,
+      ),
+    });
+    await titles(ep);
+    const { body } = await s.call("POST", "/assemble", { ep, pass: "proxy", publish: true });
+    expect(body).toMatchObject({
+      ok: true,
+      output: "publish/e01_proxy.mp4",
+      cut: "renders_proxy/e01_proxy.mp4",
+      published: "publish/e01_proxy.mp4",
+    });
+    const cut = await videoOf(ffmpeg, path.join(ep, "renders_proxy", "e01_proxy.mp4"));
+    const published = await videoOf(ffmpeg, path.join(ep, "publish", "e01_proxy.mp4"));
+    expect(cut.frames).toBe(36);
+    // Intro 24 + cut 36 + outro 12 frames, at the cut's size.
+    expect(published).toMatchObject({ frames: 72, width: cut.width, height: cut.height, audio: "aac" });
+    expect(published.duration).toBeCloseTo(3, 1);
+  });
+});
+
+describe("the master's titles", () => {
+  it("are added in place and reported", { timeout: 240_000 }, async () => {
+    const ep = await s.episode(SHORT, {
+      series: { ...seriesS(), upscale: { master: RECIPE }, publish: PUBLISH },
+    });
+    await titles(ep);
+    const plan = planUpscaleTake(
+      {
+        ...{ shot: "x", take: 1, usable: true, status: "ok", target: "animatic", width: 448, height: 256 },
+        ...{ steps: null, seed: null, latent: false, builtin: true, upscaleSpec: null, freshUpscale: null },
+      },
+      askFromRecipe(RECIPE.targets["*"], {
+        deliver: "896x512",
+        fit: "crop",
+        quality: "review",
+        encoder: "auto",
+      }),
+    );
+    if (!("ok" in plan)) throw new Error(plan.error);
+    for (const shot of ["sh010", "sh020", "sh030"]) {
+      await realTake(s, ffmpeg, ep, "final", shot, 1, { target: "animatic" });
+      await realUpscale(ffmpeg, ep, "final", shot, 1, { record: { recipe_hash: plan.ok.recipe_hash } });
+    }
+    const { status, body } = await s.call("POST", "/master", { ep, action: "assemble" });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.titles).toEqual({
+      intro: "../_titles/INTRO.mp4",
+      outro: "../_titles/OUTRO.mp4",
+      picture: "copied",
+      why: expect.any(String),
+    });
+    const out = await videoOf(ffmpeg, path.join(ep, "master", "e01_master_896x512.mp4"));
+    expect(out).toMatchObject({ width: 896, height: 512, frames: 72 });
+    const report = JSON.parse(await readFile(path.join(ep, "master", "e01_master.json"), "utf8"));
+    expect(report.titles).toEqual(body.titles);
+  });
+});
