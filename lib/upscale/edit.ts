@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { readOverrides, writeOverrides } from "../episode/overrides-file.ts";
+import { readStory } from "../episode/shotlists.ts";
 import { listTakes, passFolder, safeShot } from "../episode/takes.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { episodeFence, guardPath, readShowText } from "../paths/guarded.ts";
@@ -111,6 +112,10 @@ export async function setShotRecipe(
   return withLock(services, ep, async () => {
     const file = await readOverrides(services, ep);
     const map: Record<string, JsonObject> = { ...(file.upscale ?? {}) };
+    // A recipe is for a shot of the script; one left behind by a shot since removed can still be cleared.
+    const story = await readStory(services, ep);
+    const known = story?.sequences.some((q) => q.shots.some((x) => x.id === shot)) ?? true;
+    if (!known && !(empty && Object.hasOwn(map, shot))) throw notFound(`shot: ${shot} is not in the script`);
     if (empty) delete map[shot];
     else map[shot] = fields;
     file.upscale = map;

@@ -7,7 +7,7 @@ import type { Services } from "../context.ts";
 import { folderTakes } from "../episode/cut-view.ts";
 import { latestUsable, passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
 import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
-import { conflict, StudioError } from "../errors.ts";
+import { conflict, notFound, StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import type { NewJob } from "../jobs/types.ts";
 import { episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
@@ -126,6 +126,8 @@ async function selectTakes(
   }
   for (const shot of named) {
     if (seen.has(shot)) continue;
+    // A shot named that neither the pass's build nor its cut knows is a mistake in the request, not a take to skip.
+    if (!vi.build.order.includes(shot)) throw notFound(`${shot} is not a shot of the ${pass} pass`);
     // A shot named outright that the cut does not list: its latest usable take.
     const t = latestUsable(await folderTakes(services, vi.ep, pass, shot));
     if (!t) answer.skipped.push({ shot, reason: "no usable take" });
