@@ -10,6 +10,7 @@ import type { Services } from "../context.ts";
 import type { Engine } from "../engines/types.ts";
 import { shotFolder } from "../episode/takes.ts";
 import { countFrames, probe, runFfmpeg } from "../media/ffmpeg.ts";
+import { type ResampleSpec, resampleVideo } from "../media/resample.ts";
 import { episodeFence, mkdirShow, renameShow } from "../paths/guarded.ts";
 import { localIso } from "../render/time.ts";
 import { errorMessage, type JsonObject } from "../store/json-guards.ts";
@@ -21,7 +22,6 @@ import type { PlannedUpscale } from "./plan.ts";
 import { readRecordNow, type UpscalePayload, upscaleEvent, writeUpscaleRecord } from "./queue.ts";
 
 export const BUILTIN_LANE = "builtin";
-export const BUILTIN_ENCODER = "libx264";
 
 export interface UpscaleRunHooks {
   signal: AbortSignal;
@@ -32,29 +32,16 @@ export interface UpscaleRunHooks {
   canceledByUser(): Promise<boolean>;
 }
 
-/** The ffmpeg filter of the built-in resample: lanczos to the made size, crop or pad to the delivery, unsharp. */
-export function resampleFilter(plan: PlannedUpscale): string {
-  const made = plan.deliver?.made ?? [plan.width, plan.height];
-  const steps = [`scale=${made[0]}:${made[1]}:flags=lanczos`];
-  if (plan.deliver && plan.deliver.fit === "crop") steps.push(`crop=${plan.width}:${plan.height}`);
-  if (plan.deliver && plan.deliver.fit === "pad") {
-    steps.push(`pad=${plan.width}:${plan.height}:(ow-iw)/2:(oh-ih)/2:black`);
-  }
-  if (plan.sharpen) steps.push("unsharp=5:5:0.4:5:5:0");
-  steps.push("setsar=1", "format=yuv420p");
-  return steps.join(",");
-}
-
-/** The built-in resample's ffmpeg arguments: the picture scaled, the source's audio stream copied. */
-export function resampleArgs(plan: PlannedUpscale, src: string, out: string, hasAudio: boolean): string[] {
-  const crf =
-    plan.quality === "master" ? ["-preset", "slow", "-crf", "14"] : ["-preset", "fast", "-crf", "20"];
-  return [
-    ...["-i", src, "-map", "0:v:0"],
-    ...(hasAudio ? ["-map", "0:a:0", "-c:a", "copy"] : []),
-    ...["-vf", resampleFilter(plan), "-c:v", BUILTIN_ENCODER, ...crf, "-pix_fmt", "yuv420p"],
-    ...["-movflags", "+faststart", "-f", "mp4", out],
-  ];
+/** What the built-in resample makes of a plan: lanczos to the made size, then the crop or pad to the delivery. */
+export function resampleSpec(plan: PlannedUpscale): ResampleSpec {
+  return {
+    made: plan.deliver?.made ?? [plan.width, plan.height],
+    width: plan.width,
+    height: plan.height,
+    fit: plan.deliver ? plan.deliver.fit : null,
+    sharpen: plan.sharpen,
+    quality: plan.quality,
+  };
 }
 
 /** Whether the record on disk is still the one this job was queued for (a redo rewrites it with a new job). */
@@ -99,14 +86,12 @@ export async function runUpscale(
     let encoder: string;
     let audioMs = 0;
     if (p.lane === BUILTIN_LANE) {
-      const seconds = facts.duration ?? 0;
       hooks.progress(0, "lanczos");
-      await runFfmpeg(resampleArgs(p.plan, src, made, hasAudio), {
-        media: services.media,
+      const done = await resampleVideo(services, src, made, resampleSpec(p.plan), {
         signal: hooks.signal,
-        onProgress: (s) => hooks.progress(seconds > 0 ? Math.min(0.95, s / seconds) : 0.5, "lanczos"),
+        progress: (share) => hooks.progress(Math.min(0.95, share), "lanczos"),
       });
-      encoder = BUILTIN_ENCODER;
+      encoder = done.encoder;
     } else {
       const graph = await comfyUpscale(
         services,
