@@ -39,12 +39,19 @@ interface Episode {
     takes: {
       take: number;
       status: string;
-      upscale?: { status: string; fresh: boolean; width: number; height: number; keep?: boolean | null } | null;
+      upscale?: {
+        status: string;
+        fresh: boolean;
+        width: number;
+        height: number;
+        keep?: boolean | null;
+      } | null;
     }[];
   }[];
 }
 const episode = () => api<Episode>("GET", `episode?ep=${encodeURIComponent(ep())}&pass=proxy`);
-const cutUpscale = (s: Episode["shots"][number]) => s.takes.find((t) => t.take === s.cut.take)?.upscale ?? null;
+const cutUpscale = (s: Episode["shots"][number]) =>
+  s.takes.find((t) => t.take === s.cut.take)?.upscale ?? null;
 
 async function until<T>(
   what: string,
@@ -80,8 +87,16 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "studio-finishing-"));
   shows = path.join(dir, "shows");
   await mkdir(path.join(shows, "gold"), { recursive: true });
-  server = await startServer({ STUDIO_HOME: path.join(dir, "home"), STUDIO_ROOTS: shows, STUDIO_LOG: "warn" });
-  await api("POST", "episode/new", { parent: path.join(shows, "gold"), name: "ep01", title: "The Gold Path" });
+  server = await startServer({
+    STUDIO_HOME: path.join(dir, "home"),
+    STUDIO_ROOTS: shows,
+    STUDIO_LOG: "warn",
+  });
+  await api("POST", "episode/new", {
+    parent: path.join(shows, "gold"),
+    name: "ep01",
+    title: "The Gold Path",
+  });
   // The master recipe: every target by the pixel method, delivered at twice the proxy's size.
   const seriesFile = path.join(ep(), "series.json");
   const series = JSON.parse(await readFile(seriesFile, "utf8"));
@@ -90,7 +105,11 @@ beforeAll(async () => {
   const built = await api<{ ok: boolean; error?: string }>("POST", "build", { ep: ep() });
   expect(built.ok, built.error).toBe(true);
   await api("POST", "render", { ep: ep(), pass: "proxy" });
-  await until("every proxy take rendered", async () => (await episode()).shots.every((s) => s.cut.usable), 150_000);
+  await until(
+    "every proxy take rendered",
+    async () => (await episode()).shots.every((s) => s.cut.usable),
+    150_000,
+  );
   browser = await launchBrowser();
   view = await openPage(browser, `${server.url}/studio/?ep=${encodeURIComponent(ep())}&view=finishing`);
   page = view.page;
@@ -107,13 +126,24 @@ describe("the Finishing view", () => {
   it("shows the master plan: every shot of the cut still to upscale, and why", async () => {
     const shots = (await episode()).shots.filter((s) => !s.cut.out);
     const table = page.getByRole("table", { name: "Shots of the cut" });
-    await until("the plan's rows", async () => (await table.getByText("not upscaled yet").count()) === shots.length);
-    await expect.poll(() => page.getByRole("region", { name: "Master · proxy" }).textContent()).toContain("896×512");
+    await until(
+      "the plan's rows",
+      async () =>
+        (await table.locator("tbody tr").filter({ hasText: "not upscaled yet" }).count()) === shots.length &&
+        (await table.getByText("upscale", { exact: true }).count()) === shots.length,
+      // The first request bundles the page, slow on a busy machine.
+      110_000,
+    );
     await expect
-      .poll(() => page.getByRole("status").filter({ hasText: "to upscale" }).first().textContent())
+      .poll(() => page.getByRole("region", { name: "Master · proxy" }).textContent(), { timeout: 20_000 })
+      .toContain("896×512");
+    await expect
+      .poll(() => page.getByRole("status").filter({ hasText: "to upscale" }).first().textContent(), {
+        timeout: 20_000,
+      })
       .toContain(`${shots.length} to upscale`);
     await view.shot("finishing-plan");
-  }, 60_000);
+  }, 150_000);
 
   it("queues the upscales and shows them arriving fresh at the recipe's size", async () => {
     await page.getByRole("button", { name: /^Queue \d+ missing$/ }).click();
@@ -125,8 +155,12 @@ describe("the Finishing view", () => {
     const shots = (await episode()).shots.filter((s) => !s.cut.out);
     for (const s of shots) expect(cutUpscale(s)).toMatchObject({ status: "ok", width: 896, height: 512 });
     const table = page.getByRole("table", { name: "Shots of the cut" });
-    await until("the rows fresh", async () => (await table.getByText("896×512", { exact: true }).count()) === shots.length);
-    await until("the plan ready", async () => (await table.getByText("ok", { exact: true }).count()) === shots.length);
+    // Each fresh upscale's badge starts with its size (its state follows for screen readers).
+    await until("the rows fresh", async () => (await table.getByText(/^896×512/).count()) === shots.length);
+    await until(
+      "the plan ready",
+      async () => (await table.getByText("ok", { exact: true }).count()) === shots.length,
+    );
     await view.shot("finishing-upscaled");
   }, 200_000);
 
@@ -140,7 +174,7 @@ describe("the Finishing view", () => {
       page.getByRole("table", { name: "Shots of the cut" }).getByText("896×512 · keep").isVisible(),
     );
     await detail.getByRole("button", { name: "Give the shot its own recipe" }).click();
-    await detail.getByLabel("Scale").fill("9");
+    await detail.getByLabel("Scale", { exact: true }).fill("9");
     await detail.getByRole("button", { name: "Save the shot's recipe" }).click();
     await expect.poll(() => detail.getByRole("alert").textContent()).toMatch(/scale/);
     await view.shot("finishing-shot");
@@ -161,9 +195,16 @@ describe("the Finishing view", () => {
     })();
     await page.getByRole("button", { name: "Assemble master" }).click();
     const video = page.getByLabel("The master", { exact: true });
-    await until("the master's length", async () => (await video.evaluate((v: Played) => v.duration)) > 1, 120_000);
+    await until(
+      "the master's length",
+      async () => (await video.evaluate((v: Played) => v.duration)) > 1,
+      120_000,
+    );
     await watching;
-    expect(stages.some((s) => /master made/.test(s)), stages.join(" | ")).toBe(true);
+    expect(
+      stages.some((s) => /master made/.test(s)),
+      stages.join(" | "),
+    ).toBe(true);
     const output = path.join(ep(), "master", `ep01_master_896x512.mp4`);
     await access(output);
     expect(await video.evaluate((v: Played) => [v.videoWidth, v.videoHeight])).toEqual([896, 512]);

@@ -2,7 +2,7 @@
 // (again), Keep its upscale out of cut-wide redos, delete either version, and its own upscale recipe over the
 // series one (PUT /studio/upscale/recipe).
 import { useEffect, useState } from "preact/hooks";
-import { api, fileUrl } from "../../api.ts";
+import { api, fileUrl, thumbUrl } from "../../api.ts";
 import { useStudio } from "../../context.ts";
 import { useShortcuts } from "../../keys.tsx";
 import type { Pass } from "../../route.ts";
@@ -57,9 +57,18 @@ export function ShotFinish({
     setAnswer(null);
     setAnswer(await api.post<FinishQueueAnswer>("post", { ...which, redo: Boolean(post?.fresh) }));
   });
+  // The box follows the click at once; the episode read after the answer confirms it (or the error puts it back).
+  const [keepShown, setKeepShown] = useState(Boolean(up?.keep));
+  useEffect(() => setKeepShown(Boolean(up?.keep)), [row.shot, up?.keep]);
   const keep = useAction(async (on: boolean) => {
     if (!take) return;
-    await api.put("upscale/keep", { ep, pass, shot: row.shot, take: take.take, keep: on });
+    setKeepShown(on);
+    try {
+      await api.put("upscale/keep", { ep, pass, shot: row.shot, take: take.take, keep: on });
+    } catch (err) {
+      setKeepShown(!on);
+      throw err;
+    }
     await studio.refreshEpisode();
     onChanged();
   });
@@ -113,6 +122,7 @@ export function ShotFinish({
               controls
               preload="metadata"
               src={fileUrl(ep, shown)}
+              poster={take.thumb ? thumbUrl(ep, take.thumb, 640) : undefined}
               aria-label={`${label[playing]} of ${row.shot}`}
             />
           ) : null}
@@ -158,7 +168,7 @@ export function ShotFinish({
               <label class="inline" title="A kept upscale is skipped by cut-wide upscales and the master">
                 <input
                   type="checkbox"
-                  checked={Boolean(up.keep)}
+                  checked={keepShown}
                   disabled={keep.busy}
                   onChange={(e) => keep.run(e.currentTarget.checked)}
                 />
