@@ -118,7 +118,15 @@ export async function run(): Promise<void> {
       const end = await runMaster(
         services,
         `bench${n++}`,
-        { ep, pass: "final", allow_gaps: false, prores: false, post: "off", lock: held.lock },
+        {
+          ep,
+          pass: "final",
+          action: "assemble",
+          allow_gaps: false,
+          prores: false,
+          post: "off",
+          lock: held.lock,
+        },
         { emit() {} },
       );
       if (end.state !== "done") throw new Error(`the bench master failed: ${end.error}`);

@@ -110,6 +110,12 @@ describe("POST /studio/master plan", () => {
     refusal(await s.call("POST", "/master", { ep, post: "maybe" }), 400, /^post: /);
     refusal(await s.call("POST", "/master", { ep, order: "size" }), 400, /^order: /);
     refusal(await s.call("POST", "/master", { ep, pass: "FINAL" }), 400, /^pass: /);
+    refusal(await s.call("POST", "/master", { ep, prores: "yes" }), 400, /^prores: /);
+    refusal(
+      await s.call("POST", "/master", { ep, action: "prores" }),
+      409,
+      "there is no master of this episode at the recipe's size yet (896x512): assemble it first",
+    );
     await writeFile(path.join(ep, "cut.json"), JSON.stringify({ final: [{ shot: "sh010", out: true }] }));
   });
 

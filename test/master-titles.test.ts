@@ -1,7 +1,7 @@
 // Titles on real files: POST /studio/assemble with `publish` wraps the cut with the show's intro and outro into
 // `<ep>/publish/` (frame counts add up: intro + cut + outro), says why when the show has none; the master gets the
 // same titles in place and reports them.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
@@ -85,7 +85,9 @@ describe("publish", () => {
 });
 
 describe("the master's titles", () => {
-  it("are added in place and reported", { timeout: 240_000 }, async () => {
+  it("are added in place and reported; the ProRes copy is made from the titled master", {
+    timeout: 300_000,
+  }, async () => {
     const ep = await s.episode(SHORT, {
       series: { ...seriesS(), upscale: { master: RECIPE }, publish: PUBLISH },
     });
@@ -107,7 +109,7 @@ describe("the master's titles", () => {
       await realTake(s, ffmpeg, ep, "final", shot, 1, { target: "animatic" });
       await realUpscale(ffmpeg, ep, "final", shot, 1, { record: { recipe_hash: plan.ok.recipe_hash } });
     }
-    const { status, body } = await s.call("POST", "/master", { ep, action: "assemble" });
+    const { status, body } = await s.call("POST", "/master", { ep, action: "assemble", prores: true });
     expect(status, JSON.stringify(body)).toBe(200);
     expect(body.titles).toEqual({
       intro: "../_titles/INTRO.mp4",
@@ -119,5 +121,31 @@ describe("the master's titles", () => {
     expect(out).toMatchObject({ width: 896, height: 512, frames: 72 });
     const report = JSON.parse(await readFile(path.join(ep, "master", "e01_master.json"), "utf8"));
     expect(report.titles).toEqual(body.titles);
+    // The ProRes copy is made from the titled master: its frames are the titled count.
+    expect(body).toMatchObject({ mov: "master/e01_master_896x512.mov" });
+    expect(report.prores).toBe("master/e01_master_896x512.mov");
+    const mov = path.join(ep, "master", "e01_master_896x512.mov");
+    expect(await videoOf(ffmpeg, mov)).toMatchObject({
+      codec: "prores",
+      profile: "HQ",
+      pixFmt: "yuv422p10le",
+      width: 896,
+      height: 512,
+      frames: 72,
+      audio: "pcm_s24le",
+    });
+    // prores on its own: the copy again, answered with output and mov only.
+    await rm(mov);
+    const again = await s.call("POST", "/master", { ep, action: "prores" });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toEqual({
+      output: "master/e01_master_896x512.mp4",
+      mov: "master/e01_master_896x512.mov",
+    });
+    expect((await videoOf(ffmpeg, mov)).frames).toBe(72);
+    // A new master without ProRes takes the older copy away.
+    const plain = await s.call("POST", "/master", { ep, action: "assemble" });
+    expect(plain.body).toMatchObject({ mov: null, existing: { mov: null } });
+    await expect(stat(mov)).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

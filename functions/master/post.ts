@@ -6,9 +6,10 @@ import { z } from "zod";
 import type { Services } from "../../lib/context.ts";
 import { episodeName } from "../../lib/episode/cut.ts";
 import { conflict, StudioError } from "../../lib/errors.ts";
+import type { MasterJob } from "../../lib/master/job-state.ts";
 import { currentMasterJob, MASTER_BY, masterJobOf } from "../../lib/master/job-state.ts";
-import { takeLock } from "../../lib/master/lock.ts";
-import { type MasterPlan, planMaster } from "../../lib/master/plan.ts";
+import { type MasterLock, takeLock } from "../../lib/master/lock.ts";
+import { type MasterPlan, masterRecipeOf, planMaster } from "../../lib/master/plan.ts";
 import { assembleRefusal, type PostMode } from "../../lib/master/rows.ts";
 import { type MasterPayload, masterNames } from "../../lib/master/run.ts";
 import { mediaTools } from "../../lib/media/ffmpeg.ts";
@@ -49,9 +50,9 @@ export default defineFunction({
     ep,
     pass: passOr("final"),
     action: z
-      .enum(["plan", "queue", "assemble"])
+      .enum(["plan", "queue", "assemble", "prores"])
       .default("plan")
-      .describe("plan (default), queue or assemble"),
+      .describe("plan (default), queue, assemble, or prores (a ProRes copy of the master already made)"),
     conform: z
       .boolean()
       .optional()
@@ -61,6 +62,12 @@ export default defineFunction({
       .optional()
       .describe(
         "assemble: let gaps through, scaled up from their takes (a shot with no usable take is left out)",
+      ),
+    prores: z
+      .boolean()
+      .optional()
+      .describe(
+        "assemble: also write the ProRes 422 HQ .mov of the (titled) master; without it an older .mov goes",
       ),
     order: z
       .enum(["cut", "target"])
@@ -74,6 +81,30 @@ export default defineFunction({
     const real = await resolveEpisode(input.ep, ctx);
     const pass = input.pass;
     const opts = { conform: input.conform === true, post: input.post };
+    if (input.action === "prores") {
+      // Nothing is planned: the copy is of the master there is at the recipe's size.
+      const { size } = await masterRecipeOf(ctx, real, pass);
+      if (!(await existingMaster(ctx, real, size)))
+        throw conflict(
+          `there is no master of this episode at the recipe's size yet (${size.width}x${size.height}): assemble it first`,
+        );
+      const state = await underLock(
+        ctx,
+        real,
+        pass,
+        `ProRes copy of the master of ${path.basename(real)}`,
+        (lock) => ({
+          ep: real,
+          pass,
+          action: "prores",
+          allow_gaps: false,
+          prores: true,
+          post: input.post,
+          lock,
+        }),
+      );
+      return { output: state.output, mov: state.mov };
+    }
     let plan: MasterPlan = await planMaster(ctx, real, pass, opts);
     if (input.action === "plan") {
       return { plan: plan.answer, existing: await existingMaster(ctx, real, plan.size) };
@@ -122,46 +153,61 @@ export default defineFunction({
 
     const refusal = assembleRefusal(plan.answer.rows, input.allow_gaps === true);
     if (refusal) throw conflict(refusal);
-    await mediaTools(ctx.media);
-    const store = await ctx.jobs();
-    const held = await takeLock(real, MASTER_BY, ctx.now(), async () => ({
-      job: await currentMasterJob(store, real, ctx.now()),
+    const title = `master of ${path.basename(real)} (${plan.size.width}x${plan.size.height})`;
+    const state = await underLock(ctx, real, pass, title, (lock) => ({
+      ep: real,
+      pass,
+      action: "assemble",
+      allow_gaps: input.allow_gaps === true,
+      prores: input.prores === true,
+      post: input.post,
+      lock,
     }));
-    let ended = null;
-    try {
-      const payload: MasterPayload = {
-        ep: real,
-        pass,
-        allow_gaps: input.allow_gaps === true,
-        prores: false,
-        post: input.post,
-        lock: held.lock,
-      };
-      const job = await store.add({
-        kind: "master",
-        lane: "builtin",
-        title: `master of ${path.basename(real)} (${plan.size.width}x${plan.size.height})`,
-        info: { ep: real, pass },
-        payload,
-      });
-      ctx.jobSignals.jobAdded();
-      ended = await store.waitFor(job.id, AbortSignal.any([ctx.signal, AbortSignal.timeout(WAIT_MS)]));
-      const state = await masterJobOf(real, ended ?? job);
-      const existing = await existingMaster(ctx, real, plan.size);
-      plan = await planMaster(ctx, real, pass, opts);
-      if (ended && state.state === "failed") throw new StudioError(500, state.error, { job: state });
-      return {
-        plan: plan.answer,
-        existing,
-        output: state.output,
-        mov: state.mov,
-        report: state.report,
-        titles: state.titles,
-        job: state,
-      };
-    } finally {
-      // The job releases the lock when it ends; a job that never ran leaves it to the route.
-      if (ended) await held.release();
-    }
+    plan = await planMaster(ctx, real, pass, opts);
+    return {
+      plan: plan.answer,
+      existing: await existingMaster(ctx, real, plan.size),
+      output: state.output,
+      mov: state.mov,
+      report: state.report,
+      titles: state.titles,
+      job: state,
+    };
   },
 });
+
+/**
+ * Take the episode's lock (409 with the job holding it), run a `master` job under it and answer its job object
+ * once it ends; a job that ended failed is a 500 carrying it.
+ */
+async function underLock(
+  ctx: Services & { signal: AbortSignal },
+  ep: string,
+  pass: MasterPayload["pass"],
+  title: string,
+  payload: (lock: MasterLock) => MasterPayload,
+): Promise<MasterJob> {
+  await mediaTools(ctx.media);
+  const store = await ctx.jobs();
+  const held = await takeLock(ep, MASTER_BY, ctx.now(), async () => ({
+    job: await currentMasterJob(store, ep, ctx.now()),
+  }));
+  let ended = null;
+  try {
+    const job = await store.add({
+      kind: "master",
+      lane: "builtin",
+      title,
+      info: { ep, pass },
+      payload: payload(held.lock),
+    });
+    ctx.jobSignals.jobAdded();
+    ended = await store.waitFor(job.id, AbortSignal.any([ctx.signal, AbortSignal.timeout(WAIT_MS)]));
+    const state = await masterJobOf(ep, ended ?? job);
+    if (ended && state.state === "failed") throw new StudioError(500, state.error, { job: state });
+    return state;
+  } finally {
+    // The job releases the lock when it ends; a job that never ran leaves it to the route.
+    if (ended) await held.release();
+  }
+}

@@ -46,13 +46,12 @@ export interface MasterPlan {
   vi: ViewInputs;
 }
 
-/** The plan, or 409 for what makes a master impossible (no recipe, no size, no post recipe asked for, no cut). */
-export async function planMaster(
-  services: Services,
+/** The pass's inputs and the series master recipe with its size; 409 without a recipe or a size. */
+export async function masterRecipeOf(
+  services: Pick<Services, "home" | "targets" | "caches">,
   ep: string,
   pass: Pass,
-  o: MasterOptions,
-): Promise<MasterPlan> {
+): Promise<{ vi: ViewInputs; recipe: MasterRecipe; size: { width: number; height: number } }> {
   const vi = await loadViewInputs(services, ep, pass);
   if (!vi)
     throw new StudioError(404, `the ${pass} pass of ${path.basename(ep)} is not built yet: build it first`);
@@ -65,11 +64,21 @@ export async function planMaster(
         : `${recipe.deliverProblem ?? "upscale.master.deliver cannot be read"}: a master is one size`,
     );
   }
+  return { vi, recipe, size: recipe.deliver };
+}
+
+/** The plan, or 409 for what makes a master impossible (no recipe, no size, no post recipe asked for, no cut). */
+export async function planMaster(
+  services: Services,
+  ep: string,
+  pass: Pass,
+  o: MasterOptions,
+): Promise<MasterPlan> {
+  const { vi, recipe, size } = await masterRecipeOf(services, ep, pass);
   const postMaster = o.post === "recipe" ? seriesPostRecipe(vi.seriesRaw) : null;
   if (o.post === "recipe" && !postMaster) throw conflict("the series config has no post.master recipe");
   const entries = vi.cut.filter((e) => !e.out);
   if (entries.length === 0) throw conflict(`the ${pass} cut is empty: nothing to master`);
-  const size = recipe.deliver;
   const probe = episodeProbe(services, ep);
   const cutShots: CutShot[] = await Promise.all(
     entries.map(async (entry) => ({

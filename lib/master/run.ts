@@ -10,12 +10,19 @@ import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { episodeName } from "../episode/cut.ts";
 import { normaliseLoudness } from "../media/loudness.ts";
+import { makeProres } from "../media/prores.ts";
 import { wrapWithTitles } from "../media/titles.ts";
-import { episodeFence, statShowOrNull, writeShowFile, writeShowJson } from "../paths/guarded.ts";
+import {
+  episodeFence,
+  readShowText,
+  statShowOrNull,
+  writeShowFile,
+  writeShowJson,
+} from "../paths/guarded.ts";
 import { localIso } from "../render/time.ts";
 import { type MasterJob, startingJob, type TitlesSummary, writeJobState } from "./job-state.ts";
 import { releaseLock } from "./lock.ts";
-import { masterBase, planMaster, playedFiles } from "./plan.ts";
+import { masterBase, masterRecipeOf, planMaster, playedFiles } from "./plan.ts";
 import { type LoudnessFacts, type MasterReport, reportMarkdown } from "./report.ts";
 import { assembleRefusal } from "./rows.ts";
 
@@ -25,6 +32,8 @@ export const masterPayload = z.object({
   allow_gaps: z.boolean(),
   prores: z.boolean(),
   post: z.enum(["off", "present", "recipe"]),
+  /** `assemble` makes the master (and its ProRes copy with `prores`); `prores` makes the copy of the master there is. */
+  action: z.enum(["assemble", "prores"]).default("assemble"),
   /** The lock the route took for this run: released when the job ends, wherever it runs. */
   lock: z.object({ pid: z.number(), host: z.string(), by: z.string(), started: z.string() }),
 });
@@ -82,6 +91,11 @@ export async function runMaster(
   };
   try {
     await tell({}, true);
+    if (p.action === "prores") {
+      const done = await proresOfMaster(services, ep, p.pass, (patch) => tell(patch, true), hooks.signal);
+      await tell({ state: "done", stage: "done", finished: localIso(services.now()), ...done }, true);
+      return job;
+    }
     const plan = await planMaster(services, ep, p.pass, { conform: false, post: p.post });
     const refusal = assembleRefusal(plan.answer.rows, p.allow_gaps);
     if (refusal) throw new Error(refusal);
@@ -124,9 +138,13 @@ export async function runMaster(
       signal: hooks.signal,
       progress: ({ step }) => void tell({ step: "assemble", stage: "loudness", text: step }).catch(() => {}),
     });
-    // A ProRes copy of an older master is not this master's: it goes.
     const mov = path.join(ep, names.mov);
-    if (await statShowOrNull(fence, mov)) await rm(mov, { force: true });
+    if (p.prores) {
+      await proresOf(services, master, mov, (patch) => tell(patch, true), hooks.signal);
+    } else if (await statShowOrNull(fence, mov)) {
+      // A ProRes copy of an older master is not this master's: it goes.
+      await rm(mov, { force: true });
+    }
     const r = answer.report;
     const played: MasterReport["played"] = {};
     for (const [shot, f] of files) played[shot] = f.kind;
@@ -134,7 +152,7 @@ export async function runMaster(
       episode: name,
       made: job.started ?? localIso(services.now()),
       output: names.mp4,
-      prores: null,
+      prores: p.prores ? names.mov : null,
       titles,
       loudness,
       quality: plan.answer.quality,
@@ -160,7 +178,7 @@ export async function runMaster(
         text: `${names.mp4}: ${r.clips} clip(s), ${r.frames} frames`,
         finished: report.finished,
         output: names.mp4,
-        mov: null,
+        mov: p.prores ? names.mov : null,
         report: names.md,
         titles,
       },
@@ -243,4 +261,55 @@ async function addTitles(
     const why = err instanceof Error ? err.message : String(err);
     throw new Error(why.startsWith("titles") ? why : `titles: ${why}`);
   }
+}
+
+/** The ProRes 422 HQ copy of `master` written as `mov` (through a temp name), with its progress. */
+async function proresOf(
+  services: Services,
+  master: string,
+  mov: string,
+  tell: (patch: Partial<MasterJob>) => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  await tell({ stage: "prores", text: "ProRes 422 HQ", done: null, total: null });
+  const tmp = `${mov.slice(0, -4)}.tmp.mov`;
+  try {
+    await makeProres(services, master, tmp, {
+      signal,
+      progress: (f) => void tell({ text: `ProRes 422 HQ: ${Math.round(f * 100)}%` }).catch(() => {}),
+    });
+    await rename(tmp, mov);
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/** `prores` on its own: the copy of the master already made at the recipe's size, recorded in its report. */
+async function proresOfMaster(
+  services: Services,
+  ep: string,
+  pass: Pass,
+  tell: (patch: Partial<MasterJob>) => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<Partial<MasterJob>> {
+  const { size } = await masterRecipeOf(services, ep, pass);
+  const names = masterNames(await episodeName(services, ep), size);
+  const fence = episodeFence(ep);
+  const master = path.join(ep, names.mp4);
+  if (!(await statShowOrNull(fence, master))?.isFile())
+    throw new Error(`there is no master of this episode at ${size.width}x${size.height} to copy`);
+  await proresOf(services, master, path.join(ep, names.mov), tell, signal);
+  const json = path.join(ep, names.json);
+  let report: MasterReport | null = null;
+  try {
+    report = JSON.parse(await readShowText(fence, json)) as MasterReport;
+  } catch {
+    // A master without its report (made by hand, or the report removed): the copy is made all the same.
+  }
+  if (report) {
+    report.prores = names.mov;
+    await writeShowJson(fence, json, report);
+    await writeShowFile(fence, path.join(ep, names.md), reportMarkdown(report));
+  }
+  return { output: names.mp4, mov: names.mov, report: report ? names.md : null, text: names.mov };
 }
