@@ -1,7 +1,8 @@
 // The Finishing view end to end in a real Chromium on a real `node runtime/serve.js`: an animatic episode on the
 // built-in engine whose series config has an `upscale.master` recipe; the view shows the master plan (every shot
 // still to upscale, and why), queues the upscales, shows them arriving fresh, marks one Keep, refuses a bad shot
-// recipe in the service's words, assembles the master with its live stage, and plays it to its end.
+// recipe in the service's words, assembles the master with its live stage, plays it to its end, and makes its
+// ProRes copy.
 // Screenshots go to test-results/finishing-*.png.
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -215,8 +216,15 @@ describe("the Finishing view", () => {
       return v.play();
     });
     await until("the end of the master", () => video.evaluate((v: Played) => v.ended), 20_000);
+    // A ProRes copy of the master there is: its .mov offered beside the master once made.
+    await page.getByRole("button", { name: "ProRes of this master" }).click();
+    const mov = page
+      .getByRole("region", { name: "Master output" })
+      .getByRole("link", { name: "ProRes .mov" });
+    await until("the ProRes link", () => mov.isVisible(), 120_000);
+    await access(path.join(ep(), "master", "ep01_master_896x512.mov"));
     expect(
       view.problems.filter((p) => !/Failed to load resource|ERR_CONNECTION_REFUSED|WebSocket/.test(p)),
     ).toEqual([]);
-  }, 150_000);
+  }, 300_000);
 });
