@@ -56,7 +56,7 @@ export function RecipePanel({
           ))}
         </dl>
       ) : options ? (
-        <p class="muted">No upscale.master recipe in the series config: a master needs one.</p>
+        <p class="muted recipe-note">No upscale.master recipe in the series config: a master needs one.</p>
       ) : null}
       {recipe?.problems.length ? (
         <ul class="warn" aria-label="Problems in the upscale recipe">
@@ -66,7 +66,7 @@ export function RecipePanel({
         </ul>
       ) : null}
       {postOptions ? (
-        <p class="muted">
+        <p class="muted recipe-note">
           Post recipe: {postOptions.recipe ? postOptions.recipe.text : "none in the series config"}
         </p>
       ) : null}
