@@ -1,6 +1,7 @@
 // The Finishing view's mapping: cut-order rows with upscale/post badges by freshness, the master plan beside them,
 // counts and hints, the master job's stage in words, and a shot's recipe form to the body PUT /upscale/recipe takes.
 import { describe, expect, it } from "vitest";
+import { parseRoute, routeSearch } from "../web/src/route.ts";
 import type { MasterJob, MasterPlan, ShotEntry, TakeSummary } from "../web/src/types.ts";
 import {
   clock,
@@ -299,6 +300,12 @@ describe("the master job in words", () => {
 });
 
 describe("small helpers", () => {
+  it("the address opens the Finishing view and keeps it", () => {
+    const r = parseRoute("?ep=%2Fshows%2Fep01&view=finishing&shot=sh020&pass=final");
+    expect(r).toEqual({ ep: "/shows/ep01", shot: "sh020", view: "finishing", pass: "final" });
+    expect(parseRoute(routeSearch(r))).toEqual(r);
+  });
+
   it("episode paths match with either slash", () => {
     expect(sameEpisode("C:\\shows\\ep01", "C:/shows/ep01/")).toBe(true);
     expect(sameEpisode("/shows/ep01", "/shows/ep02")).toBe(false);
