@@ -1,0 +1,99 @@
+// The master end to end on the built-in engine: `queue` queues the upscales the plan asks for (the upscale route's
+// own queueing, run by the upscale job: ffmpeg lanczos), after which every row is ok and `assemble` makes the
+// master from them; `conform` redoes an upscale made with other settings; and an upscaled assemble plays the
+// upscales the upscale route made.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { assembleJob } from "../workers/jobs/assemble.ts";
+import { masterJob } from "../workers/jobs/master.ts";
+import { upscaleJob } from "../workers/jobs/upscale.ts";
+import { WorkerPool } from "../workers/pool.ts";
+import { realTake, realUpscale, SHORT, videoOf } from "./master-media.ts";
+import { seriesS } from "./support/series-s.ts";
+import { makeStudio, type Studio } from "./support/studio-episode.ts";
+
+let s: Studio;
+let ffmpeg: string;
+let store: StudioJobStore;
+let pool: WorkerPool;
+
+beforeAll(async () => {
+  s = await makeStudio();
+  s.env.services.env.PATH = process.env.PATH;
+  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
+  store = await s.env.services.jobs();
+  pool = new WorkerPool({
+    services: s.env.services,
+    store,
+    kinds: { upscale: upscaleJob, master: masterJob, assemble: assembleJob },
+    pollMs: 50,
+    emit: (kind, data) => s.env.services.events.emit(kind, data),
+  });
+  pool.start();
+});
+afterAll(async () => {
+  await pool.stop({ graceful: true });
+  await store.close();
+  await s.cleanup();
+});
+
+const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };
+const SHOTS = ["sh010", "sh020", "sh030"];
+
+/** Until every upscale job of `ep` has ended. */
+async function upscalesDone(ep: string): Promise<void> {
+  for (;;) {
+    const jobs = (await store.list()).jobs.filter((j) => j.kind === "upscale" && j.info.ep === ep);
+    if (jobs.every((j) => j.status !== "queued" && j.status !== "running")) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function builtinTakes(ep: string) {
+  for (const shot of SHOTS) await realTake(s, ffmpeg, ep, "final", shot, 1, { target: "animatic" });
+}
+
+describe("the master on the built-in engine", () => {
+  it("queue upscales what the plan asks, then assemble makes the master from them", {
+    timeout: 300_000,
+  }, async () => {
+    const ep = await s.episode(SHORT, { series: { ...seriesS(), upscale: { master: RECIPE } } });
+    await builtinTakes(ep);
+    // sh030 has an upscale made with other settings: kept, unless conform.
+    await realUpscale(ffmpeg, ep, "final", "sh030", 1, { record: { recipe_hash: "0123456789ab" } });
+    const queued = await s.call("POST", "/master", { ep, action: "queue", order: "target" });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(200);
+    expect(queued.body.queued).toEqual(["sh010", "sh020"]);
+    expect(queued.body.errors).toEqual([]);
+    expect(queued.body.plan.rows.map((r: { status: string }) => r.status)).toEqual([
+      "queued",
+      "queued",
+      "kept",
+    ]);
+    const events = s.env.events.filter((e) => e.type === "studio.upscale").map((e) => e.data);
+    expect(events).toEqual([
+      { ep, shot: "sh010", take: 1, status: "queued" },
+      { ep, shot: "sh020", take: 1, status: "queued" },
+    ]);
+    await upscalesDone(ep);
+    const conform = await s.call("POST", "/master", { ep, action: "queue", conform: true });
+    expect(conform.body.queued).toEqual(["sh030"]);
+    await upscalesDone(ep);
+    const plan = await s.call("POST", "/master", { ep });
+    expect(plan.body.plan.rows.map((r: { status: string }) => r.status)).toEqual(["ok", "ok", "ok"]);
+    expect(plan.body.plan.ready).toBe(true);
+    const made = await s.call("POST", "/master", { ep, action: "assemble" });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(await videoOf(ffmpeg, path.join(ep, made.body.output))).toMatchObject({
+      width: 896,
+      height: 512,
+      frames: 36,
+    });
+    // The upscaled cut plays the same upscales, copied.
+    const up = await s.call("POST", "/assemble", { ep, pass: "final", upscaled: true });
+    expect(up.body).toMatchObject({ ok: true, output: "renders/e01_up.mp4" });
+    expect(up.body.report).toMatchObject({ width: 896, height: 512, copied: 3, scaled_up: [] });
+  });
+});
