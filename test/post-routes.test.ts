@@ -328,7 +328,7 @@ describe("POST /studio/post on the built-in engine", () => {
     });
     const missing = await s.call("POST", "/post", { ep, takes: [{ shot: "sh010", take: 9 }], blur: 0.25 });
     expect(missing.body.skipped).toEqual([
-      { shot: "sh010", take: 9, reason: "final take 9 of sh010 doesn't exist" },
+      { shot: "sh010", reason: "final take 9 of sh010 doesn't exist" },
     ]);
   });
 

@@ -5,6 +5,7 @@
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { loadViewInputs } from "../episode/view-inputs.ts";
+import { chooseTakes, type TakeAsk, type TakeSkip } from "../episode/which-takes.ts";
 import { StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import { localIso } from "../render/time.ts";
@@ -24,7 +25,6 @@ import {
   seriesPostRecipe,
 } from "./recipe.ts";
 import { postEvent, writePost } from "./record.ts";
-import { chooseTakes, type TakeAsk } from "./which-takes.ts";
 
 export interface PostRequest extends TakeAsk {
   pass: Pass;
@@ -39,7 +39,7 @@ export interface PostRequest extends TakeAsk {
 
 export interface PostAnswer {
   queued: { shot: string; take: number; what: string; width: number; height: number; prompt_id: string }[];
-  skipped: { shot: string; take?: number; reason: string }[];
+  skipped: TakeSkip[];
   errors: { shot: string; take: number; error: string }[];
 }
 

@@ -4,10 +4,16 @@
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { folderTakes } from "../episode/cut-view.ts";
-import { latestUsable, passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
-import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
-import { conflict, notFound, StudioError } from "../errors.ts";
+import { passFolder, safeShot } from "../episode/takes.ts";
+import { loadViewInputs } from "../episode/view-inputs.ts";
+import {
+  type ChosenTake,
+  chooseTakes,
+  type TakeAsk,
+  type TakeSkip,
+  wholeCut,
+} from "../episode/which-takes.ts";
+import { conflict, StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import type { NewJob } from "../jobs/types.ts";
 import { episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
@@ -22,9 +28,7 @@ import { type PlannedUpscale, planUpscaleTake, recipeAsk, type UpscaleAsk } from
 import { type BackendCheck, checkBackend } from "./readiness.ts";
 import { masterRecipe, shotOwnRecipe } from "./recipe.ts";
 
-export interface UpscaleRequest extends UpscaleAsk {
-  shots?: string[] | null;
-  takes?: { shot: string; take: number }[] | null;
+export interface UpscaleRequest extends UpscaleAsk, TakeAsk {
   redo?: boolean;
   /** Use the series master recipe (only pass, shots/takes and redo still apply). */
   recipe?: boolean;
@@ -50,7 +54,7 @@ export interface QueuedUpscale {
 
 export interface UpscaleAnswer {
   queued: QueuedUpscale[];
-  skipped: { shot: string; take?: number; reason: string }[];
+  skipped: TakeSkip[];
   errors: { shot: string; take?: number; error: string }[];
 }
 
@@ -77,64 +81,6 @@ export const upscaleEvent = (ep: string, shot: string, take: number, status: str
   take,
   status,
 });
-
-interface Candidate {
-  shot: string;
-  t: TakeRecord;
-  /** Named outright (a shot or a take), not the whole cut. */
-  named: boolean;
-}
-
-/** The takes a request names, in cut order for shots; placeholders and missing takes are skips. */
-async function selectTakes(
-  services: Pick<Services, "caches">,
-  vi: ViewInputs,
-  req: UpscaleRequest,
-  answer: UpscaleAnswer,
-): Promise<Candidate[]> {
-  const out: Candidate[] = [];
-  const pass = vi.pass;
-  if (req.takes) {
-    for (const { shot, take } of req.takes) {
-      const t = (await folderTakes(services, vi.ep, pass, shot)).find((x) => x.take === take);
-      if (!t) answer.skipped.push({ shot, reason: `${pass} take ${take} of ${shot} doesn't exist` });
-      else out.push({ shot, t, named: true });
-    }
-    return out;
-  }
-  const whole = req.shots === undefined || req.shots === null;
-  const named = new Set(req.shots ?? []);
-  const entries = whole ? vi.cut.filter((e) => !e.out) : vi.cut.filter((e) => named.has(e.shot));
-  const seen = new Set<string>();
-  for (const e of entries) {
-    seen.add(e.shot);
-    if (e.pass && e.pass !== pass) {
-      answer.skipped.push({ shot: e.shot, reason: `the cut uses its ${e.pass} take` });
-      continue;
-    }
-    const takes = await folderTakes(services, vi.ep, pass, e.shot);
-    const t = typeof e.take === "number" ? takes.find((x) => x.take === e.take) : latestUsable(takes);
-    if (!t) {
-      answer.skipped.push({
-        shot: e.shot,
-        reason:
-          typeof e.take === "number" ? `${pass} take ${e.take} of ${e.shot} doesn't exist` : "no usable take",
-      });
-      continue;
-    }
-    out.push({ shot: e.shot, t, named: !whole });
-  }
-  for (const shot of named) {
-    if (seen.has(shot)) continue;
-    // A shot named that neither the pass's build nor its cut knows is a mistake in the request, not a take to skip.
-    if (!vi.build.order.includes(shot)) throw notFound(`${shot} is not a shot of the ${pass} pass`);
-    // A shot named outright that the cut does not list: its latest usable take.
-    const t = latestUsable(await folderTakes(services, vi.ep, pass, shot));
-    if (!t) answer.skipped.push({ shot, reason: "no usable take" });
-    else out.push({ shot, t, named: true });
-  }
-  return out;
-}
 
 /** The `queued` record the queuer writes (the saver adds its fields when it finishes). */
 export function queuedRecord(
@@ -221,52 +167,51 @@ export async function queueUpscales(
     throw new StudioError(404, `the ${pass} pass of ${path.basename(ep)} is not built yet: build it first`);
   const master = req.recipe ? masterRecipe(vi.seriesRaw) : null;
   if (req.recipe && !master) throw conflict("the series config has no upscale.master recipe");
-  const answer: UpscaleAnswer = { queued: [], skipped: [], errors: [] };
-  if (Array.isArray(req.shots) && req.shots.length === 0 && !req.takes) return answer;
-  const whole = !req.takes && (req.shots === undefined || req.shots === null);
+  const chosen = await chooseTakes(services, vi, req);
+  const answer: UpscaleAnswer = { queued: [], skipped: chosen.skipped, errors: [] };
+  const whole = wholeCut(req);
   const probe = episodeProbe(services, ep);
-  const candidates = await selectTakes(services, vi, req, answer);
-  const planned: { c: Candidate; plan: PlannedUpscale; lane: string }[] = [];
-  for (const c of candidates) {
+  const planned: { c: ChosenTake; plan: PlannedUpscale; lane: string }[] = [];
+  for (const c of chosen.takes) {
     const v = await judgeVersions(
       services,
-      { ep, pass, shot: c.shot, stem: c.t.stem, files: c.t.files },
+      { ep, pass, shot: c.shot, stem: c.record.stem, files: c.record.files },
       probe,
     );
     const up = v.upscale;
     if (up?.status === "queued" && up.record) {
-      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: "its upscale is on its way" });
+      answer.skipped.push({ shot: c.shot, take: c.take, reason: "its upscale is on its way" });
       continue;
     }
     if (up?.fresh && up.record?.keep === true && whole) {
-      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: KEEP_REASON });
+      answer.skipped.push({ shot: c.shot, take: c.take, reason: KEEP_REASON });
       continue;
     }
-    const facts = await takeFacts(vi, c.shot, c.t, up, probe);
+    const facts = await takeFacts(vi, c.shot, c.record, up, probe);
     let ask: UpscaleAsk = req;
     if (master) {
       const fromRecipe = recipeAsk(master, facts.target, shotOwnRecipe(vi.overrides, c.shot));
       if ("error" in fromRecipe) {
-        answer.errors.push({ shot: c.shot, take: c.t.take, error: fromRecipe.error });
+        answer.errors.push({ shot: c.shot, take: c.take, error: fromRecipe.error });
         continue;
       }
       ask = fromRecipe.ask;
     }
     const result = planUpscaleTake(facts, ask);
     if ("error" in result) {
-      answer.errors.push({ shot: c.shot, take: c.t.take, error: result.error });
+      answer.errors.push({ shot: c.shot, take: c.take, error: result.error });
       continue;
     }
     if (up?.fresh && !req.redo && up.record?.recipe_hash === result.ok.recipe_hash) {
-      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: "already upscaled" });
+      answer.skipped.push({ shot: c.shot, take: c.take, reason: "already upscaled" });
       continue;
     }
     if (up?.fresh && !req.redo && !master) {
-      answer.skipped.push({ shot: c.shot, take: c.t.take, reason: "already upscaled" });
+      answer.skipped.push({ shot: c.shot, take: c.take, reason: "already upscaled" });
       continue;
     }
     // A ComfyUI take is upscaled on the backend that rendered it unless the request names another.
-    const lane = facts.builtin ? "builtin" : (req.backend ?? takeBackend(c.t) ?? "local");
+    const lane = facts.builtin ? "builtin" : (req.backend ?? takeBackend(c.record) ?? "local");
     planned.push({ c, plan: result.ok, lane });
   }
   if (planned.length === 0) return answer;
@@ -286,10 +231,10 @@ export async function queueUpscales(
   const queuedAt = localIso(services.now());
   for (const { c, plan, lane } of ordered) {
     const dir = path.join(ep, passFolder(pass), safeShot(c.shot));
-    const json = path.join(dir, upJsonName(c.t.stem));
+    const json = path.join(dir, upJsonName(c.record.stem));
     const jobId = newJobId();
     try {
-      const stamp = await sourceStamp(ep, path.join(dir, `${c.t.stem}.mp4`));
+      const stamp = await sourceStamp(ep, path.join(dir, `${c.record.stem}.mp4`));
       await withLock(services, ep, () =>
         writeUpscaleRecord(services, ep, json, queuedRecord(plan, stamp, queuedAt, jobId)),
       );
@@ -297,9 +242,9 @@ export async function queueUpscales(
         id: jobId,
         kind: "upscale",
         lane,
-        title: upscaleTitle(c.shot, c.t.take),
-        info: { ep, pass, shot: c.shot, take: c.t.take, target: plan.target ?? undefined, backend: lane },
-        payload: { ep, pass, shot: c.shot, take: c.t.take, stem: c.t.stem, lane, plan },
+        title: upscaleTitle(c.shot, c.take),
+        info: { ep, pass, shot: c.shot, take: c.take, target: plan.target ?? undefined, backend: lane },
+        payload: { ep, pass, shot: c.shot, take: c.take, stem: c.record.stem, lane, plan },
         after: null,
       };
       await store.add(job);
@@ -308,20 +253,20 @@ export async function queueUpscales(
       await withLock(services, ep, () =>
         writeUpscaleRecord(services, ep, json, {
           shot: c.shot,
-          take: c.t.take,
+          take: c.take,
           status: "failed",
           queued: queuedAt,
           finished: localIso(services.now()),
           save_notes: why,
         }),
       ).catch(() => {});
-      answer.errors.push({ shot: c.shot, take: c.t.take, error: why });
-      services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.t.take, "failed"));
+      answer.errors.push({ shot: c.shot, take: c.take, error: why });
+      services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.take, "failed"));
       continue;
     }
     answer.queued.push({
       shot: c.shot,
-      take: c.t.take,
+      take: c.take,
       route: plan.route,
       method: plan.method,
       pixel_model: plan.pixel_model,
@@ -333,7 +278,7 @@ export async function queueUpscales(
       height: plan.height,
       prompt_id: jobId,
     });
-    services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.t.take, "queued"));
+    services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.take, "queued"));
   }
   services.jobSignals.jobAdded();
   return answer;

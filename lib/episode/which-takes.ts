@@ -1,13 +1,15 @@
-// Which takes a post request is about: named takes win; else named shots (each shot's cut take: its pick, else its
-// latest usable take, even when the shot is left out of the cut); else the whole cut but the entries marked `out`.
-// An entry playing the other pass's take, or a named take that does not exist, is skipped with the reason; a named
-// shot the pass does not have is a 404.
+// Which takes a finishing request (upscale, post) is about: named takes win; else named shots (each shot's cut take:
+// its pick, else its latest usable take, even when the entry is marked `out`), in cut order, then named shots the
+// cut does not list; else the whole cut but the entries marked `out`. An entry playing the other pass's take, a
+// named take that does not exist or a shot with no usable take is skipped with the reason; a named shot the pass
+// does not have is a 404.
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { cutPick, folderTakes } from "../episode/cut-view.ts";
-import type { TakeRecord } from "../episode/takes.ts";
-import type { ViewInputs } from "../episode/view-inputs.ts";
-import { StudioError } from "../errors.ts";
+import { notFound } from "../errors.ts";
+import type { CutEntry } from "./cut.ts";
+import { cutPick, folderTakes } from "./cut-view.ts";
+import type { TakeRecord } from "./takes.ts";
+import type { ViewInputs } from "./view-inputs.ts";
 
 export interface TakeAsk {
   shots?: readonly string[] | null;
@@ -20,13 +22,23 @@ export interface ChosenTake {
   record: TakeRecord;
 }
 
-export interface Chosen {
-  takes: ChosenTake[];
-  skipped: { shot: string; take?: number; reason: string }[];
+/** A take (or shot) left alone before planning, with why; `take` once planning has one to name. */
+export interface TakeSkip {
+  shot: string;
+  take?: number;
+  reason: string;
 }
 
-/** Whether the request means the whole cut (neither `shots` nor `takes` given). */
+export interface Chosen {
+  takes: ChosenTake[];
+  skipped: TakeSkip[];
+}
+
+/** Whether the request means the whole cut (neither `shots` nor `takes` given; an empty list is not it). */
 export const wholeCut = (ask: TakeAsk) => (ask.takes ?? null) === null && (ask.shots ?? null) === null;
+
+const missingTake = (pass: Pass, shot: string, take: number) =>
+  `${pass} take ${take} of ${shot} doesn't exist`;
 
 export async function chooseTakes(
   services: Pick<Services, "caches">,
@@ -46,18 +58,22 @@ export async function chooseTakes(
     for (const { shot, take } of ask.takes) {
       const found = (await folderTakes(services, ep, pass, shot)).find((t) => t.take === take);
       if (found) add(shot, found);
-      else out.skipped.push({ shot, take, reason: `${pass} take ${take} of ${shot} doesn't exist` });
+      else out.skipped.push({ shot, reason: missingTake(pass, shot, take) });
     }
     return out;
   }
   const named = ask.shots ?? null;
+  const inCut = new Set(vi.cut.map((e) => e.shot));
   for (const shot of named ?? []) {
     // A shot named that neither the pass's build nor its cut knows is a mistake in the request, not a take to skip.
-    if (!vi.build.order.includes(shot) && !vi.cut.some((e) => e.shot === shot))
-      throw new StudioError(404, `${shot} is not a shot of the ${pass} pass`);
+    if (!inCut.has(shot) && !vi.build.order.includes(shot))
+      throw notFound(`${shot} is not a shot of the ${pass} pass`);
   }
-  const entries = named
-    ? named.map((shot) => vi.cut.find((e) => e.shot === shot) ?? { shot })
+  const entries: CutEntry[] = named
+    ? [
+        ...vi.cut.filter((e) => named.includes(e.shot)),
+        ...[...new Set(named)].filter((shot) => !inCut.has(shot)).map((shot) => ({ shot })),
+      ]
     : vi.cut.filter((e) => e.out !== true);
   for (const entry of entries) {
     const entryPass: Pass = entry.pass ?? pass;
@@ -68,11 +84,7 @@ export async function chooseTakes(
     const pick = cutPick(entry, pass, await folderTakes(services, ep, pass, entry.shot));
     if (pick.take) add(entry.shot, pick.take);
     else if (pick.number !== null)
-      out.skipped.push({
-        shot: entry.shot,
-        take: pick.number,
-        reason: `${pass} take ${pick.number} of ${entry.shot} doesn't exist`,
-      });
+      out.skipped.push({ shot: entry.shot, reason: missingTake(pass, entry.shot, pick.number) });
     else out.skipped.push({ shot: entry.shot, reason: `${entry.shot} has no usable ${pass} take` });
   }
   return out;
