@@ -248,7 +248,18 @@ describe("which takes, and the refusals", () => {
     expect(none.status).toBe(409);
     expect(none.body.error).toMatch(/no finished upscale to keep/);
     expect((await s.call("DELETE", "/upscale", { ep, shot: "sh010", take: "1" })).status).toBe(404);
-    expect((await s.call("DELETE", "/upscale", { ep, shot: "sh010", take: "x" })).status).toBe(400);
+    // The take in a query string is digits and nothing else, as on DELETE /studio/post.
+    for (const bad of ["x", "0x10", "1e0", " 1", "0"]) {
+      const refused = await s.call("DELETE", "/upscale", { ep, shot: "sh010", take: bad });
+      expect(refused.status, bad).toBe(400);
+      expect((await s.call("DELETE", "/post", { ep, shot: "sh010", take: bad })).body).toEqual(refused.body);
+    }
+    expect((await s.call("DELETE", "/upscale", { ep, shot: "sh010", take: "0x10" })).body.error).toBe(
+      'take: must be a whole number (got "0x10")',
+    );
+    expect(
+      (await s.call("PUT", "/upscale/keep", { ep, shot: "sh010", take: "1.5", keep: true })).status,
+    ).toBe(400);
 
     const rec = await s.call("PUT", "/upscale/recipe", {
       ep,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { deletePost } from "../../lib/post/delete.ts";
-import { ep, passOr, shotId, take } from "../../lib/schema/fields.ts";
+import { ep, passOr, queryTake, shotId } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -14,12 +14,7 @@ export default defineFunction({
     ep,
     pass: passOr("final"),
     shot: shotId,
-    take: z
-      .string()
-      .regex(/^\d+$/, "take must be a whole number")
-      .transform(Number)
-      .pipe(take)
-      .describe("The take number"),
+    take: queryTake,
   }),
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);

@@ -3,14 +3,12 @@
 import { z } from "zod";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { queuePosts } from "../../lib/post/queue.ts";
-import { ep, passOr, shotId, take } from "../../lib/schema/fields.ts";
+import { ep, passOr, shotId, takeOrDigits } from "../../lib/schema/fields.ts";
 import { defineFunction } from "../fn.ts";
 
 const takeItem = z.object({
   shot: shotId,
-  take: z
-    .union([take, z.string().regex(/^\d+$/, "must be a take number").transform(Number).pipe(take)])
-    .describe("A take number (digits as text also do)"),
+  take: takeOrDigits,
 });
 
 export default defineFunction({

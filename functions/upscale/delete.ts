@@ -1,7 +1,7 @@
 // DELETE /studio/upscale: remove a take's upscale (`<stem>.up.mp4` and `.up.json`); 409 while its job waits or runs.
 import { z } from "zod";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { ep, passOr, shotId, take } from "../../lib/schema/fields.ts";
+import { ep, passOr, queryTake, shotId } from "../../lib/schema/fields.ts";
 import { deleteUpscale } from "../../lib/upscale/edit.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -14,7 +14,7 @@ export default defineFunction({
     ep,
     pass: passOr("final"),
     shot: shotId,
-    take: z.coerce.number().pipe(take).describe("The take number"),
+    take: queryTake,
   }),
   async handler(input, ctx) {
     const epReal = await resolveEpisode(input.ep, ctx);

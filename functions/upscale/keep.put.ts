@@ -1,7 +1,7 @@
 // PUT /studio/upscale/keep: mark a finished upscale Keep (whole-cut upscales and the master leave it) or clear it.
 import { z } from "zod";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
-import { ep, passOr, shotId, take } from "../../lib/schema/fields.ts";
+import { ep, passOr, shotId, takeOrDigits } from "../../lib/schema/fields.ts";
 import { keepUpscale } from "../../lib/upscale/edit.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -13,9 +13,7 @@ export default defineFunction({
     ep,
     pass: passOr("final"),
     shot: shotId,
-    take: z
-      .union([take, z.string().regex(/^\d+$/).transform(Number).pipe(take)])
-      .describe("The take number (a digit string too)"),
+    take: takeOrDigits,
     keep: z.boolean({ error: "keep must be true or false" }).describe("true marks Keep, false clears it"),
   }),
   async handler(input, ctx) {

@@ -75,6 +75,19 @@ export const passFilter = z
 /** A take number: takes are counted from 1 within a shot and pass. */
 export const take = z.int().min(1).describe("A take number, counted from 1 within a shot and pass");
 
+/** A take number written as digits (a query string holds only text): "x", "1.5" or "0x10" are refused. */
+const takeDigits = z
+  .string()
+  .regex(/^\d+$/, { error: (issue) => `must be a whole number (got ${shown(issue.input)})` })
+  .transform(Number)
+  .pipe(take);
+
+/** A take number in a query string. */
+export const queryTake = takeDigits.describe("The take number, as digits");
+
+/** A take number in a JSON body: a number, or its digits as text. */
+export const takeOrDigits = z.union([take, takeDigits]).describe("A take number (digits as text also do)");
+
 /** Which source file of the episode: its script or its series config. */
 export const sourceFile = z
   .enum(["script", "series"])
