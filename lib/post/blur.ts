@@ -1,15 +1,14 @@
 // The built-in motion blur (no GPU, no optical flow): each frame mixed with the one before it (a copy of the picture
-// delayed by one frame, the first frame standing in for its own predecessor, blended over it), weighted so the mix is what a shutter open for `amount` of the frame interval would see if the picture moved
-// in a straight line between the two frames. Frame count, size and timing stay the upscale's; its audio stream is
+// delayed by one frame, the first frame standing in for its own predecessor, blended over it), weighted so the mix
+// is what a shutter open for `amount` of the frame interval would see if the picture moved in a straight line
+// between the two frames. Frame count, size and timing stay the upscale's; its audio stream is
 // copied as it is. Argument builders are pure; `runBlur` is the one I/O step.
 import { type RunOptions, runFfmpeg } from "../media/ffmpeg.ts";
+import { type ResampleQuality, resampleCodecArgs } from "../media/resample.ts";
 
 /** How the record names the method, so nobody takes it for the optical-flow blur of a ComfyUI post. */
 export const BLUR_METHOD =
   "frame blending (ffmpeg: each frame mixed with the previous one by the shutter fraction), not optical flow";
-
-/** The encoder this path always uses (no hardware encoder is assumed). */
-export const BLUR_ENCODER = "libx264";
 
 /**
  * The two weights (previous frame, this frame): averaging the straight-line path between them over the last
@@ -33,18 +32,17 @@ export function blurFilter(amount: number): string {
   );
 }
 
-/** x264 settings by quality: review is quick, master keeps detail (8-bit H.264 either way). */
-export function encodeArgs(quality: "review" | "master"): string[] {
-  return quality === "master"
-    ? ["-c:v", BLUR_ENCODER, "-preset", "slow", "-crf", "14", "-pix_fmt", "yuv420p"]
-    : ["-c:v", BLUR_ENCODER, "-preset", "fast", "-crf", "20", "-pix_fmt", "yuv420p"];
-}
+/** The encoder the picture is made with (the record's `encoder`): the built-in resample's, whose settings it uses. */
+export const blurEncoder = (quality: ResampleQuality) => {
+  const args = resampleCodecArgs(quality);
+  return args[args.indexOf("-c:v") + 1];
+};
 
 export interface BlurJob {
   input: string;
   output: string;
   amount: number;
-  quality: "review" | "master";
+  quality: ResampleQuality;
 }
 
 /** ffmpeg's arguments: the first video stream blurred and encoded, any audio stream copied bit for bit. */
@@ -58,7 +56,8 @@ export function blurArgs(j: BlurJob): string[] {
     "[v]",
     "-map",
     "0:a?",
-    ...encodeArgs(j.quality),
+    // The built-in resample's encoder settings, so an upscale and its post are encoded alike.
+    ...resampleCodecArgs(j.quality),
     "-c:a",
     "copy",
     "-movflags",

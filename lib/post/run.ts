@@ -13,7 +13,7 @@ import { localIso } from "../render/time.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import { jobWorkPath } from "../store/temp-names.ts";
 import { postMp4Name, sourceStamp, upscaleOf } from "../upscale/fresh.ts";
-import { BLUR_ENCODER, BLUR_METHOD, runBlur } from "./blur.ts";
+import { BLUR_METHOD, blurEncoder, runBlur } from "./blur.ts";
 import { postGraphRequest } from "./comfy.ts";
 import { postGraph, RAFT_LARGE } from "./graphs/index.ts";
 import type { PostPayload } from "./payload.ts";
@@ -143,7 +143,7 @@ export async function runPost(
           },
         },
       );
-      encoder = BLUR_ENCODER;
+      encoder = blurEncoder(p.quality);
       method = BLUR_METHOD;
       notes.push(`motion blur ${p.settings.motion_blur} by ${BLUR_METHOD}`);
     } else {
