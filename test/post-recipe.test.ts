@@ -2,7 +2,7 @@
 // and its hash, SeedVR2's "fit" chunk, each per-take decision, and the built-in blur's ffmpeg arguments.
 import { describe, expect, it } from "vitest";
 import { blurArgs, blurFilter, blurWeights } from "../lib/post/blur.ts";
-import { derivedSeed, graphEnhance } from "../lib/post/comfy.ts";
+import { graphEnhance } from "../lib/post/comfy.ts";
 import { planPost, type TakeVersions } from "../lib/post/plan.ts";
 import {
   fitChunk,
@@ -15,6 +15,7 @@ import {
   recipeSettings,
   recipeText,
 } from "../lib/post/recipe.ts";
+import { derivedSeed } from "../lib/upscale/comfy.ts";
 
 const ok = <T>(p: { ok: true; value: T } | { ok: false; error: string }): T => {
   if (!p.ok) throw new Error(p.error);

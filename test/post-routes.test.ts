@@ -327,9 +327,7 @@ describe("POST /studio/post on the built-in engine", () => {
       errors: [],
     });
     const missing = await s.call("POST", "/post", { ep, takes: [{ shot: "sh010", take: 9 }], blur: 0.25 });
-    expect(missing.body.skipped).toEqual([
-      { shot: "sh010", reason: "final take 9 of sh010 doesn't exist" },
-    ]);
+    expect(missing.body.skipped).toEqual([{ shot: "sh010", reason: "final take 9 of sh010 doesn't exist" }]);
   });
 
   it("leaves out shots marked out and the cut's placeholders from the other pass", async () => {
@@ -512,6 +510,29 @@ describe("DELETE /studio/post", () => {
       404,
       /proxy take 1/,
     );
+  });
+
+  it("a post canceled before it ran has its record closed 'canceled', and a new post queues", async () => {
+    const ep = await s.episode(SCRIPT);
+    await takeWithVideo(ep, "sh010", 1);
+    await upscaleOf(ep, "sh010", 1);
+    const q = await s.call("POST", "/post", { ep, shots: ["sh010"], blur: 0.5 });
+    const id = q.body.queued[0].prompt_id;
+    s.env.events.length = 0;
+    expect((await s.call("POST", "/jobs/cancel", { id })).status).toBe(200);
+    const rec = JSON.parse(await readFile(path.join(dirOf(ep, "sh010"), "sh010_t01.post.json"), "utf8"));
+    expect(rec).toMatchObject({
+      status: "failed",
+      job: id,
+      save_notes: "sh010_t01.post.mp4 failed: canceled",
+    });
+    expect(typeof rec.finished).toBe("string");
+    expect(postEvents()).toEqual([{ ep, shot: "sh010", take: 1, status: "failed" }]);
+    // Closed, it is no longer "on its way": the same post queues again and runs.
+    const again = await s.call("POST", "/post", { ep, shots: ["sh010"], blur: 0.5 });
+    expect(again.body.queued).toHaveLength(1);
+    startPool();
+    expect(await ended(again.body.queued[0].prompt_id)).toBe("succeeded");
   });
 
   it("deletes a finished post's mp4 too", async () => {

@@ -8,7 +8,7 @@ import { jobsAnswer, jobView } from "../../lib/jobs/view.ts";
 import { closeCanceledRef } from "../../lib/refs/queue-ref.ts";
 import { sweepQueuedTakes } from "../../lib/render/sweep.ts";
 import { MAX_JOB_ID, MAX_LANE } from "../../lib/schema/fields.ts";
-import { closeCanceledUpscale } from "../../lib/upscale/queue.ts";
+import { closeCanceledVersion } from "../../lib/upscale/version-record.ts";
 import { defineFunction } from "../fn.ts";
 
 const ACTIONS = "cancel, move, retry, pause or paid-reset";
@@ -78,7 +78,7 @@ export default defineFunction({
         else if (changed.kind === "render" && typeof changed.info.ep === "string" && changed.info.pass) {
           await sweepQueuedTakes(ctx, changed.info.ep, changed.info.pass, { store });
         } else if (changed.kind === "ref") await closeCanceledRef(ctx, changed);
-        else if (changed.kind === "upscale") await closeCanceledUpscale(ctx, changed);
+        else await closeCanceledVersion(ctx, changed);
         break;
       case "move":
         await store.move(input.id, input.index);

@@ -1,15 +1,10 @@
 // A post's settings as the ComfyUI post graph takes them: the enhance step with its model, derived seed and chunk
 // resolved (SeedVR2 "fit" sized from the picture), the upscale as the source video, and the saver's prefix.
 
+import { derivedSeed } from "../upscale/comfy.ts";
 import type { PostEnhance, PostGraphRequest, SourceVideo } from "../upscale/graphs/types.ts";
 import type { Enhance } from "./recipe.ts";
 import { fitChunk } from "./recipe.ts";
-
-/** SeedVR2 and SUPIR seeds: the take's seed mod 2^50 (0 when the take has none). */
-export function derivedSeed(seed: string | null): number {
-  if (seed === null || !/^\d+$/.test(seed)) return 0;
-  return Number(BigInt(seed) % (1n << 50n));
-}
 
 export function graphEnhance(
   e: Enhance | null,

@@ -8,7 +8,7 @@ import { forgetJsonFile } from "../store/json-file.ts";
 import { str } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { postJsonName } from "../upscale/fresh.ts";
-import { postEvent, postJsonPath, postMp4Path, readPostNow } from "./record.ts";
+import { readRecordNow, recordPath, versionEvent, versionMp4Path } from "../upscale/version-record.ts";
 
 export async function deletePost(
   services: Services,
@@ -23,7 +23,7 @@ export async function deletePost(
     throw new StudioError(404, `${pass} take ${take} of ${shot} has no post-process`);
   const ref = { ep, pass, shot, stem: t.stem };
   await withLock(services, ep, async () => {
-    const rec = await readPostNow(ref);
+    const rec = await readRecordNow(ep, recordPath("post", ref));
     const jobId = str(rec?.job);
     if (rec?.status === "queued" && jobId) {
       const job = await (await services.jobs()).get(jobId);
@@ -35,10 +35,10 @@ export async function deletePost(
         );
     }
     const fence = episodeFence(ep);
-    await removeShow(fence, postMp4Path(ref));
-    await removeShow(fence, postJsonPath(ref));
-    forgetJsonFile(services, postJsonPath(ref));
+    await removeShow(fence, versionMp4Path("post", ref));
+    await removeShow(fence, recordPath("post", ref));
+    forgetJsonFile(services, recordPath("post", ref));
   });
-  services.events.emit("studio.post", postEvent(ep, shot, take, "deleted"));
+  services.events.emit("studio.post", versionEvent(ep, shot, take, "deleted"));
   return { shot, take, deleted: true };
 }

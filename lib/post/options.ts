@@ -7,9 +7,10 @@ import { readOverrides } from "../episode/overrides-file.ts";
 import { folderFence, readShowJson } from "../paths/guarded.ts";
 import { seriesHome } from "../paths/series-home.ts";
 import { isObject } from "../store/json-guards.ts";
+import { BUILTIN_LANE } from "../upscale/finish-run.ts";
 import type { SourceVideo } from "../upscale/graphs/types.ts";
 import { BLUR_METHOD } from "./blur.ts";
-import { BUILTIN_LANE, type PlannedPost } from "./plan.ts";
+import type { PlannedPost } from "./plan.ts";
 import { localMissing } from "./readiness.ts";
 import {
   BLUR,

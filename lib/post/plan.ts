@@ -1,5 +1,6 @@
 // What a post request does to one take, decided from facts already read (no files, no engines): queue it with its
 // recipe and hash, skip it (a fresh post with the same settings), or say why it cannot be done.
+import { BUILTIN_LANE } from "../upscale/finish-run.ts";
 import {
   doesSomething,
   type Parsed,
@@ -8,9 +9,6 @@ import {
   recipeHash,
   recipeText,
 } from "./recipe.ts";
-
-/** The lane of the built-in engine (ffmpeg, no GPU). */
-export const BUILTIN_LANE = "builtin";
 
 /** What planning needs to know of one take's versions. */
 export interface TakeVersions {

@@ -12,6 +12,7 @@ import { localIso } from "../render/time.ts";
 import { errorMessage, isObject, str } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { episodeProbe, judgeVersions } from "../upscale/fresh.ts";
+import { recordPath, versionEvent, writeRecord } from "../upscale/version-record.ts";
 import type { PostPayload } from "./payload.ts";
 import { planPost, type TakeVersions } from "./plan.ts";
 import { checkPostReadiness, type ReadyAsk } from "./readiness.ts";
@@ -24,7 +25,6 @@ import {
   recipeSettings,
   seriesPostRecipe,
 } from "./recipe.ts";
-import { postEvent, writePost } from "./record.ts";
 
 export interface PostRequest extends TakeAsk {
   pass: Pass;
@@ -130,7 +130,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
   await checkPostReadiness(services, planned);
 
   const store = await services.jobs();
-  const events: ReturnType<typeof postEvent>[] = [];
+  const events: ReturnType<typeof versionEvent>[] = [];
   for (const { plan, stem, seed } of planned) {
     const ref = { ep, pass: req.pass, shot: plan.shot, stem };
     const jobId = newJobId();
@@ -169,7 +169,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
       seed,
     };
     try {
-      await withLock(services, ep, () => writePost(services, ref, record));
+      await withLock(services, ep, () => writeRecord(services, ep, recordPath("post", ref), record));
       await store.add({
         id: jobId,
         kind: "post",
@@ -181,7 +181,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
     } catch (err) {
       const why = `not queued: ${errorMessage(err)}`;
       await withLock(services, ep, () =>
-        writePost(services, ref, {
+        writeRecord(services, ep, recordPath("post", ref), {
           ...record,
           status: "failed",
           finished: localIso(services.now()),
@@ -189,7 +189,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
         }),
       ).catch(() => {});
       answer.errors.push({ shot: plan.shot, take: plan.take, error: why });
-      events.push(postEvent(ep, plan.shot, plan.take, "failed"));
+      events.push(versionEvent(ep, plan.shot, plan.take, "failed"));
       continue;
     }
     answer.queued.push({
@@ -200,7 +200,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
       height: plan.height,
       prompt_id: jobId,
     });
-    events.push(postEvent(ep, plan.shot, plan.take, "queued"));
+    events.push(versionEvent(ep, plan.shot, plan.take, "queued"));
   }
   if (answer.queued.length) services.jobSignals.jobAdded();
   for (const e of events) services.events.emit("studio.post", e);

@@ -7,11 +7,12 @@ import { localAddress } from "../engines/registry.ts";
 import { StudioError } from "../errors.ts";
 import { mediaTools } from "../media/ffmpeg.ts";
 import { errorMessage } from "../store/json-guards.ts";
+import { BUILTIN_LANE } from "../upscale/finish-run.ts";
 import { missingSentences } from "../upscale/graphs/missing.ts";
 import type { SourceVideo } from "../upscale/graphs/types.ts";
 import { postGraphRequest } from "./comfy.ts";
 import { postGraph } from "./graphs/index.ts";
-import { BUILTIN_LANE, type PlannedPost } from "./plan.ts";
+import type { PlannedPost } from "./plan.ts";
 
 export interface ReadyAsk {
   plan: PlannedPost;

@@ -4,22 +4,16 @@
 // do not do.
 import path from "node:path";
 import type { Services } from "../context.ts";
-import type { Engine, EngineJob, EngineProgress, RunHooks, Submitted } from "../engines/types.ts";
+import type { Engine, EngineJob } from "../engines/types.ts";
 import { countFrames, probe } from "../media/ffmpeg.ts";
 import { engineJobFor, frozenEntry } from "../render/engine-job.ts";
 import { readSidecarNow } from "../render/sidecar.ts";
+import { type GraphStepHooks, runFinishGraph } from "./finish-run.ts";
 import { type BuiltGraph, type SourceVideo, upscaleGraph } from "./graphs/index.ts";
 import type { PlannedUpscale } from "./plan.ts";
 import type { UpscalePayload } from "./queue.ts";
 
-export interface ComfyStepHooks {
-  signal: AbortSignal;
-  progress(share: number, step?: string): void;
-  /** The backend accepted a step: its prompt id goes into the record. */
-  submitted(promptId: string): Promise<void>;
-}
-
-/** SeedVR2 seeds: the take's seed mod 2^50 (0 when the take has none), as the post's. */
+/** SeedVR2 and SUPIR seeds (upscale and post): the take's seed mod 2^50 (0 when the take has none). */
 export function derivedSeed(seed: string | null): number {
   if (seed === null || !/^\d+$/.test(seed)) return 0;
   return Number(BigInt(seed) % (1n << 50n));
@@ -132,18 +126,9 @@ function thenGraph(p: UpscalePayload, source: SourceVideo): BuiltGraph {
     : upscaleGraph({ method: "pixel", model: then.model, source, out, prefix });
 }
 
-/** One graph through the engine; answers the collected video. */
-async function runGraph(
-  engine: Engine,
-  p: UpscalePayload,
-  built: BuiltGraph,
-  source: SourceVideo,
-  workDir: string,
-  hooks: ComfyStepHooks,
-  share: [number, number],
-  step: string,
-): Promise<{ video: string; notes: string[] }> {
-  const job: EngineJob = {
+/** The engine job of one step: the plan's size and seed, the step's source as its input. */
+function stepJob(p: UpscalePayload, built: BuiltGraph, source: SourceVideo, workDir: string): EngineJob {
+  return {
     kind: "video",
     target: p.plan.target ?? "upscale",
     ep: p.ep,
@@ -163,22 +148,6 @@ async function runGraph(
     workDir,
     graph: built.graph,
   };
-  const runHooks: RunHooks = {
-    signal: hooks.signal,
-    onProgress: (e: EngineProgress) => hooks.progress(share[0] + (share[1] - share[0]) * e.progress, step),
-  };
-  let submitted: Submitted | null = null;
-  try {
-    const prepared = await engine.prepare(job, runHooks);
-    submitted = await engine.submit(job, prepared, runHooks);
-    await hooks.submitted(submitted.backendPromptId);
-    const outputs = await engine.collect(job, submitted, runHooks);
-    if (!outputs.video) throw new Error("ComfyUI finished the upscale without a video");
-    return { video: outputs.video, notes: [...built.notes, ...prepared.notes, ...outputs.notes] };
-  } catch (err) {
-    if (hooks.signal.aborted) await engine.cancel(job, submitted).catch(() => {});
-    throw err;
-  }
 }
 
 /** The planned upscale made on `engine`: the video of its last step (inside `workDir`) and the graphs' notes. */
@@ -188,31 +157,22 @@ export async function comfyUpscale(
   p: UpscalePayload,
   source: SourceVideo,
   workDir: string,
-  hooks: ComfyStepHooks,
+  hooks: GraphStepHooks,
 ): Promise<{ video: string; notes: string[] }> {
   const built = await firstGraph(services, p, engine.backend, source, workDir);
   const thenStep = p.plan.then_pixel !== null;
-  const first = await runGraph(
-    engine,
-    p,
-    built,
-    source,
-    workDir,
-    hooks,
-    [0, thenStep ? 0.45 : 0.9],
-    p.plan.mode,
-  );
+  const first = await runFinishGraph(engine, stepJob(p, built, source, workDir), built, hooks, {
+    kind: "upscale",
+    step: p.plan.mode,
+    share: [0, thenStep ? 0.45 : 0.9],
+  });
   if (!thenStep) return first;
   const middle = await sourceVideo(services, first.video);
-  const second = await runGraph(
-    engine,
-    p,
-    thenGraph(p, middle),
-    middle,
-    workDir,
-    hooks,
-    [0.45, 0.9],
-    p.plan.then_pixel?.method ?? "pixel",
-  );
+  const then = thenGraph(p, middle);
+  const second = await runFinishGraph(engine, stepJob(p, then, middle, workDir), then, hooks, {
+    kind: "upscale",
+    step: p.plan.then_pixel?.method ?? "pixel",
+    share: [0.45, 0.9],
+  });
   return { video: second.video, notes: [...first.notes, ...second.notes] };
 }

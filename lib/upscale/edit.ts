@@ -13,8 +13,8 @@ import { forgetJsonFile, parseJson } from "../store/json-file.ts";
 import { isObject, type JsonObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { upJsonName, upMp4Name } from "./fresh.ts";
-import { upscaleEvent, writeUpscaleRecord } from "./queue.ts";
 import { recipeText, reduceShotRecipe } from "./recipe.ts";
+import { versionEvent, writeRecord } from "./version-record.ts";
 
 type EditServices = Pick<Services, "caches" | "locks" | "events" | "jobs">;
 
@@ -63,7 +63,7 @@ export async function deleteUpscale(
     await rm(await guardPath(episodeFence(ep), path.join(dir, upMp4Name(stem))), { force: true });
     await rm(await guardPath(episodeFence(ep), file), { force: true });
     forgetJsonFile(services, file);
-    services.events.emit("studio.upscale", upscaleEvent(ep, shot, take, "deleted"));
+    services.events.emit("studio.upscale", versionEvent(ep, shot, take, "deleted"));
     return { shot, take, deleted: true as const };
   });
 }
@@ -93,8 +93,8 @@ export async function keepUpscale(
     const next: JsonObject = { ...record };
     if (keep) next.keep = true;
     else delete next.keep;
-    await writeUpscaleRecord(services, ep, file, next);
-    services.events.emit("studio.upscale", upscaleEvent(ep, shot, take, keep ? "kept" : "unkept"));
+    await writeRecord(services, ep, file, next);
+    services.events.emit("studio.upscale", versionEvent(ep, shot, take, keep ? "kept" : "unkept"));
     return { shot, take, keep };
   });
 }

@@ -16,17 +16,16 @@ import {
 import { conflict, StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import type { NewJob } from "../jobs/types.ts";
-import { episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
-import { sidecarText } from "../render/sidecar.ts";
 import { localIso } from "../render/time.ts";
-import { forgetJsonFile, parseJson } from "../store/json-file.ts";
-import { errorMessage, isObject, type JsonObject } from "../store/json-guards.ts";
+import { errorMessage, type JsonObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { takeBackend, takeFacts } from "./facts.ts";
-import { episodeProbe, judgeVersions, sourceStamp, upJsonName, upMp4Name } from "./fresh.ts";
+import { BUILTIN_LANE } from "./finish-run.ts";
+import { episodeProbe, judgeVersions, sourceStamp, upJsonName } from "./fresh.ts";
 import { type PlannedUpscale, planUpscaleTake, recipeAsk, type UpscaleAsk } from "./plan.ts";
 import { type BackendCheck, checkBackend } from "./readiness.ts";
 import { masterRecipe, shotOwnRecipe } from "./recipe.ts";
+import { versionEvent, writeRecord } from "./version-record.ts";
 
 export interface UpscaleRequest extends UpscaleAsk, TakeAsk {
   redo?: boolean;
@@ -74,14 +73,6 @@ export const KEEP_REASON = "kept (its upscale is marked Keep)";
 const two = (n: number) => String(n).padStart(2, "0");
 export const upscaleTitle = (shot: string, take: number) => `${shot} t${two(take)} upscale`;
 
-/** The `studio.upscale` event (no pass, as the original sends it). */
-export const upscaleEvent = (ep: string, shot: string, take: number, status: string) => ({
-  ep,
-  shot,
-  take,
-  status,
-});
-
 /** The `queued` record the queuer writes (the saver adds its fields when it finishes). */
 export function queuedRecord(
   plan: PlannedUpscale,
@@ -124,17 +115,6 @@ export function queuedRecord(
     recipe_hash: plan.recipe_hash,
     job: jobId,
   };
-}
-
-/** Write a version record whole (the caller holds the episode lock). */
-export async function writeUpscaleRecord(
-  services: Pick<Services, "caches">,
-  ep: string,
-  file: string,
-  value: JsonObject,
-): Promise<void> {
-  await writeShowFile(episodeFence(ep), file, sidecarText(value));
-  forgetJsonFile(services, file);
 }
 
 /** What a backend loads for an upscale, so `order: target` can queue each model's takes together. */
@@ -211,12 +191,12 @@ export async function queueUpscales(
       continue;
     }
     // A ComfyUI take is upscaled on the backend that rendered it unless the request names another.
-    const lane = facts.builtin ? "builtin" : (req.backend ?? takeBackend(c.record) ?? "local");
+    const lane = facts.builtin ? BUILTIN_LANE : (req.backend ?? takeBackend(c.record) ?? "local");
     planned.push({ c, plan: result.ok, lane });
   }
   if (planned.length === 0) return answer;
 
-  const lanes = new Set(planned.map((p) => p.lane).filter((l) => l !== "builtin"));
+  const lanes = new Set(planned.map((p) => p.lane).filter((l) => l !== BUILTIN_LANE));
   for (const lane of lanes) {
     const plans = planned.filter((p) => p.lane === lane).map((p) => p.plan);
     const check: BackendCheck = await checkBackend(services, lane, plans, vi);
@@ -236,7 +216,7 @@ export async function queueUpscales(
     try {
       const stamp = await sourceStamp(ep, path.join(dir, `${c.record.stem}.mp4`));
       await withLock(services, ep, () =>
-        writeUpscaleRecord(services, ep, json, queuedRecord(plan, stamp, queuedAt, jobId)),
+        writeRecord(services, ep, json, queuedRecord(plan, stamp, queuedAt, jobId)),
       );
       const job: NewJob<UpscalePayload> = {
         id: jobId,
@@ -251,7 +231,7 @@ export async function queueUpscales(
     } catch (err) {
       const why = `not queued: ${errorMessage(err)}`;
       await withLock(services, ep, () =>
-        writeUpscaleRecord(services, ep, json, {
+        writeRecord(services, ep, json, {
           shot: c.shot,
           take: c.take,
           status: "failed",
@@ -261,7 +241,7 @@ export async function queueUpscales(
         }),
       ).catch(() => {});
       answer.errors.push({ shot: c.shot, take: c.take, error: why });
-      services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.take, "failed"));
+      services.events.emit("studio.upscale", versionEvent(ep, c.shot, c.take, "failed"));
       continue;
     }
     answer.queued.push({
@@ -278,7 +258,7 @@ export async function queueUpscales(
       height: plan.height,
       prompt_id: jobId,
     });
-    services.events.emit("studio.upscale", upscaleEvent(ep, c.shot, c.take, "queued"));
+    services.events.emit("studio.upscale", versionEvent(ep, c.shot, c.take, "queued"));
   }
   services.jobSignals.jobAdded();
   return answer;
@@ -298,14 +278,14 @@ export async function requeueUpscale(
   const stamp = await sourceStamp(p.ep, path.join(dir, `${p.stem}.mp4`));
   if (!stamp) throw conflict(`${p.stem}.mp4 is gone: render the take again before upscaling it`);
   await withLock(services, p.ep, () =>
-    writeUpscaleRecord(
+    writeRecord(
       services,
       p.ep,
       path.join(dir, upJsonName(p.stem)),
       queuedRecord(p.plan, stamp, localIso(services.now()), jobId),
     ),
   );
-  services.events.emit("studio.upscale", upscaleEvent(p.ep, p.shot, p.take, "queued"));
+  services.events.emit("studio.upscale", versionEvent(p.ep, p.shot, p.take, "queued"));
   return {
     id: jobId,
     kind: "upscale",
@@ -315,41 +295,4 @@ export async function requeueUpscale(
     payload: p,
     after: null,
   };
-}
-
-/**
- * A canceled upscale job that never ran has no handler to close its record: closed `failed` "canceled" here while
- * the record is still that job's.
- */
-export async function closeCanceledUpscale(
-  services: Pick<Services, "caches" | "locks" | "events" | "now">,
-  job: { id: string; kind: string; payload: unknown; started?: string | null },
-): Promise<void> {
-  if (job.kind !== "upscale" || !isObject(job.payload)) return;
-  const p = job.payload as unknown as UpscalePayload;
-  if (typeof p.ep !== "string" || typeof p.stem !== "string" || typeof p.shot !== "string") return;
-  const json = path.join(p.ep, passFolder(p.pass), safeShot(p.shot), upJsonName(p.stem));
-  const closed = await withLock(services, p.ep, async () => {
-    const now = await readRecordNow(p.ep, json);
-    if (now?.status !== "queued" || now.job !== job.id) return false;
-    await writeUpscaleRecord(services, p.ep, json, {
-      ...now,
-      status: "failed",
-      finished: localIso(services.now()),
-      mp4: null,
-      save_notes: `${upMp4Name(p.stem)} failed: canceled`,
-    });
-    return true;
-  });
-  if (closed) services.events.emit("studio.upscale", upscaleEvent(p.ep, p.shot, p.take, "failed"));
-}
-
-/** A record as it is on disk now (no cache: the job and the routes race on it), or null. */
-export async function readRecordNow(ep: string, file: string): Promise<JsonObject | null> {
-  try {
-    const v = parseJson(await readShowText(episodeFence(ep), file));
-    return isObject(v) ? v : null;
-  } catch {
-    return null;
-  }
 }

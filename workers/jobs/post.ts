@@ -13,6 +13,7 @@ export const postJob = defineJobKind({
       signal: ctx.signal,
       progress: (share, step) => ctx.progress({ progress: share, ...(step ? { step } : {}) }),
       emit: (kind, data) => ctx.emit(kind, data),
+      engine: (backend) => ctx.engine(backend),
       canceledByUser: async () => {
         const now = await ctx.store.get(job.id).catch(() => null);
         return now === null || now.cancel_requested || now.status === "canceled";
