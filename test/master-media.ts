@@ -75,7 +75,7 @@ export async function realTake(
   pass: "final" | "proxy",
   shot: string,
   n: number,
-  c: ClipSpec & { target?: string } = {},
+  c: ClipSpec & { target?: string; backend?: string } = {},
 ): Promise<string> {
   const stem = await s.take(ep, pass, shot, n, {
     frames: c.frames ?? 12,
@@ -84,6 +84,7 @@ export async function realTake(
       width: c.width ?? 448,
       height: c.height ?? 256,
       ...(c.target ? { target: c.target } : {}),
+      ...(c.backend ? { backend: c.backend } : {}),
     },
   });
   const file = path.join(takeDir(ep, pass, shot), `${stem}.mp4`);

@@ -2,17 +2,19 @@
 // own queueing, run by the upscale job: ffmpeg lanczos), after which every row is ok and `assemble` makes the
 // master from them; `conform` redoes an upscale made with other settings; and an upscaled assemble plays the
 // upscales the upscale route made.
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { assembleJob } from "../workers/jobs/assemble.ts";
 import { masterJob } from "../workers/jobs/master.ts";
+import { postJob } from "../workers/jobs/post.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { realTake, realUpscale, SHORT, videoOf } from "./master-media.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
+import { makeStudio, refusal, type Studio } from "./support/studio-episode.ts";
 
 let s: Studio;
 let ffmpeg: string;
@@ -27,7 +29,7 @@ beforeAll(async () => {
   pool = new WorkerPool({
     services: s.env.services,
     store,
-    kinds: { upscale: upscaleJob, master: masterJob, assemble: assembleJob },
+    kinds: { upscale: upscaleJob, master: masterJob, assemble: assembleJob, post: postJob },
     pollMs: 50,
     emit: (kind, data) => s.env.services.events.emit(kind, data),
   });
@@ -42,17 +44,20 @@ afterAll(async () => {
 const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };
 const SHOTS = ["sh010", "sh020", "sh030"];
 
-/** Until every upscale job of `ep` has ended. */
+/** Until every upscale and post job of `ep` has ended. */
 async function upscalesDone(ep: string): Promise<void> {
   for (;;) {
-    const jobs = (await store.list()).jobs.filter((j) => j.kind === "upscale" && j.info.ep === ep);
+    const jobs = (await store.list()).jobs.filter(
+      (j) => (j.kind === "upscale" || j.kind === "post") && j.info.ep === ep,
+    );
     if (jobs.every((j) => j.status !== "queued" && j.status !== "running")) return;
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 async function builtinTakes(ep: string) {
-  for (const shot of SHOTS) await realTake(s, ffmpeg, ep, "final", shot, 1, { target: "animatic" });
+  for (const shot of SHOTS)
+    await realTake(s, ffmpeg, ep, "final", shot, 1, { target: "animatic", backend: "builtin" });
 }
 
 describe("the master on the built-in engine", () => {
@@ -95,5 +100,39 @@ describe("the master on the built-in engine", () => {
     const up = await s.call("POST", "/assemble", { ep, pass: "final", upscaled: true });
     expect(up.body).toMatchObject({ ok: true, output: "renders/e01_up.mp4" });
     expect(up.body.report).toMatchObject({ width: 896, height: 512, copied: 3, scaled_up: [] });
+  });
+
+  it("with posts by the recipe: plans, queues and plays the posts", { timeout: 300_000 }, async () => {
+    const post = { master: { motion_blur: 0.5 } };
+    const ep = await s.episode(SHORT, { series: { ...seriesS(), upscale: { master: RECIPE }, post } });
+    await builtinTakes(ep);
+    const first = await s.call("POST", "/master", { ep, action: "queue", post: true });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.queued).toEqual(SHOTS);
+    await upscalesDone(ep);
+    const present = await s.call("POST", "/master", { ep, post: "present" });
+    expect(present.body.plan.rows.map((r: { recipe: string }) => r.recipe)).toEqual(
+      SHOTS.map(() => expect.stringMatching(/; its upscale$/)),
+    );
+    const planned = await s.call("POST", "/master", { ep, post: "recipe" });
+    expect(planned.body.plan).toMatchObject({ post: true, post_mode: "recipe" });
+    expect(
+      planned.body.plan.rows.map((r: { status: string; why: string }) => `${r.status}:${r.why}`),
+    ).toEqual(SHOTS.map(() => "post:not post-processed yet"));
+    refusal(
+      await s.call("POST", "/master", { ep, action: "assemble", post: true }),
+      409,
+      "3 shot(s) still to upscale or post-process: sh010, sh020, sh030",
+    );
+    const posts = await s.call("POST", "/master", { ep, action: "queue", post: true });
+    expect(posts.status, JSON.stringify(posts.body)).toBe(200);
+    expect(posts.body.queued).toEqual(SHOTS);
+    await upscalesDone(ep);
+    const ready = await s.call("POST", "/master", { ep, post: true });
+    expect(ready.body.plan.rows.map((r: { status: string }) => r.status)).toEqual(["ok", "ok", "ok"]);
+    const made = await s.call("POST", "/master", { ep, action: "assemble", post: true });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const report = JSON.parse(await readFile(path.join(ep, "master", "e01_master.json"), "utf8"));
+    expect(report.played).toEqual({ sh010: "post", sh020: "post", sh030: "post" });
   });
 });
