@@ -20,6 +20,7 @@ import {
   writeShowJson,
 } from "../paths/guarded.ts";
 import { localIso } from "../render/time.ts";
+import { tempPath } from "../store/temp-names.ts";
 import { type MasterJob, startingJob, type TitlesSummary, writeJobState } from "./job-state.ts";
 import { releaseLock } from "./lock.ts";
 import { masterBase, masterRecipeOf, planMaster, playedFiles } from "./plan.ts";
@@ -210,7 +211,7 @@ async function normalise(
     measured_in: null,
     measured_out: null,
   };
-  const tmp = `${file.slice(0, -4)}.loudness.mp4`;
+  const tmp = tempPath(file, ".mp4");
   try {
     const n = await normaliseLoudness(services, file, tmp, target, hooks);
     await rename(tmp, file);
@@ -238,7 +239,7 @@ async function addTitles(
 ): Promise<TitlesSummary | null> {
   const show = await showTitles(ep, seriesRaw);
   if (!show.intro && !show.outro) return null;
-  const tmp = `${master.slice(0, -4)}.titled.mp4`;
+  const tmp = tempPath(master, ".mp4");
   try {
     const made = await wrapWithTitles(
       services,
@@ -272,7 +273,7 @@ async function proresOf(
   signal: AbortSignal | undefined,
 ): Promise<void> {
   await tell({ stage: "prores", text: "ProRes 422 HQ", done: null, total: null });
-  const tmp = `${mov.slice(0, -4)}.tmp.mov`;
+  const tmp = tempPath(mov, ".mov");
   try {
     await makeProres(services, master, tmp, {
       signal,
