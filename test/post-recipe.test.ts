@@ -1,6 +1,8 @@
 // Post settings and planning without files: tiers, methods and enhance objects, the blur range, the recipe merge
-// and its hash, SeedVR2's "fit" chunk, each per-take decision, and the built-in blur's ffmpeg arguments.
+// and its hash, SeedVR2's "fit" chunk, each per-take decision, the built-in blur's ffmpeg arguments, and the
+// build's check of the series post recipe.
 import { describe, expect, it } from "vitest";
+import { checkPost } from "../lib/compile/master-check.ts";
 import { blurArgs, blurFilter, blurWeights } from "../lib/post/blur.ts";
 import { graphEnhance } from "../lib/post/comfy.ts";
 import { planPost, type TakeVersions } from "../lib/post/plan.ts";
@@ -291,5 +293,38 @@ describe("the built-in blur's arguments", () => {
     expect(blurArgs({ input: "i", output: "o", amount: 0.5, quality: "review" }).join(" ")).toContain(
       "-crf 20",
     );
+  });
+});
+
+describe("the build's check of series post.master", () => {
+  const warnings = (master: Record<string, unknown>) => checkPost({ post: { master } });
+
+  it("accepts the delivery settings a post recipe may carry (encoder, quality) with good values", () => {
+    expect(warnings({ enhance: "production", motion_blur: 0.5, encoder: "x264", quality: "master" })).toEqual(
+      [],
+    );
+    expect(
+      warnings({ motion_blur: 0.25, encoder: "auto", quality: "review", _note: "comments pass" }),
+    ).toEqual([]);
+    // What the build accepts, a post reads as it is.
+    expect(ok(recipeSettings({ motion_blur: 0.25, encoder: "x264", quality: "master" }))).toMatchObject({
+      encoder: "x264",
+      quality: "master",
+    });
+  });
+
+  it("warns on bad values in the words a post would refuse them with, and on unknown keys", () => {
+    expect(warnings({ motion_blur: 0.5, encoder: "hevc", quality: "best", speed: 2 })).toEqual([
+      "series.json post.master has an unknown key 'speed'",
+      'series.json post.master.quality must be review or master, not "best"',
+      'series.json post.master.encoder must be auto, nvenc or x264, not "hevc"',
+    ]);
+    expect(err(recipeSettings({ motion_blur: 0.5, encoder: "hevc" }))).toBe(
+      'encoder must be auto, nvenc or x264, not "hevc"',
+    );
+    expect(warnings({ enhance: { method: "supir", strength: 2 }, motion_blur: 2 })).toEqual([
+      "series.json post.master.enhance strength must be from 0.05 to 0.5, not 2",
+      "series.json post.master.motion_blur must be a number from 0 to 1 (a fraction of the frame interval), not 2",
+    ]);
   });
 });

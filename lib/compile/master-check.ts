@@ -1,48 +1,15 @@
 // Checks of the delivery recipes in series.json: problems are build warnings (script format 3.12, 3.13).
+import { parseBlur, parseEnhance } from "../post/recipe.ts";
 import { isNumber, isObject, oneOf } from "../store/json-guards.ts";
+import { parseEncoder, parseQuality, SECTION_KEYS } from "../upscale/settings.ts";
 
 type Obj = Record<string, unknown>;
 
 const SAVE_LATENTS = ["final", "always", "never"];
 const DELIVER = new Set(["1080p", "1440p", "4k"]);
-const SECTION_KEYS = new Set([
-  "method",
-  "scale",
-  "detail",
-  "start_step",
-  "vae",
-  "pixel_model",
-  "seedvr2_model",
-  "then",
-  "then_scale",
-  "precision",
-  "frequency_split",
-  "keep_soft",
-  "grain",
-  "window",
-]);
+const SECTION = new Set<string>(SECTION_KEYS);
 const MASTER_KEYS = new Set(["deliver", "fit", "quality", "encoder", "finish", "targets"]);
-const TIERS = new Set(["draft", "production", "cinematic"]);
-const ENHANCE_METHODS = new Set(["pixel", "seedvr2", "supir"]);
-const ENHANCE_KEYS = new Set([
-  "tier",
-  "method",
-  "pixel_model",
-  "seedvr2_model",
-  "chunk",
-  "overlap",
-  "strength",
-  "supir_model",
-  "checkpoint",
-  "steps",
-  "cfg",
-  "prompt",
-  "batch",
-  "restore_cfg",
-  "frequency_split",
-  "keep_soft",
-  "grain",
-]);
+const POST_KEYS = new Set(["enhance", "motion_blur", "quality", "encoder"]);
 
 const show = (v: unknown) => JSON.stringify(v);
 const comment = (k: string) => k.startsWith("_");
@@ -57,7 +24,7 @@ export function checkSection(where: string, s: unknown, out: string[]): void {
     return;
   }
   for (const k of Object.keys(s))
-    if (!comment(k) && !SECTION_KEYS.has(k)) out.push(`${where} has an unknown key '${k}'`);
+    if (!comment(k) && !SECTION.has(k)) out.push(`${where} has an unknown key '${k}'`);
   const method = s.method ?? "latent";
   if (!oneOf(["latent", "pixel", "seedvr2"], method)) {
     out.push(`${where}.method ${show(s.method)} is not latent, pixel or seedvr2`);
@@ -131,12 +98,7 @@ export function checkUpscale(raw: Obj): string[] {
   }
   if (master.fit !== undefined && master.fit !== "crop" && master.fit !== "pad")
     out.push(`${where}.fit must be crop or pad`);
-  if (master.quality !== undefined && master.quality !== "review" && master.quality !== "master") {
-    out.push(`${where}.quality must be review or master`);
-  }
-  if (master.encoder !== undefined && !oneOf(["auto", "nvenc", "x264"], master.encoder)) {
-    out.push(`${where}.encoder must be auto, nvenc or x264`);
-  }
+  checkDelivery(where, master, out);
   if (master.finish !== undefined) checkSection(`${where}.finish`, master.finish, out);
   const targets = master.targets;
   if (!isObject(targets) || Object.keys(targets).filter((k) => !comment(k)).length === 0) {
@@ -148,43 +110,11 @@ export function checkUpscale(raw: Obj): string[] {
   return out;
 }
 
-function checkEnhance(where: string, v: unknown, out: string[]): void {
-  if (typeof v === "string") {
-    const t = v.toLowerCase();
-    if (!TIERS.has(t) && !ENHANCE_METHODS.has(t) && t !== "none" && t !== "off") {
-      out.push(
-        `${where} ${show(v)} is not a tier (draft, production, cinematic), a method (pixel, seedvr2, supir) or none`,
-      );
-    }
-    return;
+/** The delivery settings a master recipe may carry, checked the way the recipes read them. */
+function checkDelivery(where: string, master: Obj, out: string[]): void {
+  for (const parsed of [parseQuality(master.quality), parseEncoder(master.encoder)]) {
+    if (!parsed.ok) out.push(`${where}.${parsed.error}`);
   }
-  if (!isObject(v)) {
-    out.push(`${where} must be a tier, a method, an object or none`);
-    return;
-  }
-  for (const k of Object.keys(v))
-    if (!comment(k) && !ENHANCE_KEYS.has(k)) out.push(`${where} has an unknown key '${k}'`);
-  if (v.tier === undefined && v.method === undefined) out.push(`${where} needs a tier or a method`);
-  if (v.tier !== undefined && !(typeof v.tier === "string" && TIERS.has(v.tier)))
-    out.push(`${where}.tier must be draft, production or cinematic`);
-  if (v.method !== undefined && !(typeof v.method === "string" && ENHANCE_METHODS.has(v.method)))
-    out.push(`${where}.method must be pixel, seedvr2 or supir`);
-  if (v.chunk !== undefined) {
-    const c = v.chunk;
-    const ok = c === 0 || c === "fit" || (isNumber(c) && Number.isInteger(c) && c >= 5 && (c - 1) % 4 === 0);
-    if (!ok) out.push(`${where}.chunk must be 0, "fit" or 4n+1 frames (5 or more)`);
-  }
-  if (
-    v.overlap !== undefined &&
-    !(isNumber(v.overlap) && Number.isInteger(v.overlap) && inRange(v.overlap, 0, 16))
-  ) {
-    out.push(`${where}.overlap must be a whole number from 0 to 16`);
-  }
-  if (v.strength !== undefined && !inRange(v.strength, 0.05, 0.5))
-    out.push(`${where}.strength must be from 0.05 to 0.5`);
-  if (v.keep_soft !== undefined && !inRange(v.keep_soft, 0, 1))
-    out.push(`${where}.keep_soft must be from 0 to 1`);
-  if (v.grain !== undefined && !inRange(v.grain, 0, 0.2)) out.push(`${where}.grain must be from 0 to 0.2`);
 }
 
 export function checkPost(raw: Obj): string[] {
@@ -197,11 +127,15 @@ export function checkPost(raw: Obj): string[] {
   const where = "series.json post.master";
   if (!isObject(master)) return [`${where} must be an object`];
   for (const k of Object.keys(master)) {
-    if (!comment(k) && k !== "enhance" && k !== "motion_blur") out.push(`${where} has an unknown key '${k}'`);
+    if (!comment(k) && !POST_KEYS.has(k)) out.push(`${where} has an unknown key '${k}'`);
   }
-  if (master.enhance !== undefined) checkEnhance(`${where}.enhance`, master.enhance, out);
-  if (master.motion_blur !== undefined && !inRange(master.motion_blur, 0, 1)) {
-    out.push(`${where}.motion_blur must be a number from 0 to 1 (a fraction of the frame interval)`);
+  // The post recipe is read by the same steps the post route uses, so a warning here is the error a post gets.
+  const enhance = parseEnhance(master.enhance);
+  if (!enhance.ok) out.push(`${where}.${enhance.error}`);
+  if (master.motion_blur !== undefined) {
+    const blur = parseBlur(master.motion_blur);
+    if (!blur.ok) out.push(`${where}.${blur.error.replace(/^motion blur/, "motion_blur")}`);
   }
+  checkDelivery(where, master, out);
   return out;
 }

@@ -3,6 +3,7 @@
 // a post record keeps and its hash, and the recipe in words. Pure: no files, no engines.
 import { createHash } from "node:crypto";
 import { isNumber, isObject } from "../store/json-guards.ts";
+import { parseEncoder, parseQuality } from "../upscale/settings.ts";
 
 export const ENHANCE_METHODS = ["pixel", "seedvr2", "supir"] as const;
 export type EnhanceMethod = (typeof ENHANCE_METHODS)[number];
@@ -233,19 +234,17 @@ export function recipeSettings(recipe: Record<string, unknown>): Parsed<PostSett
   if (!enhance.ok) return enhance;
   const blur = parseBlur(recipe.motion_blur ?? recipe.blur);
   if (!blur.ok) return blur;
-  const q = recipe.quality;
-  if (q !== undefined && q !== null && q !== "review" && q !== "master")
-    return { ok: false, error: `quality must be review or master, not ${show(q)}` };
-  const e = recipe.encoder;
-  if (e !== undefined && e !== null && e !== "auto" && e !== "nvenc" && e !== "x264")
-    return { ok: false, error: `encoder must be auto, nvenc or x264, not ${show(e)}` };
+  const quality = parseQuality(recipe.quality);
+  if (!quality.ok) return quality;
+  const encoder = parseEncoder(recipe.encoder);
+  if (!encoder.ok) return encoder;
   return {
     ok: true,
     value: {
       enhance: enhance.value,
       motion_blur: blur.value,
-      quality: q === "review" || q === "master" ? q : null,
-      encoder: typeof e === "string" ? e : null,
+      quality: quality.value,
+      encoder: encoder.value,
     },
   };
 }

@@ -19,7 +19,6 @@ import { SEEDVR2_FOLDER } from "./graphs/seedvr2.ts";
 import { DEFAULT_PIXEL_MODEL, DEFAULT_SEEDVR2_MODEL } from "./plan.ts";
 import {
   DELIVERS,
-  ENCODERS,
   FITS,
   MAX_SCALE,
   masterRecipe,
@@ -28,6 +27,7 @@ import {
   shotOwnRecipe,
   takeRecipe,
 } from "./recipe.ts";
+import { ENCODERS } from "./settings.ts";
 
 export type Status = "ready" | "not_ready" | "unknown";
 

@@ -5,19 +5,18 @@
 import { isNumber, isObject, type JsonObject, num } from "../store/json-guards.ts";
 import {
   autoScale,
-  type Encoder,
   type Fit,
   fitSize,
   type MasterRecipe,
   normaliseRecipe,
   parseDeliver,
-  type Quality,
   recipeHash,
   type Size,
   scaledSize,
   startStep,
   takeRecipe,
 } from "./recipe.ts";
+import type { Encoder, Quality } from "./settings.ts";
 
 export type UpscaleMethod = "latent" | "pixel" | "seedvr2";
 

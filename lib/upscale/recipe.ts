@@ -6,10 +6,9 @@ import { createHash } from "node:crypto";
 import { checkSection } from "../compile/master-check.ts";
 import { pyJson } from "../script/canonical.ts";
 import { isNumber, isObject, type JsonObject } from "../store/json-guards.ts";
+import { type Encoder, parseQuality, type Quality, SECTION_KEYS } from "./settings.ts";
 
 export type Fit = "crop" | "pad";
-export type Quality = "review" | "master";
-export type Encoder = "auto" | "nvenc" | "x264";
 
 export const DELIVERS = [
   { id: "1080p", width: 1920, height: 1080 },
@@ -17,27 +16,8 @@ export const DELIVERS = [
   { id: "4k", width: 3840, height: 2160 },
 ] as const;
 export const FITS: readonly Fit[] = ["crop", "pad"];
-export const ENCODERS: readonly Encoder[] = ["auto", "nvenc", "x264"];
 export const PRECISIONS = ["fp16", "fp32"] as const;
 export const MAX_SCALE = 4;
-
-/** The keys of a recipe section (script format 3.12). */
-export const SECTION_KEYS = [
-  "method",
-  "scale",
-  "detail",
-  "start_step",
-  "vae",
-  "pixel_model",
-  "seedvr2_model",
-  "then",
-  "then_scale",
-  "precision",
-  "frequency_split",
-  "keep_soft",
-  "grain",
-  "window",
-] as const;
 
 /** A shot's own recipe may also say its quality (the contract's list for PUT /studio/upscale/recipe). */
 export const SHOT_KEYS: readonly string[] = [...SECTION_KEYS, "quality"];
@@ -266,9 +246,8 @@ export function reduceShotRecipe(input: JsonObject): { fields: RecipeFields } | 
   const checks: string[] = [];
   const { quality, ...section } = fields;
   checkSection("recipe", section, checks);
-  if (quality !== undefined && quality !== "review" && quality !== "master") {
-    checks.push("recipe.quality must be review or master");
-  }
+  const q = parseQuality(quality);
+  if (!q.ok) checks.push(`recipe.${q.error}`);
   problems.push(...checks);
   return problems.length ? { problems } : { fields };
 }
