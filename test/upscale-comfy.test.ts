@@ -195,7 +195,7 @@ describe("POST /studio/upscale on ComfyUI", () => {
       method: "seedvr2",
     });
     expect(missing.status).toBe(409);
-    expect(missing.body.error).toMatch(/^this backend can't run these upscales: /);
+    expect(missing.body.error).toMatch(/^this ComfyUI can't run these upscales: /);
     expect(missing.body.error).toMatch(/install the ComfyUI-SeedVR2_VideoUpscaler node pack/);
     expect(missing.body.error).toMatch(/seedvr2_ema_7b_fp16\.safetensors is missing from models\/SEEDVR2\//);
     const noModel = await c.s.call("POST", "/upscale", {

@@ -9,9 +9,10 @@ import { seriesHome } from "../paths/series-home.ts";
 import { isObject } from "../store/json-guards.ts";
 import { BUILTIN_LANE } from "../upscale/finish-run.ts";
 import type { SourceVideo } from "../upscale/graphs/types.ts";
+import { localMissing } from "../upscale/readiness.ts";
 import { BLUR_METHOD } from "./blur.ts";
 import type { PlannedPost } from "./plan.ts";
-import { localMissing } from "./readiness.ts";
+import { postNeeds } from "./readiness.ts";
 import {
   BLUR,
   ENHANCE_METHODS,
@@ -49,7 +50,9 @@ async function readinessOf(services: Services, settings: PostSettings): Promise<
     what: "",
   };
   try {
-    const missing = await localMissing(services, [{ plan, source: STAND_IN, seed: null, stem: "options" }]);
+    const missing = await localMissing(services, [
+      postNeeds({ plan, source: STAND_IN, seed: null, stem: "options" }),
+    ]);
     return { status: missing.length ? "not_ready" : "ready", missing };
   } catch {
     return { status: "unknown", missing: [] };

@@ -4,8 +4,7 @@
 // every readiness is then `unknown`. Missing pieces are worded by the finishing graphs' own sentences.
 import path from "node:path";
 import type { Services } from "../context.ts";
-import { inputChoices, type NodeInfo } from "../engines/comfyui/readiness.ts";
-import { localAddress } from "../engines/registry.ts";
+import { inputChoices } from "../engines/comfyui/readiness.ts";
 import { compileEnv } from "../episode/compile-env.ts";
 import { readOverrides } from "../episode/overrides-file.ts";
 import { folderFence, readShowJson } from "../paths/guarded.ts";
@@ -17,6 +16,7 @@ import { latentModeNeeds } from "./graphs/latent.ts";
 import { UPSCALE_MODELS_FOLDER } from "./graphs/pixel.ts";
 import { SEEDVR2_FOLDER } from "./graphs/seedvr2.ts";
 import { DEFAULT_PIXEL_MODEL, DEFAULT_SEEDVR2_MODEL } from "./plan.ts";
+import { type Catalogue, localCatalogue } from "./readiness.ts";
 import {
   DELIVERS,
   FITS,
@@ -46,12 +46,6 @@ export interface LatentOption {
   fixed_scale: number | null;
 }
 
-/** What the backend offers, or null when it did not answer. */
-interface Catalogue {
-  info: Record<string, NodeInfo>;
-  folders: Record<string, string[] | null>;
-}
-
 /** The sentence for a pixel method with no upscale model at all (a named file's own sentence says which). */
 export const NO_PIXEL_MODEL = `an upscale model in models/${UPSCALE_MODELS_FOLDER}/`;
 
@@ -66,22 +60,9 @@ export function defaultPixelModel(models: readonly string[]): string {
   return x2 ?? models[0] ?? DEFAULT_PIXEL_MODEL;
 }
 
-async function catalogue(services: Services): Promise<Catalogue | null> {
-  const url = await localAddress(services);
-  const lookups = services.engines.lookups;
-  let info: Record<string, NodeInfo>;
-  try {
-    info = await lookups.objectInfo(url, undefined, { timeoutMs: 10_000 });
-  } catch {
-    return null;
-  }
-  const folders: Record<string, string[] | null> = {};
-  for (const folder of [UPSCALE_MODELS_FOLDER, SEEDVR2_FOLDER]) {
-    // A folder the server does not list is judged from its loader's choices instead.
-    folders[folder] = await lookups.models(url, folder).catch(() => null);
-  }
-  return { info, folders };
-}
+/** What the local ComfyUI offers for upscales, or null when it did not answer. */
+const catalogue = (services: Services): Promise<Catalogue | null> =>
+  localCatalogue(services, [UPSCALE_MODELS_FOLDER, SEEDVR2_FOLDER]).catch(() => null);
 
 const judged = (missing: string[]): Status => (missing.length ? "not_ready" : "ready");
 

@@ -23,7 +23,7 @@ import { takeBackend, takeFacts } from "./facts.ts";
 import { BUILTIN_LANE } from "./finish-run.ts";
 import { episodeProbe, judgeVersions, sourceStamp, upJsonName } from "./fresh.ts";
 import { type PlannedUpscale, planUpscaleTake, recipeAsk, type UpscaleAsk } from "./plan.ts";
-import { type BackendCheck, checkBackend } from "./readiness.ts";
+import { planNeeds, refuseMissing } from "./readiness.ts";
 import { masterRecipe, shotOwnRecipe } from "./recipe.ts";
 import { versionEvent, writeRecord } from "./version-record.ts";
 
@@ -196,15 +196,12 @@ export async function queueUpscales(
   }
   if (planned.length === 0) return answer;
 
-  const lanes = new Set(planned.map((p) => p.lane).filter((l) => l !== BUILTIN_LANE));
-  for (const lane of lanes) {
-    const plans = planned.filter((p) => p.lane === lane).map((p) => p.plan);
-    const check: BackendCheck = await checkBackend(services, lane, plans, vi);
-    if (check.silent) throw new StudioError(502, check.silent);
-    if (check.missing.length) {
-      throw conflict(`this backend can't run these upscales: ${check.missing.join("; ")}`);
-    }
+  for (const lane of new Set(planned.map((p) => p.lane))) {
+    if (lane !== BUILTIN_LANE && lane !== "local")
+      throw conflict(`the ${lane} backend cannot upscale yet: send upscales to the local backend`);
   }
+  const local = planned.filter((p) => p.lane === "local").map((p) => planNeeds(p.plan));
+  if (local.length) await refuseMissing(services, local, "upscales");
 
   const ordered = req.order === "target" ? orderByLoad(planned, (p) => loadKey(p.plan)) : planned;
   const store = await services.jobs();

@@ -1,20 +1,14 @@
-// Whether a backend can run planned upscales: the graphs' node classes and model files checked against the
-// ComfyUI server's catalogue. A server that does not answer is said so (the route's 502); missing pieces are
-// sentences naming the node, its pack, or the model file and its folder (the route's 409).
+// Whether the local ComfyUI can run finishing graphs (upscales and posts alike): the graphs' node classes and model
+// files checked against the server's catalogue. A server that does not answer is a 502; missing pieces are
+// sentences naming the node, its pack, or the model file and its folder, refused together as a 409.
 import type { Services } from "../context.ts";
 import type { NodeInfo } from "../engines/comfyui/readiness.ts";
 import { localAddress } from "../engines/registry.ts";
-import type { ViewInputs } from "../episode/view-inputs.ts";
+import { conflict, StudioError } from "../errors.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import { type GraphNeeds, missingSentences, upscaleGraph } from "./graphs/index.ts";
 import { latentModeNeeds } from "./graphs/latent.ts";
 import type { PlannedUpscale } from "./plan.ts";
-
-export interface BackendCheck {
-  /** Why the backend could not be asked, or null. */
-  silent: string | null;
-  missing: string[];
-}
 
 /** The node classes and model files a planned upscale's graph needs. */
 export function planNeeds(plan: PlannedUpscale): GraphNeeds {
@@ -54,36 +48,53 @@ export function planNeeds(plan: PlannedUpscale): GraphNeeds {
   return needs;
 }
 
-/** Ask the lane's server for its catalogue and check every plan against it (one sentence per missing piece). */
-export async function checkBackend(
-  services: Services,
-  lane: string,
-  plans: readonly PlannedUpscale[],
-  _vi: ViewInputs | null,
-): Promise<BackendCheck> {
-  if (lane !== "local") {
-    return {
-      silent: null,
-      missing: [`the ${lane} backend cannot upscale yet: send upscales to the local backend`],
-    };
-  }
+/** What the local ComfyUI offers: its node list and the model folders asked for (null: a folder it does not list). */
+export interface Catalogue {
+  info: Record<string, NodeInfo>;
+  folders: Record<string, readonly string[] | null>;
+}
+
+/** The local ComfyUI's catalogue; 502 when it does not answer its node list. */
+export async function localCatalogue(
+  services: Pick<Services, "home" | "env" | "caches" | "engines">,
+  folders: Iterable<string>,
+): Promise<Catalogue> {
   const url = await localAddress(services);
+  const lookups = services.engines.lookups;
   let info: Record<string, NodeInfo>;
   try {
-    info = await services.engines.lookups.objectInfo(url, undefined, { timeoutMs: 10_000 });
+    info = await lookups.objectInfo(url, undefined, { timeoutMs: 10_000 });
   } catch (err) {
-    return { silent: `the local backend at ${url} didn't answer: ${errorMessage(err)}`, missing: [] };
+    throw new StudioError(502, `the ComfyUI at ${url} didn't answer its node list: ${errorMessage(err)}`);
   }
-  const folders: Record<string, string[] | null> = {};
-  const all = new Set<string>();
-  for (const plan of plans) {
-    const needs = planNeeds(plan);
-    for (const m of needs.models) {
-      if (!(m.folder in folders)) {
-        folders[m.folder] = await services.engines.lookups.models(url, m.folder).catch(() => null);
-      }
-    }
-    for (const s of missingSentences(needs, info, folders)) all.add(s);
+  const listed: Record<string, readonly string[] | null> = {};
+  for (const folder of new Set(folders)) {
+    // A folder the server does not list is judged from its loader's choices instead.
+    listed[folder] = await lookups.models(url, folder).catch(() => null);
   }
-  return { silent: null, missing: [...all] };
+  return { info, folders: listed };
+}
+
+/** What the local ComfyUI lacks to run graphs with these needs, one sentence per piece; 502 when it is silent. */
+export async function localMissing(
+  services: Pick<Services, "home" | "env" | "caches" | "engines">,
+  needs: readonly GraphNeeds[],
+): Promise<string[]> {
+  const cat = await localCatalogue(
+    services,
+    needs.flatMap((n) => n.models.map((m) => m.folder)),
+  );
+  const out = new Set<string>();
+  for (const n of needs) for (const s of missingSentences(n, cat.info, cat.folders)) out.add(s);
+  return [...out];
+}
+
+/** Nothing is queued unless the local ComfyUI can run it all: 409 naming every missing piece, 502 when silent. */
+export async function refuseMissing(
+  services: Pick<Services, "home" | "env" | "caches" | "engines">,
+  needs: readonly GraphNeeds[],
+  what: "upscales" | "posts",
+): Promise<void> {
+  const missing = await localMissing(services, needs);
+  if (missing.length) throw conflict(`this ComfyUI can't run these ${what}: ${missing.join("; ")}`);
 }
