@@ -6,10 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { episodeName, readCutList } from "../episode/cut.ts";
-import { folderTakes } from "../episode/cut-view.ts";
-import { readBuild, readStory } from "../episode/shotlists.ts";
-import { passFolder, safeShot, type TakeRecord } from "../episode/takes.ts";
+import { episodeName } from "../episode/cut.ts";
+import { readBuild } from "../episode/shotlists.ts";
+import { passFolder, safeShot } from "../episode/takes.ts";
 import { badRequest } from "../errors.ts";
 import {
   clipSamples,
@@ -21,18 +20,16 @@ import {
   type SoundPart,
   soundGraph,
 } from "../media/assemble-args.ts";
-import { type ClipInfo, probeClip, wavInfo } from "../media/clip-probe.ts";
+import { type ClipInfo, probeClip } from "../media/clip-probe.ts";
 import { mediaTools, runFfmpeg } from "../media/ffmpeg.ts";
-import { probeClipCached } from "../media/probe-cache.ts";
 import { episodeFence, mkdirShow, statShowOrNull } from "../paths/guarded.ts";
 import { writeFileAtomic } from "../store/atomic.ts";
-import { errorCode } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { mapLimit } from "../store/map-limit.ts";
 import { assembleWorkPath, tempPath } from "../store/temp-names.ts";
+import { probeOrWhy, readCutShots } from "./cut-read.ts";
 import {
   type CutFormat,
-  type CutShot,
   chooseClips,
   filesToProbe,
   type PlannedClip,
@@ -206,25 +203,7 @@ async function assemble(
   }
   await mediaTools(services.media);
 
-  const d = build.docs[build.seriesTarget]?.defaults ?? {};
-  const fps = isNum(d.fps) ? d.fps : ((await readStory(services, ep))?.series.fps ?? 24);
-  const cut = await readCutList(services, ep, pass);
-  const shots: CutShot[] = await Promise.all(
-    cut.map(async (entry) => {
-      const a = entry.audio;
-      let audioTakes: readonly TakeRecord[] | null = null;
-      if (a && a.source === "take") {
-        const p = a.pass === "final" || a.pass === "proxy" ? a.pass : pass;
-        audioTakes = await folderTakes(services, ep, p, typeof a.shot === "string" ? a.shot : entry.shot);
-      }
-      return {
-        entry,
-        orphan: !build.shots.has(entry.shot),
-        takes: await folderTakes(services, ep, entry.pass ?? pass, entry.shot),
-        audioTakes,
-      };
-    }),
-  );
+  const { defaults: d, fps, shots } = await readCutShots(services, ep, pass, build);
   const chosen = chooseClips(ep, pass, shots);
   const played = new Map<string, PlayedVersion>();
   const play = opts.play;
@@ -238,17 +217,7 @@ async function assemble(
     : chosen;
   const files = filesToProbe(choices);
   progress(0.02, `reading ${files.length} clip file(s)`);
-  const found = await mapLimit(files, 4, async (file): Promise<ClipInfo | string> => {
-    try {
-      if (file.endsWith(".wav")) {
-        const wav = await wavInfo(file);
-        if (wav) return wav;
-      }
-      return await probeClipCached(services, file);
-    } catch (err) {
-      return errorCode(err) === "ENOENT" ? "the file is gone" : firstLine(err);
-    }
-  });
+  const found = await mapLimit(files, 4, (file) => probeOrWhy(services, file, { wavHeader: true }));
   const probes = new Map(files.map((f, i) => [f, found[i]]));
 
   let sizeFrom: AssembleReport["size_from"] = opts.size ? "request" : "pass";
@@ -472,10 +441,6 @@ function shotsText(name: string, r: AssembleReport, now: Date): string {
     else lines.push(`# ${row.status}: ${row.shot}\t${take}\t${row.pass}\t${row.why}`);
   }
   return `${lines.join("\n")}\n`;
-}
-
-function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split("\n")[0];
 }
 
 function firstLines(err: unknown): string {

@@ -1,18 +1,17 @@
 // Reading what a timeline export needs: the pass's build and cut, the takes each entry plays (chosen and planned
 // exactly as assembling would), each file's length and streams, and the episode's recorded track. Writes nothing.
 import path from "node:path";
-import { type CutShot, chooseClips, filesToProbe, planAssembly } from "../assemble/plan.ts";
+import { probeOrWhy, readCutShots } from "../assemble/cut-read.ts";
+import { chooseClips, filesToProbe, planAssembly } from "../assemble/plan.ts";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
-import { type CutEntry, episodeName, readCutList } from "../episode/cut.ts";
-import { folderTakes } from "../episode/cut-view.ts";
-import { type Build, readBuild, readStory } from "../episode/shotlists.ts";
-import type { TakeRecord } from "../episode/takes.ts";
+import { type CutEntry, episodeName } from "../episode/cut.ts";
+import { type Build, readBuild } from "../episode/shotlists.ts";
 import { conflict } from "../errors.ts";
-import { type ClipInfo, probeClip } from "../media/clip-probe.ts";
+import type { ClipInfo } from "../media/clip-probe.ts";
 import { mediaTools } from "../media/ffmpeg.ts";
 import { fileInside, showFence } from "../paths/guarded.ts";
-import { errorCode, num } from "../store/json-guards.ts";
+import { num } from "../store/json-guards.ts";
 import { mapLimit } from "../store/map-limit.ts";
 import { playedVersion } from "../upscale/versions.ts";
 import { type EpisodeTrack, placeTimeline, type Timeline } from "./model.ts";
@@ -36,26 +35,7 @@ export async function readTimeline(
   const build = await readBuild(services, ep, pass);
   if (!build) throw conflict(`the ${pass} pass has not been built yet: build the episode first`);
   await mediaTools(services.media);
-  const doc = build.docs[build.seriesTarget];
-  const d = doc?.defaults ?? {};
-  const fps = isNum(d.fps) ? d.fps : ((await readStory(services, ep))?.series.fps ?? 24);
-  const cut = await readCutList(services, ep, pass);
-  const shots: CutShot[] = await Promise.all(
-    cut.map(async (entry) => {
-      const a = entry.audio;
-      let audioTakes: readonly TakeRecord[] | null = null;
-      if (a && a.source === "take") {
-        const p = a.pass === "final" || a.pass === "proxy" ? a.pass : pass;
-        audioTakes = await folderTakes(services, ep, p, typeof a.shot === "string" ? a.shot : entry.shot);
-      }
-      return {
-        entry,
-        orphan: !build.shots.has(entry.shot),
-        takes: await folderTakes(services, ep, entry.pass ?? pass, entry.shot),
-        audioTakes,
-      };
-    }),
-  );
+  const { defaults: d, fps, cut, shots } = await readCutShots(services, ep, pass, build);
   const chosen = chooseClips(ep, pass, shots);
   const versionNotes: string[] = [];
   let upscaledFile: string | null = null;
@@ -123,15 +103,6 @@ export async function readTimeline(
   for (const text of versionNotes) timeline.notes.push({ at: 0, text });
   timeline.notes.sort((a, b) => a.at - b.at);
   return timeline;
-}
-
-async function probeOrWhy(services: TimelineServices, file: string): Promise<ClipInfo | string> {
-  try {
-    return await probeClip(services, file);
-  } catch (err) {
-    if (errorCode(err) === "ENOENT") return "the file is gone";
-    return (err instanceof Error ? err.message : String(err)).split("\n")[0];
-  }
 }
 
 /** The recording the series config names (`audio.track`), with each built shot's window into it. */
