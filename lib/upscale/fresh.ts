@@ -105,6 +105,34 @@ export interface TakeFiles {
   files: readonly string[];
 }
 
+/**
+ * One version of a take from its folder's names (null without a record): fresh when it finished `ok`, its mp4 is
+ * there, and `madeFrom` (the file it was made from, null when that is itself gone or stale) still holds its stamp.
+ */
+async function judgeVersion<R extends { status?: unknown }>(
+  services: WithCaches,
+  t: TakeFiles,
+  probe: FileProbe,
+  names: { json: string; mp4: string; what: string; parse: (raw: unknown) => R | null },
+  madeFrom: string | null,
+): Promise<VersionState<R> | null> {
+  if (!t.files.includes(names.json)) return null;
+  const dir = path.join(t.ep, passFolder(t.pass), safeShot(t.shot));
+  const json = path.join(dir, names.json);
+  const raw = await readRecord(services, t.ep, json, names.what);
+  if (raw === null) return null;
+  const record = raw === undefined ? null : names.parse(raw);
+  const status = record ? statusOf(record.status) : "queued";
+  const mp4 = t.files.includes(names.mp4) ? path.join(dir, names.mp4) : null;
+  const fresh =
+    record !== null &&
+    status === "ok" &&
+    mp4 !== null &&
+    madeFrom !== null &&
+    (await stampHolds(record as Record<string, unknown>, madeFrom, probe));
+  return { record, status, fresh, mp4, json };
+}
+
 /** Both versions of one take from its folder's names; a version without a record is null. */
 export async function judgeVersions(
   services: WithCaches,
@@ -112,44 +140,32 @@ export async function judgeVersions(
   probe: FileProbe,
 ): Promise<{ upscale: UpscaleState | null; post: PostState | null }> {
   const dir = path.join(t.ep, passFolder(t.pass), safeShot(t.shot));
-  const has = (name: string) => t.files.includes(name);
-  const takeMp4 = path.join(dir, `${t.stem}.mp4`);
-  let upscale: UpscaleState | null = null;
-  if (has(upJsonName(t.stem))) {
-    const json = path.join(dir, upJsonName(t.stem));
-    const raw = await readRecord(services, t.ep, json, "upscale record");
-    if (raw !== null) {
-      const record = raw === undefined ? null : upscaleRecord.parse(raw);
-      const status = record ? statusOf(record.status) : "queued";
-      const mp4 = has(upMp4Name(t.stem)) ? path.join(dir, upMp4Name(t.stem)) : null;
-      const fresh =
-        record !== null &&
-        status === "ok" &&
-        mp4 !== null &&
-        has(`${t.stem}.mp4`) &&
-        (await stampHolds(record, takeMp4, probe));
-      upscale = { record, status, fresh, mp4, json };
-    }
-  }
-  let post: PostState | null = null;
-  if (has(postJsonName(t.stem))) {
-    const json = path.join(dir, postJsonName(t.stem));
-    const raw = await readRecord(services, t.ep, json, "post record");
-    if (raw !== null) {
-      const record = raw === undefined ? null : postRecord.parse(raw);
-      const status = record ? statusOf(record.status) : "queued";
-      const mp4 = has(postMp4Name(t.stem)) ? path.join(dir, postMp4Name(t.stem)) : null;
-      // A post is a version of the upscale: fresh only while that upscale is, and made from its bytes.
-      const fresh =
-        record !== null &&
-        status === "ok" &&
-        mp4 !== null &&
-        upscale?.fresh === true &&
-        upscale.mp4 !== null &&
-        (await stampHolds(record, upscale.mp4, probe));
-      post = { record, status, fresh, mp4, json };
-    }
-  }
+  const takeMp4 = t.files.includes(`${t.stem}.mp4`) ? path.join(dir, `${t.stem}.mp4`) : null;
+  const upscale = await judgeVersion(
+    services,
+    t,
+    probe,
+    {
+      json: upJsonName(t.stem),
+      mp4: upMp4Name(t.stem),
+      what: "upscale record",
+      parse: (raw) => upscaleRecord.parse(raw),
+    },
+    takeMp4,
+  );
+  // A post is a version of the upscale: fresh only while that upscale is, and made from its bytes.
+  const post = await judgeVersion(
+    services,
+    t,
+    probe,
+    {
+      json: postJsonName(t.stem),
+      mp4: postMp4Name(t.stem),
+      what: "post record",
+      parse: (raw) => postRecord.parse(raw),
+    },
+    upscale?.fresh ? upscale.mp4 : null,
+  );
   return { upscale, post };
 }
 
