@@ -1,14 +1,9 @@
-// GET /studio/post/options: the tiers (what each stands for and whether the local ComfyUI can run it), the methods,
-// the blur and strength ranges, and with an episode its series recipe and each shot's own entry in words. Never an
-// error because ComfyUI is down: readiness is then `unknown`.
-import path from "node:path";
 import type { Services } from "../context.ts";
 import { readOverrides } from "../episode/overrides-file.ts";
-import { folderFence, readShowJson } from "../paths/guarded.ts";
-import { seriesHome } from "../paths/series-home.ts";
 import { isObject } from "../store/json-guards.ts";
 import { BUILTIN_LANE } from "../upscale/finish-run.ts";
 import type { SourceVideo } from "../upscale/graphs/types.ts";
+import { seriesRaw } from "../upscale/options.ts";
 import { localMissing } from "../upscale/readiness.ts";
 import { BLUR_METHOD } from "./blur.ts";
 import type { PlannedPost } from "./plan.ts";
@@ -65,18 +60,6 @@ const only = (enhance: Enhance | null, motion_blur: number): PostSettings => ({
   quality: null,
   encoder: null,
 });
-
-async function seriesRaw(services: Services, ep: string): Promise<Record<string, unknown> | null> {
-  const home = await seriesHome(services, ep);
-  if (!home.config) return null;
-  const raw = await readShowJson(
-    services,
-    folderFence(path.dirname(home.config), "its folder"),
-    home.config,
-    "series.json",
-  );
-  return isObject(raw) ? raw : null;
-}
 
 /** The series recipe and each shot's own entry, in fields and words; null without an episode or a recipe. */
 async function recipeOptions(services: Services, ep: string) {

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import type { Engine, EngineJob, EngineProgress, RunHooks, Submitted } from "../engines/types.ts";
 import { shotFolder } from "../episode/takes.ts";
+import type { JobContext } from "../jobs/kinds.ts";
 import { countFrames, probe, runFfmpeg } from "../media/ffmpeg.ts";
 import { episodeFence, mkdirShow, renameShow } from "../paths/guarded.ts";
 import { localIso } from "../render/time.ts";
@@ -36,6 +37,20 @@ export interface FinishRunHooks {
   engine(backend: string): Engine;
   /** After an abort: whether a person canceled the job (else the worker stopped and the job runs again). */
   canceledByUser(): Promise<boolean>;
+}
+
+/** A worker's job context as the version job's hooks: progress, events, engines, and whether a person canceled. */
+export function versionJobHooks(job: { id: string }, ctx: JobContext): FinishRunHooks {
+  return {
+    signal: ctx.signal,
+    progress: (share, step) => ctx.progress({ progress: share, ...(step ? { step } : {}) }),
+    emit: (kind, data) => ctx.emit(kind, data),
+    engine: (backend) => ctx.engine(backend),
+    canceledByUser: async () => {
+      const now = await ctx.store.get(job.id).catch(() => null);
+      return now === null || now.cancel_requested || now.status === "canceled";
+    },
+  };
 }
 
 /** What making the video answers, for the record. */

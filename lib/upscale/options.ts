@@ -127,7 +127,8 @@ function latentOptions(
   return out;
 }
 
-async function seriesRaw(services: Services, ep: string): Promise<Record<string, unknown> | null> {
+/** The episode's series.json as it is (null without one), for the finishing options' recipes. */
+export async function seriesRaw(services: Services, ep: string): Promise<Record<string, unknown> | null> {
   const home = await seriesHome(services, ep);
   if (!home.config) return null;
   const raw = await readShowJson(

@@ -3,21 +3,13 @@
 import { defineJobKind } from "../../lib/jobs/kinds.ts";
 import { postPayload } from "../../lib/post/payload.ts";
 import { runPost } from "../../lib/post/run.ts";
+import { versionJobHooks } from "../../lib/upscale/finish-run.ts";
 
 export const postJob = defineJobKind({
   payload: postPayload,
   async run(job, ctx) {
     const p = job.payload;
     ctx.progress({ log: `${p.stem} post on ${job.lane}` });
-    await runPost(ctx.services, job.id, job.lane, p, {
-      signal: ctx.signal,
-      progress: (share, step) => ctx.progress({ progress: share, ...(step ? { step } : {}) }),
-      emit: (kind, data) => ctx.emit(kind, data),
-      engine: (backend) => ctx.engine(backend),
-      canceledByUser: async () => {
-        const now = await ctx.store.get(job.id).catch(() => null);
-        return now === null || now.cancel_requested || now.status === "canceled";
-      },
-    });
+    await runPost(ctx.services, job.id, job.lane, p, versionJobHooks(job, ctx));
   },
 });

@@ -2,6 +2,7 @@
 // cancel stops ffmpeg or the engine and closes the record "canceled"; a retry queues a new record.
 import { z } from "zod";
 import { defineJobKind } from "../../lib/jobs/kinds.ts";
+import { versionJobHooks } from "../../lib/upscale/finish-run.ts";
 import type { PlannedUpscale } from "../../lib/upscale/plan.ts";
 import { requeueUpscale, type UpscalePayload } from "../../lib/upscale/queue.ts";
 import { runUpscale } from "../../lib/upscale/run.ts";
@@ -21,16 +22,7 @@ export const upscaleJob = defineJobKind({
   async run(job, ctx) {
     const p = job.payload;
     ctx.progress({ log: `${p.stem}: ${p.plan.upscaler} to ${p.plan.width}x${p.plan.height} on ${p.lane}` });
-    await runUpscale(ctx.services, job.id, p, {
-      signal: ctx.signal,
-      progress: (share, step) => ctx.progress({ progress: share, ...(step ? { step } : {}) }),
-      emit: (kind, data) => ctx.emit(kind, data),
-      engine: (backend) => ctx.engine(backend),
-      canceledByUser: async () => {
-        const now = await ctx.store.get(job.id).catch(() => null);
-        return now === null || now.cancel_requested || now.status === "canceled";
-      },
-    });
+    await runUpscale(ctx.services, job.id, p, versionJobHooks(job, ctx));
   },
   retry: (job, services) => requeueUpscale(services, job),
 });
