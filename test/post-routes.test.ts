@@ -512,7 +512,7 @@ describe("DELETE /studio/post", () => {
     );
   });
 
-  it("a post canceled before it ran has its record closed 'canceled', and a new post queues", async () => {
+  it("a post canceled before it ran has its record closed 'canceled'; a retry queues it again and runs", async () => {
     const ep = await s.episode(SCRIPT);
     await takeWithVideo(ep, "sh010", 1);
     await upscaleOf(ep, "sh010", 1);
@@ -528,11 +528,19 @@ describe("DELETE /studio/post", () => {
     });
     expect(typeof rec.finished).toBe("string");
     expect(postEvents()).toEqual([{ ep, shot: "sh010", take: 1, status: "failed" }]);
-    // Closed, it is no longer "on its way": the same post queues again and runs.
-    const again = await s.call("POST", "/post", { ep, shots: ["sh010"], blur: 0.5 });
-    expect(again.body.queued).toHaveLength(1);
+    // A retry queues the record again under the new job, which then makes the post.
+    const retried = await s.call("POST", "/jobs/retry", { id });
+    expect(retried.status).toBe(200);
+    const next = (await store.list()).jobs.find(
+      (j) => j.kind === "post" && j.status === "queued" && j.info.ep === ep,
+    );
+    expect(next?.id).toBeDefined();
+    expect(next?.id).not.toBe(id);
     startPool();
-    expect(await ended(again.body.queued[0].prompt_id)).toBe("succeeded");
+    expect(await ended(next?.id ?? "")).toBe("succeeded");
+    const done = JSON.parse(await readFile(path.join(dirOf(ep, "sh010"), "sh010_t01.post.json"), "utf8"));
+    expect(done).toMatchObject({ status: "ok", job: next?.id, mp4: "sh010_t01.post.mp4", audio: "copied" });
+    expect(done.save_notes).not.toMatch(/canceled/);
   });
 
   it("deletes a finished post's mp4 too", async () => {

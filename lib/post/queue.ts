@@ -8,11 +8,12 @@ import { loadViewInputs } from "../episode/view-inputs.ts";
 import { chooseTakes, type TakeAsk, type TakeSkip } from "../episode/which-takes.ts";
 import { StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
+import type { NewJob } from "../jobs/types.ts";
 import { localIso } from "../render/time.ts";
 import { errorMessage, isObject, str } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
 import { episodeProbe, judgeVersions } from "../upscale/fresh.ts";
-import { recordPath, versionEvent, writeRecord } from "../upscale/version-record.ts";
+import { readRecordNow, recordPath, versionEvent, writeRecord } from "../upscale/version-record.ts";
 import type { PostPayload } from "./payload.ts";
 import { planPost, type TakeVersions } from "./plan.ts";
 import { checkPostReadiness, type ReadyAsk } from "./readiness.ts";
@@ -205,4 +206,53 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
   if (answer.queued.length) services.jobSignals.jobAdded();
   for (const e of events) services.events.emit("studio.post", e);
   return answer;
+}
+
+/** The fields the queuer writes that a retry keeps (the saver's and the last run's ids are dropped). */
+const QUEUER_FIELDS = [
+  "shot",
+  "take",
+  "recipe",
+  "recipe_hash",
+  "encoder_asked",
+  "quality",
+  "width",
+  "height",
+  "backend",
+] as const;
+
+/**
+ * A retry of an ended post job: the same post queued again as a new job, its record rewritten `queued` naming that
+ * job (else the new run would find the record another job's and do nothing).
+ */
+export async function requeuePost(
+  services: Services,
+  job: { payload: PostPayload; lane: string; title: string; info: NewJob["info"] },
+): Promise<NewJob<PostPayload>> {
+  const p = job.payload;
+  const file = recordPath("post", p);
+  const jobId = newJobId();
+  await withLock(services, p.ep, async () => {
+    const now = await readRecordNow(p.ep, file);
+    if (!now) throw new StudioError(409, `${p.stem}.post.json is gone: post the take again`);
+    const kept = Object.fromEntries(QUEUER_FIELDS.filter((k) => k in now).map((k) => [k, now[k]]));
+    await writeRecord(services, p.ep, file, {
+      ...kept,
+      status: "queued",
+      queued: localIso(services.now()),
+      comfy_prompt_id: null,
+      backend_prompt_id: null,
+      job: jobId,
+    });
+  });
+  services.events.emit("studio.post", versionEvent(p.ep, p.shot, p.take, "queued"));
+  return {
+    id: jobId,
+    kind: "post",
+    lane: job.lane,
+    title: job.title,
+    info: job.info,
+    payload: p,
+    after: null,
+  };
 }
