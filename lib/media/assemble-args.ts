@@ -1,5 +1,6 @@
 // ffmpeg arguments and side files of an assembly, pure: a clip's re-encode, the concat demuxer's list and the
 // sound track's filter graph. Kept to filters the shipped ffmpeg (a 2018 4.x build) already has.
+import { AUDIO_FORMAT, AUDIO_RATE, aacArgs, h264Args } from "./encode-args.ts";
 
 /** A clip's picture as the cut plays it: its file, its own rate, the frames trimmed off each end and kept. */
 export interface ClipPicture {
@@ -21,9 +22,6 @@ export interface ClipSound {
 /** How hard the encoder works: `draft` for cuts made to check timing, `full` for the cut that is kept. */
 export type EncodeEffort = "draft" | "full";
 
-export const AUDIO_RATE = 48000;
-const AUDIO_FORMAT = `aformat=sample_fmts=fltp:sample_rates=${AUDIO_RATE}:channel_layouts=stereo`;
-
 /** A frame rate as ffmpeg reads it exactly: `24`, `30000/1001`, else the decimal. */
 export function fpsText(fps: number): string {
   if (Number.isInteger(fps)) return String(fps);
@@ -35,25 +33,12 @@ export function fpsText(fps: number): string {
 /** Encoder settings every re-encoded clip shares, so re-encoded and copied clips join as one stream. */
 export function videoCodecArgs(effort: EncodeEffort): string[] {
   // A draft is for timing and review: faster; the full cut keeps more of the picture.
-  const [preset, crf] = effort === "full" ? ["medium", "17"] : ["veryfast", "20"];
-  return [
-    "-c:v",
-    "libx264",
-    "-preset",
-    preset,
-    "-crf",
-    crf,
-    "-pix_fmt",
-    "yuv420p",
-    "-profile:v",
-    "high",
-    "-color_primaries",
-    "bt709",
-    "-color_trc",
-    "bt709",
-    "-colorspace",
-    "bt709",
-  ];
+  return h264Args(effort === "full" ? { preset: "medium", crf: 17 } : { preset: "veryfast", crf: 20 });
+}
+
+/** A picture brought to `width`x`height` whole (letterboxed, never cropped), square pixels, 8-bit 4:2:0. */
+export function letterbox(width: number, height: number): string {
+  return `scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:(ow-iw)/2:(oh-ih)/2,setsar=1,format=yuv420p`;
 }
 
 /** The filter chain that brings a clip's picture to the cut: rate, trims, size (letterboxed), pixel format. */
@@ -65,12 +50,7 @@ export function videoFilter(clip: ClipPicture, width: number, height: number, fp
       `trim=start_frame=${clip.trimIn}:end_frame=${clip.trimIn + clip.frames}`,
       "setpts=PTS-STARTPTS",
     );
-  steps.push(
-    `scale=${width}:${height}:force_original_aspect_ratio=decrease`,
-    `pad=${width}:${height}:(ow-iw)/2:(oh-ih)/2`,
-    "setsar=1",
-    "format=yuv420p",
-  );
+  steps.push(letterbox(width, height));
   return steps.join(",");
 }
 
@@ -204,16 +184,8 @@ export function joinArgs(o: {
     "copy",
     "-map",
     "[aout]",
-    "-c:a",
-    "aac",
-    // The fast coder encodes twice as fast; a draft is for timing, the full cut keeps the better coder.
-    ...(o.effort === "draft" ? ["-aac_coder", "fast"] : []),
-    "-b:a",
-    "192k",
-    "-ar",
-    String(AUDIO_RATE),
-    "-ac",
-    "2",
+    // A draft is for timing: the fast coder; the full cut keeps the better one.
+    ...aacArgs({ fast: o.effort === "draft" }),
     "-movflags",
     "+faststart",
     "-f",

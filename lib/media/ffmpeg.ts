@@ -1,6 +1,6 @@
 // Running ffmpeg and ffprobe (through the media tools' helper process): the tools in force, a run with progress and
 // cancellation, and what a file holds (asked of ffprobe once per file version: each run costs a process start).
-import { stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import { StudioError } from "../errors.ts";
 import type { MediaTools } from "./tools.ts";
 
@@ -53,6 +53,40 @@ export async function runFfmpeg(args: readonly string[], opts: RunOptions): Prom
     },
   );
   return { frames, log: stderr };
+}
+
+export interface FileRunOptions {
+  media: MediaTools;
+  signal?: AbortSignal;
+  /** The output's expected length: progress is the fraction of it written (0 when unknown). */
+  seconds: number;
+  /** Fraction written (0..1); 1 once the run has ended well. */
+  progress?(fraction: number): void;
+}
+
+/**
+ * Run ffmpeg writing the one file `output` (named last in `args`). A failed or canceled run leaves no output behind.
+ * Answers ffmpeg's report and the milliseconds the run took.
+ */
+export async function runFfmpegInto(
+  output: string,
+  args: readonly string[],
+  opts: FileRunOptions,
+): Promise<FfmpegReport & { ms: number }> {
+  const { seconds, progress } = opts;
+  const started = Date.now();
+  try {
+    const report = await runFfmpeg(args, {
+      media: opts.media,
+      signal: opts.signal,
+      onProgress: (s) => progress?.(seconds > 0 ? Math.min(1, s / seconds) : 0),
+    });
+    progress?.(1);
+    return { ...report, ms: Date.now() - started };
+  } catch (err) {
+    await rm(output, { force: true });
+    throw err;
+  }
 }
 
 /** The file's version as `remember` keys it: size, modification time and inode (a rename over it changes that). */

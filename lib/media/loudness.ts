@@ -3,6 +3,7 @@
 // then measured again, so what is reported is what the file holds, not what the filter meant to do.
 import { rm } from "node:fs/promises";
 import { probeClip } from "./clip-probe.ts";
+import { aacArgs } from "./encode-args.ts";
 import { runFfmpeg } from "./ffmpeg.ts";
 import type { MediaTools } from "./tools.ts";
 
@@ -37,7 +38,6 @@ export interface LoudnormReport {
 }
 
 export const LOUDNESS_DEFAULT: LoudnessTarget = { target: -16, truePeak: -1 };
-const AUDIO_RATE = 48000;
 
 /** Why a target cannot be used, or null. */
 export function loudnessProblem(t: LoudnessTarget): string | null {
@@ -106,14 +106,7 @@ export function normaliseArgs(
     "-af",
     normaliseFilter(t, measured),
     // loudnorm works at 192 kHz: brought back to the cut's rate.
-    "-ar",
-    String(AUDIO_RATE),
-    "-ac",
-    "2",
-    "-c:a",
-    "aac",
-    "-b:a",
-    "192k",
+    ...aacArgs(),
     "-sn",
     "-dn",
     "-movflags",

@@ -1,9 +1,9 @@
 // ProRes 422 HQ from a finished mp4, the mezzanine an editor or a broadcaster takes in: ffmpeg's prores_ks at
 // profile 3 (HQ, `apch`), 10-bit 4:2:2, the sound as 24-bit PCM at 48 kHz, in a QuickTime .mov.
-import { rm } from "node:fs/promises";
-import { AUDIO_RATE } from "./assemble-args.ts";
+
 import { probeClip } from "./clip-probe.ts";
-import { runFfmpeg } from "./ffmpeg.ts";
+import { AUDIO_RATE, BT709_TAGS } from "./encode-args.ts";
+import { runFfmpegInto } from "./ffmpeg.ts";
 import type { MediaTools } from "./tools.ts";
 
 /** ffmpeg's arguments: the first picture and (when `sound`) first sound stream of `input` into `output`. */
@@ -25,12 +25,7 @@ export function proresArgs(input: string, output: string, sound: boolean): strin
     "apl0",
     "-pix_fmt",
     "yuv422p10le",
-    "-color_primaries",
-    "bt709",
-    "-color_trc",
-    "bt709",
-    "-colorspace",
-    "bt709",
+    ...BT709_TAGS,
     "-f",
     "mov",
     output,
@@ -64,23 +59,17 @@ export async function makeProres(
   const info = await probeClip(services, input);
   if (!info.video) throw new Error(`prores: ${input} has no picture`);
   const seconds = info.duration ?? info.video.duration ?? 0;
-  const started = Date.now();
-  try {
-    const report = await runFfmpeg(proresArgs(input, output, info.audio !== null), {
-      media: services.media,
-      signal: hooks.signal,
-      onProgress: (s) => hooks.progress?.(seconds > 0 ? Math.min(1, s / seconds) : 0),
-    });
-    hooks.progress?.(1);
-    return {
-      frames: report.frames,
-      width: info.video.width,
-      height: info.video.height,
-      sound: info.audio ? "pcm" : "none",
-      ms: Date.now() - started,
-    };
-  } catch (err) {
-    await rm(output, { force: true });
-    throw err;
-  }
+  const run = await runFfmpegInto(output, proresArgs(input, output, info.audio !== null), {
+    media: services.media,
+    signal: hooks.signal,
+    seconds,
+    progress: (f) => hooks.progress?.(f),
+  });
+  return {
+    frames: run.frames,
+    width: info.video.width,
+    height: info.video.height,
+    sound: info.audio ? "pcm" : "none",
+    ms: run.ms,
+  };
 }

@@ -1,8 +1,8 @@
 // The built-in upscale (no GPU): the take's picture scaled by ffmpeg's lanczos to the made size, cropped or padded to
 // a delivery size, optionally lightly sharpened, encoded H.264 8-bit; the take's sound stream copied as it is (the
 // upscale must sound exactly like the take). Pure arguments, then one ffmpeg run with progress and cancellation.
-import { rm } from "node:fs/promises";
-import { runFfmpeg } from "./ffmpeg.ts";
+import { h264Args } from "./encode-args.ts";
+import { runFfmpegInto } from "./ffmpeg.ts";
 import { type ProbeServices, probeClipCached } from "./probe-cache.ts";
 
 export type ResampleQuality = "review" | "master";
@@ -51,25 +51,7 @@ export function resampleFilter(s: ResampleSpec): string {
 
 /** The encoder's settings for a quality. */
 export function resampleCodecArgs(quality: ResampleQuality): string[] {
-  const [preset, crf] = quality === "master" ? ["slow", "14"] : ["fast", "20"];
-  return [
-    "-c:v",
-    "libx264",
-    "-preset",
-    preset,
-    "-crf",
-    crf,
-    "-pix_fmt",
-    "yuv420p",
-    "-profile:v",
-    "high",
-    "-color_primaries",
-    "bt709",
-    "-color_trc",
-    "bt709",
-    "-colorspace",
-    "bt709",
-  ];
+  return h264Args(quality === "master" ? { preset: "slow", crf: 14 } : { preset: "fast", crf: 20 });
 }
 
 /** ffmpeg's arguments: the first video stream resampled, the first sound stream (when `audio`) copied untouched. */
@@ -128,24 +110,18 @@ export async function resampleVideo(
   if (!info.video) throw new Error(`resample: ${input} has no picture`);
   const seconds = info.duration ?? info.video.duration ?? 0;
   const audio = info.audio !== null;
-  const started = Date.now();
-  try {
-    const report = await runFfmpeg(resampleArgs(input, output, spec, audio), {
-      media: services.media,
-      signal: hooks.signal,
-      onProgress: (s) => hooks.progress?.(seconds > 0 ? Math.min(1, s / seconds) : 0),
-    });
-    hooks.progress?.(1);
-    return {
-      frames: report.frames,
-      width: spec.width,
-      height: spec.height,
-      audio: audio ? "copied" : "none",
-      encoder: "libx264",
-      ms: Date.now() - started,
-    };
-  } catch (err) {
-    await rm(output, { force: true });
-    throw err;
-  }
+  const run = await runFfmpegInto(output, resampleArgs(input, output, spec, audio), {
+    media: services.media,
+    signal: hooks.signal,
+    seconds,
+    progress: (f) => hooks.progress?.(f),
+  });
+  return {
+    frames: run.frames,
+    width: spec.width,
+    height: spec.height,
+    audio: audio ? "copied" : "none",
+    encoder: "libx264",
+    ms: run.ms,
+  };
 }

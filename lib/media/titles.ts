@@ -5,8 +5,9 @@
 import { access, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { tempPath } from "../store/temp-names.ts";
-import { AUDIO_RATE, clipSamples, concatList, fpsText, graphPath, videoCodecArgs } from "./assemble-args.ts";
+import { clipSamples, concatList, fpsText, graphPath, letterbox, videoCodecArgs } from "./assemble-args.ts";
 import { type ClipInfo, probeClip } from "./clip-probe.ts";
+import { AUDIO_FORMAT, AUDIO_RATE, aacArgs } from "./encode-args.ts";
 import { runFfmpeg } from "./ffmpeg.ts";
 import type { MediaTools } from "./tools.ts";
 
@@ -126,11 +127,11 @@ export function titleGraph(o: {
   const glow = Math.max(1, Math.round(st.glow_size * h));
   const text = `fontfile=${graphPath(o.font)}:textfile=${graphPath(o.textFile)}:fontsize=${size}:x=(w-text_w)/2:y=${y}:alpha='${o.alpha}'`;
   const picture = [
-    `[0:v]fps=fps=${fpsText(fps)},scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,setsar=1,format=yuv420p,split[base][g]`,
+    `[0:v]fps=fps=${fpsText(fps)},${letterbox(w, h)},split[base][g]`,
     `[g]format=rgba,colorchannelmixer=aa=0,drawtext=${text}:fontcolor=${st.glow}:borderw=${glow}:bordercolor=${st.glow},format=yuva444p,gblur=sigma=${glow}[glow]`,
     `[base][glow]overlay=format=auto,drawtext=${text}:fontcolor=${st.color},format=yuv420p[v]`,
   ];
-  const fit = `apad,atrim=end_sample=${o.samples},aformat=sample_fmts=fltp:sample_rates=${AUDIO_RATE}:channel_layouts=stereo[a]`;
+  const fit = `apad,atrim=end_sample=${o.samples},${AUDIO_FORMAT}[a]`;
   const sound = o.sound
     ? `[0:a:0]aresample=${AUDIO_RATE},asetpts=PTS-STARTPTS,${fit}`
     : `anullsrc=r=${AUDIO_RATE}:cl=stereo,${fit}`;
@@ -242,7 +243,8 @@ export async function wrapWithTitles(
           ...["-i", file, "-filter_complex_script", graph, "-map", "[v]", "-map", "[a]"],
           ...["-frames:v", String(frames), ...videoCodecArgs("full")],
           ...(format.timescale ? ["-video_track_timescale", String(format.timescale)] : []),
-          ...["-c:a", "aac", "-b:a", "192k", "-ar", String(AUDIO_RATE), "-ac", "2", "-f", "mp4", out],
+          ...aacArgs(),
+          ...["-f", "mp4", out],
         ],
         {
           media,
@@ -319,27 +321,15 @@ function soundChains(parts: readonly Part[], fps: number, firstInput: number): s
     parts.map((p) => p.frames),
     fps,
   );
-  const fmt = `aformat=sample_fmts=fltp:sample_rates=${AUDIO_RATE}:channel_layouts=stereo`;
   const chains = parts.map(
     (_, k) =>
-      `[${firstInput + k}:a:0]aresample=${AUDIO_RATE},${fmt},asetpts=PTS-STARTPTS,apad,atrim=end_sample=${samples[k]}[a${k}]`,
+      `[${firstInput + k}:a:0]aresample=${AUDIO_RATE},${AUDIO_FORMAT},asetpts=PTS-STARTPTS,apad,atrim=end_sample=${samples[k]}[a${k}]`,
   );
   chains.push(`${parts.map((_, k) => `[a${k}]`).join("")}concat=n=${parts.length}:v=0:a=1[aout]`);
   return chains.join(";\n");
 }
 
-const SOUND_OUT = [
-  "-c:a",
-  "aac",
-  "-b:a",
-  "192k",
-  "-ar",
-  String(AUDIO_RATE),
-  "-ac",
-  "2",
-  "-movflags",
-  "+faststart",
-];
+const SOUND_OUT = [...aacArgs(), "-movflags", "+faststart"];
 
 /** The pictures copied through the concat demuxer (each for its exact length), the sound laid again. */
 async function join(
@@ -403,7 +393,7 @@ async function reencode(
   const { width: w, height: h, fps } = format;
   const pictures = parts.map(
     (p, k) =>
-      `[${k}:v:0]fps=fps=${fpsText(fps)},scale=${w}:${h}:force_original_aspect_ratio=decrease,pad=${w}:${h}:(ow-iw)/2:(oh-ih)/2,setsar=1,format=yuv420p,trim=end_frame=${p.frames},setpts=PTS-STARTPTS[v${k}]`,
+      `[${k}:v:0]fps=fps=${fpsText(fps)},${letterbox(w, h)},trim=end_frame=${p.frames},setpts=PTS-STARTPTS[v${k}]`,
   );
   const graph = [
     ...pictures,
