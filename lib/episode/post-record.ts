@@ -1,36 +1,13 @@
-// The post-process record `<stem>.post.json`: one schema for the queuer's and the saver's fields, read leniently
-// like the upscale record (unknown fields kept in order, a wrong-typed field read as null).
+// The post-process record `<stem>.post.json`: the fields every version of a take has (upscale-record.ts), read
+// leniently like the upscale record (unknown fields kept in order, a wrong-typed field read as null), and how its
+// motion blur was made.
 import { z } from "zod";
 import { type Lenient, recordKind } from "../store/record.ts";
-
-const txt = z.string();
-const amount = z.number();
-const stampNumber = z.union([z.number(), z.bigint(), z.string()]);
+import { VERSION_FIELDS } from "./upscale-record.ts";
 
 export const POST_SHAPE = {
-  shot: txt,
-  take: z.number().int(),
-  status: z.enum(["queued", "ok", "failed"]),
-  queued: txt,
-  comfy_prompt_id: txt,
-  backend_prompt_id: txt,
-  recipe: z.looseObject({}),
-  recipe_hash: txt,
-  encoder_asked: txt,
-  quality: z.enum(["review", "master"]),
-  width: amount,
-  height: amount,
-  source_size: stampNumber,
-  source_mtime_ns: stampNumber,
-  source_sha1: txt,
-  finished: txt,
-  frames: amount,
-  mp4: txt,
-  audio: z.enum(["copied", "none"]),
-  encoder: txt,
-  motion_blur_method: txt,
-  save_ms: z.record(z.string(), amount),
-  save_notes: txt,
+  ...VERSION_FIELDS,
+  motion_blur_method: z.string(),
 };
 
 export type PostRecord = Lenient<typeof POST_SHAPE>;
