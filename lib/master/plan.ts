@@ -6,7 +6,7 @@ import { type CutShot, chooseClips } from "../assemble/plan.ts";
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { folderTakes } from "../episode/cut-view.ts";
-import { safeShot, type TakeRecord, takeUsable } from "../episode/takes.ts";
+import { safeShot, type TakeRecord } from "../episode/takes.ts";
 import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
 import { conflict, StudioError } from "../errors.ts";
 import { planPost, type TakeVersions } from "../post/plan.ts";
@@ -18,8 +18,9 @@ import {
   seriesPostRecipe,
 } from "../post/recipe.ts";
 import { isObject, positive, str } from "../store/json-guards.ts";
+import { takeFacts } from "../upscale/facts.ts";
 import { episodeProbe, judgeVersions, type PostState, type UpscaleState } from "../upscale/fresh.ts";
-import { askFromRecipe, planUpscaleTake, type TakeFacts } from "../upscale/plan.ts";
+import { askFromRecipe, planUpscaleTake } from "../upscale/plan.ts";
 import { type MasterRecipe, masterRecipe, recipeText, shotOwnRecipe, takeRecipe } from "../upscale/recipe.ts";
 import type { MasterPlanAnswer } from "./report.ts";
 import { masterRows, type PostMode, type RowFacts, rowPlays } from "./rows.ts";
@@ -121,8 +122,9 @@ export async function planMaster(
     };
     const tr = target ? takeRecipe(recipe, target, shotOwnRecipe(vi.overrides, c.shot)) : null;
     if (tr) {
+      // Planned from the very facts the upscale queue reads, so the row's recipe hash is the one a queued upscale gets.
       const plan = planUpscaleTake(
-        takeFacts(vi, c.shot, t, v.upscale),
+        await takeFacts(vi, c.shot, t, v.upscale, probe),
         askFromRecipe(tr.fields, {
           deliver: recipe.deliverText,
           fit: recipe.fit,
@@ -186,34 +188,6 @@ function upscaleFacts(u: UpscaleState): RowFacts["upscale"] {
     recipeHash: str(u.record?.recipe_hash),
     width: positive(u.record?.width),
     height: positive(u.record?.height),
-  };
-}
-
-/** The take as upscale planning sees it (the same facts the upscale queue reads from the sidecar). */
-function takeFacts(vi: ViewInputs, shot: string, t: TakeRecord, up: UpscaleState | null): TakeFacts {
-  const sc = t.sidecar ?? {};
-  const target = str(sc.target) ?? vi.build.shots.get(shot)?.target ?? null;
-  const spec = target ? vi.env.targets.get(target) : undefined;
-  const latentName = str(sc.latent) ?? `${t.stem}.latent.safetensors`;
-  const rec = up?.record;
-  const seed = sc.seed;
-  return {
-    shot,
-    take: t.take,
-    usable: takeUsable(t),
-    status: str(sc.status) ?? "queued",
-    target,
-    width: positive(sc.width),
-    height: positive(sc.height),
-    steps: positive(sc.steps),
-    seed: typeof seed === "bigint" || typeof seed === "number" || typeof seed === "string" ? seed : null,
-    latent: t.files.includes(latentName),
-    builtin: spec?.backend === "builtin" || sc.backend === "builtin",
-    upscaleSpec: isObject(spec?.upscale) ? spec.upscale : null,
-    freshUpscale:
-      up?.fresh && rec && positive(rec.width) && positive(rec.height)
-        ? { width: positive(rec.width) ?? 0, height: positive(rec.height) ?? 0, summary: {} }
-        : null,
   };
 }
 
