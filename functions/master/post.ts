@@ -1,6 +1,7 @@
 // POST /studio/master: the episode's master by the series recipe. `plan` says what each shot of the cut stands at;
-// `queue` queues the upscales (and posts) the plan asks for; `assemble` makes the master from them under the
-// episode's exclusive lock, as a `master` job, and answers when it ends.
+// `queue` queues the upscales (and posts) the plan asks for, with posts by the recipe each queued right behind its
+// upscale (a job that waits for the upscale's); `assemble` makes the master from them under the episode's exclusive
+// lock, as a `master` job, and answers when it ends.
 import path from "node:path";
 import { z } from "zod";
 import type { Services } from "../../lib/context.ts";
@@ -10,13 +11,14 @@ import type { MasterJob } from "../../lib/master/job-state.ts";
 import { currentMasterJob, MASTER_BY, masterJobOf } from "../../lib/master/job-state.ts";
 import { type MasterLock, takeLock } from "../../lib/master/lock.ts";
 import { type MasterPlan, masterRecipeOf, planMaster } from "../../lib/master/plan.ts";
-import { assembleRefusal, type PostMode } from "../../lib/master/rows.ts";
+import { assembleRefusal, type PostMode, postBehindUpscale } from "../../lib/master/rows.ts";
 import { type MasterPayload, masterNames } from "../../lib/master/run.ts";
 import { mediaTools } from "../../lib/media/ffmpeg.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { episodeFence, statShowOrNull } from "../../lib/paths/guarded.ts";
 import { queuePosts } from "../../lib/post/queue.ts";
 import { ep, passOr } from "../../lib/schema/fields.ts";
+import { str } from "../../lib/store/json-guards.ts";
 import { queueUpscales } from "../../lib/upscale/queue.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -73,7 +75,7 @@ export default defineFunction({
       .enum(["cut", "target"])
       .default("cut")
       .describe(
-        "queue: cut order, or grouped by what the backend loads (each group where its first shot is)",
+        "queue: cut order (posts right behind their upscales), or grouped by what the backend loads (each group where its first shot is; posts after all upscales)",
       ),
     post: postMode,
   }),
@@ -113,6 +115,11 @@ export default defineFunction({
       const rows = plan.answer.rows;
       const toUpscale = rows.filter((r) => r.status === "upscale").map((r) => r.shot);
       const toPost = rows.filter((r) => r.status === "post").map((r) => r.shot);
+      const riding = new Set(
+        rows.filter((r, i) => postBehindUpscale(r, plan.shots[i].facts, input.post)).map((r) => r.shot),
+      );
+      // Posts wait for their upscale's job: the one queued now, or the one already on its way (while it is).
+      const behind = await upscalesOnTheirWay(ctx, plan, riding);
       const queued: string[] = [];
       const errors: { shot: string; error: string }[] = [];
       try {
@@ -125,14 +132,19 @@ export default defineFunction({
           });
           queued.push(...a.queued.map((q) => q.shot));
           errors.push(...a.errors.map((e) => ({ shot: e.shot, error: e.error })));
+          for (const q of a.queued)
+            if (riding.has(q.shot)) behind.push({ shot: q.shot, take: q.take, job: q.prompt_id });
         }
-        if (toPost.length) {
+        const postShots = [...toPost, ...behind.map((b) => b.shot)];
+        if (postShots.length) {
           const a = await queuePosts(ctx, real, {
             pass,
-            shots: toPost,
+            shots: postShots,
             redo: true,
             recipe: true,
             quality: null,
+            behind,
+            order: input.order,
           });
           queued.push(...a.queued.map((q) => q.shot));
           errors.push(...a.errors.map((e) => ({ shot: e.shot, error: e.error })));
@@ -175,6 +187,24 @@ export default defineFunction({
     };
   },
 });
+
+/** The upscale jobs already on their way (waiting or running) for the `shots` whose rows wait on them. */
+async function upscalesOnTheirWay(
+  ctx: Services,
+  plan: MasterPlan,
+  shots: ReadonlySet<string>,
+): Promise<{ shot: string; take: number; job: string }[]> {
+  const out: { shot: string; take: number; job: string }[] = [];
+  const store = await ctx.jobs();
+  for (const [i, row] of plan.answer.rows.entries()) {
+    if (row.status !== "queued" || !shots.has(row.shot) || row.take === null) continue;
+    const id = str((plan.shots[i].upscale?.record as Record<string, unknown> | null)?.job);
+    const job = id ? await store.get(id).catch(() => null) : null;
+    if (job?.kind === "upscale" && (job.status === "queued" || job.status === "running"))
+      out.push({ shot: row.shot, take: row.take, job: job.id });
+  }
+  return out;
+}
 
 /**
  * Take the episode's lock (409 with the job holding it), run a `master` job under it and answer its job object

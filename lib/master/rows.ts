@@ -178,6 +178,17 @@ function recipePost(row: MasterRow, f: RowFacts, o: PlanOptions): void {
   }
 }
 
+/**
+ * Whether the master's queue puts this row's post right behind its upscale: posts by the recipe, one to make (not
+ * `none`, not in error), and an upscale queued now (`upscale`) or already on its way with no post queued yet.
+ */
+export function postBehindUpscale(row: MasterRow, f: RowFacts, post: PostMode): boolean {
+  const pr = f.postRecipe ?? null;
+  if (post !== "recipe" || !pr || pr.none || pr.error !== null) return false;
+  if (row.status === "upscale") return true;
+  return row.status === "queued" && f.upscale?.status === "queued" && f.post?.status !== "queued";
+}
+
 /** Rows and their counts; ready when every row is ok or kept. */
 export function masterRows(
   facts: readonly RowFacts[],

@@ -1,5 +1,6 @@
 // What a post request does to one take, decided from facts already read (no files, no engines): queue it with its
-// recipe and hash, skip it (a fresh post with the same settings), or say why it cannot be done.
+// recipe and hash, skip it (a fresh post with the same settings), or say why it cannot be done. A post may also be
+// planned behind an upscale still on its way (the master's queue), from the size that upscale was planned at.
 import { BUILTIN_LANE } from "../upscale/finish-run.ts";
 import {
   doesSomething,
@@ -62,12 +63,13 @@ function upscaleProblem(u: NonNullable<TakeVersions["upscale"]>): string | null 
 
 /**
  * One take's decision. `settings` is the request's (or the take's merged recipe) as parsed; `quality` the one
- * asked (null: the recipe's, else the upscale's own).
+ * asked (null: the recipe's, else the upscale's own). `behindUpscale`: the post is to wait for the queued upscale
+ * job its record names, so an upscale still being made is no refusal (the job checks it once that one ends).
  */
 export function planPost(
   v: TakeVersions,
   settings: Parsed<PostSettings>,
-  ask: { redo: boolean; quality: "review" | "master" | null },
+  ask: { redo: boolean; quality: "review" | "master" | null; behindUpscale?: boolean },
 ): PostDecision {
   const at = { shot: v.shot, take: v.take };
   if (!settings.ok) return { error: { ...at, error: settings.error } };
@@ -75,7 +77,8 @@ export function planPost(
   if (!doesSomething(s)) return { error: { ...at, error: "nothing to do (no enhance, no motion blur)" } };
   if (!v.upscale)
     return { error: { ...at, error: "no upscale yet (a post is made from the upscale: upscale first)" } };
-  const problem = upscaleProblem(v.upscale);
+  const waits = ask.behindUpscale === true && v.upscale.status === "queued";
+  const problem = waits ? null : upscaleProblem(v.upscale);
   if (problem) return { error: { ...at, error: `its upscale is stale or unfinished (${problem})` } };
   const { width, height } = v.upscale;
   if (width === null || height === null)

@@ -1,14 +1,15 @@
 // POST /studio/post, queueing: the takes asked for, each planned (queue, skip or error) from its upscale and post
 // records and its settings (the request's, or the series recipe with the shot's own entry merged over it), the
 // engines asked whether they can run what is left (a silent one 502, a missing node or model 409), then per take
-// its record written `queued` naming its job, the job inserted and a `studio.post` event sent.
+// its record written `queued` naming its job, the job inserted and a `studio.post` event sent. The master's queue
+// may ask for posts of upscales still on their way: each such post job waits for its upscale's job (`after`).
 import type { Pass } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { loadViewInputs } from "../episode/view-inputs.ts";
 import { chooseTakes, type TakeAsk, type TakeSkip } from "../episode/which-takes.ts";
 import { StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
-import type { NewJob } from "../jobs/types.ts";
+import type { JobStore, NewJob } from "../jobs/types.ts";
 import { localIso } from "../render/time.ts";
 import { errorMessage, isObject, str } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
@@ -36,6 +37,13 @@ export interface PostRequest extends TakeAsk {
   enhance?: unknown;
   blur?: number | null;
   quality: "review" | "master" | null;
+  /**
+   * Upscale jobs on their way that the posts of these takes are to wait for (the master's queue): a take whose
+   * upscale record is still that job's queued one gets its post queued behind it instead of refused.
+   */
+  behind?: readonly { shot: string; take: number; job: string }[];
+  /** With `behind`: `cut` puts each such post right behind its upscale in its lane; `target` leaves it last. */
+  order?: "cut" | "target";
 }
 
 export interface PostAnswer {
@@ -70,7 +78,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
   const chosen = await chooseTakes(services, vi, req);
   const answer: PostAnswer = { queued: [], skipped: [...chosen.skipped], errors: [] };
   const probe = episodeProbe(services, ep);
-  const planned: ReadyAsk[] = [];
+  const planned: (ReadyAsk & { after: string | null })[] = [];
   for (const c of chosen.takes) {
     const { upscale, post } = await judgeVersions(
       services,
@@ -79,6 +87,12 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
     );
     const sc = c.record.sidecar;
     const up = upscale?.record ?? null;
+    const wait = req.behind?.find((b) => b.shot === c.shot && b.take === c.take);
+    // Only while the record is still the queued one of the job asked about (a redo since names another job).
+    const after =
+      wait && upscale?.status === "queued" && up && str((up as Record<string, unknown>).job) === wait.job
+        ? wait.job
+        : null;
     const versions: TakeVersions = {
       shot: c.shot,
       take: c.take,
@@ -105,13 +119,18 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
     const entry = shotPosts[c.shot];
     const settings =
       fromRequest ?? recipeSettings(mergedRecipe(master ?? {}, isObject(entry) ? entry : null));
-    const decision = planPost(versions, settings, { redo: req.redo, quality: req.quality });
+    const decision = planPost(versions, settings, {
+      redo: req.redo,
+      quality: req.quality,
+      behindUpscale: after !== null,
+    });
     if ("skip" in decision) answer.skipped.push(decision.skip);
     else if ("error" in decision) answer.errors.push(decision.error);
     else {
       const seed = sc?.seed;
       const q = decision.queue;
       planned.push({
+        after,
         plan: q,
         stem: c.record.stem,
         seed: seed === undefined || seed === null ? null : String(seed),
@@ -132,7 +151,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
 
   const store = await services.jobs();
   const events: ReturnType<typeof versionEvent>[] = [];
-  for (const { plan, stem, seed } of planned) {
+  for (const { plan, stem, seed, after } of planned) {
     const ref = { ep, pass: req.pass, shot: plan.shot, stem };
     const jobId = newJobId();
     const queuedAt = localIso(services.now());
@@ -178,7 +197,9 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
         title: `${stem} post (${req.pass})`,
         info: { ep, pass: req.pass, shot: plan.shot, take: plan.take, backend: plan.lane },
         payload,
+        after,
       });
+      if (after && req.order !== "target") await placeBehind(store, jobId, plan.lane, after);
     } catch (err) {
       const why = `not queued: ${errorMessage(err)}`;
       await withLock(services, ep, () =>
@@ -206,6 +227,27 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
   if (answer.queued.length) services.jobSignals.jobAdded();
   for (const e of events) services.events.emit("studio.post", e);
   return answer;
+}
+
+/**
+ * Move a waiting post to right behind the job it waits for among its lane's waiting jobs (to the front when that
+ * job is no longer waiting), so it runs as soon as its upscale ends. A worker taking a job between the look and
+ * the move shifts the places: looked at again, a few times. Never fails the queueing: `after` keeps the order that
+ * matters either way.
+ */
+async function placeBehind(store: JobStore, id: string, lane: string, after: string): Promise<void> {
+  try {
+    for (let tries = 0; tries < 3; tries++) {
+      const waiting = (await store.list()).lanes[lane]?.waiting ?? [];
+      const at = waiting.indexOf(id);
+      if (at < 0) return;
+      const want = waiting.filter((w) => w !== id).indexOf(after) + 1;
+      if (at === want) return;
+      await store.move(id, want);
+    }
+  } catch {
+    // Taken by a worker meanwhile (its upscale ended already): it runs now, which is where it was going.
+  }
 }
 
 /** The fields the queuer writes that a retry keeps (the saver's and the last run's ids are dropped). */

@@ -1,6 +1,7 @@
 // Running one queued post (`<stem>.post.mp4`, through the version job of lib/upscale/finish-run.ts): the upscale
 // checked still fresh and its stamp recorded, then the built-in lane blends frames with ffmpeg, or a ComfyUI lane
-// runs the post graph and the upscale's audio is copied back in. The post keeps its upscale's frame count.
+// runs the post graph and the upscale's audio is copied back in. The post keeps its upscale's frame count. A post
+// queued behind an upscale job ends failed, saying so, when that job did not make its upscale.
 import type { Services } from "../context.ts";
 import type { EngineJob } from "../engines/types.ts";
 import { probe } from "../media/ffmpeg.ts";
@@ -21,6 +22,25 @@ import type { PostPayload } from "./payload.ts";
 import type { Enhance } from "./recipe.ts";
 
 export type PostRunHooks = FinishRunHooks;
+
+/** The upscale job a post was queued behind, as it ended. */
+export interface AwaitedUpscale {
+  id: string;
+  status: string;
+  error: string | null;
+}
+
+/** Why a post cannot be made from the upscale job it waited for, or null when that job made it. */
+export function awaitedProblem(job: AwaitedUpscale, record: Record<string, unknown> | null): string | null {
+  const nothing = "no post made: upscale it, then post again";
+  if (job.status === "canceled") return `its upscale (job ${job.id}) was canceled: ${nothing}`;
+  if (job.status === "failed")
+    return `its upscale (job ${job.id}) failed${job.error ? ` (${job.error})` : ""}: ${nothing}`;
+  if (job.status !== "succeeded") return `its upscale (job ${job.id}) has not ended (${job.status})`;
+  if (record?.job !== job.id)
+    return `its upscale was queued again by another job after this post was queued: post it once that one is done`;
+  return null;
+}
 
 /** The post graph run on a ComfyUI lane; answers the video it delivered and the graph's notes. */
 async function comfyPost(
@@ -81,9 +101,12 @@ export async function runPost(
   lane: string,
   p: PostPayload,
   hooks: PostRunHooks,
+  awaited: AwaitedUpscale | null = null,
 ): Promise<void> {
   await runVersionJob(services, "post", jobId, p, hooks, async (made, workDir) => {
     const up = await upscaleOf(services, p.ep, p.pass, p.shot, p.take);
+    const problem = awaited ? awaitedProblem(awaited, up?.record ?? null) : null;
+    if (problem) throw new Error(problem);
     if (!up?.fresh || !up.mp4)
       throw new Error(
         "its upscale changed or went away after the post was queued: upscale it, then post again",
