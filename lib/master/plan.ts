@@ -136,6 +136,7 @@ export async function planMaster(
         text: recipeText(tr.fields),
         hash: "ok" in plan ? plan.ok.recipe_hash : null,
         error: "error" in plan ? plan.error : null,
+        runs: "ok" in plan ? plan.ok : null,
       };
     }
     if (postMaster) {

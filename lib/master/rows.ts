@@ -31,6 +31,8 @@ export interface RecipeNow {
   hash: string | null;
   /** Why an upscale of this take cannot be planned (then an `upscale` row is a gap). */
   error: string | null;
+  /** What the take's backend runs for it, as planned: the built-in engine resamples whatever the recipe names. */
+  runs?: { method: string; sharpen: boolean } | null;
 }
 
 /** What the post recipe gives this take now (`post: recipe` only). */
@@ -76,6 +78,15 @@ export interface PlanOptions {
 
 export type Counts = Record<"upscale" | "post" | "ok" | "kept" | "queued" | "gap", number>;
 
+/**
+ * The recipe in words as the take will really get it: on the built-in engine every method is a lanczos resample
+ * (the upscale record says `method: "resample"`), so the words say so rather than promise a model it never loads.
+ */
+export function recipeWords(r: RecipeNow): string {
+  if (r.runs?.method !== "resample") return r.text;
+  return `${r.text} (built-in: lanczos resample${r.runs.sharpen ? ", light sharpen" : ""})`;
+}
+
 const sized = (w: number | null, h: number | null) => `${w ?? "?"}x${h ?? "?"}`;
 
 /** The row of one shot of the cut, by the master table's rules in order. */
@@ -87,7 +98,7 @@ export function masterRow(f: RowFacts, o: PlanOptions): MasterRow {
     target: f.target,
     status: "gap",
     why: "",
-    recipe: f.recipe?.text ?? null,
+    recipe: f.recipe ? recipeWords(f.recipe) : null,
     upscale: up ? { width: up.width, height: up.height, status: up.status, keep: up.keep } : null,
     post: null,
   };
