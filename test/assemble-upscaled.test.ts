@@ -1,37 +1,16 @@
 // POST /studio/assemble with `upscaled` (and `size`) on real files: each clip plays its take's fresh upscale into
 // `<ep>_up.mp4`; a clip whose upscale is missing or stale is scaled up from its take and named in the report.
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
-import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { assembleJob } from "../workers/jobs/assemble.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { realTake, realUpscale, SHORT, videoOf } from "./master-media.ts";
-import { makeStudio, refusal, type Studio } from "./support/studio-episode.ts";
+import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
+import { refusal, type Studio } from "./support/studio-episode.ts";
 
+const media = useMediaStudio({ assemble: assembleJob });
 let s: Studio;
 let ffmpeg: string;
-let store: StudioJobStore;
-let pool: WorkerPool;
-
-beforeAll(async () => {
-  s = await makeStudio();
-  s.env.services.env.PATH = process.env.PATH;
-  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
-  store = await s.env.services.jobs();
-  pool = new WorkerPool({
-    services: s.env.services,
-    store,
-    kinds: { assemble: assembleJob },
-    pollMs: 50,
-    emit() {},
-  });
-  pool.start();
-});
-afterAll(async () => {
-  await pool.stop({ graceful: true });
-  await store.close();
-  await s.cleanup();
+beforeAll(() => {
+  ({ s, ffmpeg } = media);
 });
 
 describe("POST /studio/assemble upscaled", () => {

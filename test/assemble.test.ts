@@ -3,18 +3,18 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { assembleEpisode } from "../lib/assemble/assemble.ts";
 import { type CutShot, chooseClips, filesToProbe, planAssembly } from "../lib/assemble/plan.ts";
 import type { TakeRecord } from "../lib/episode/takes.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { clipSamples, concatList, fpsText, graphPath, soundGraph } from "../lib/media/assemble-args.ts";
 import type { ClipInfo } from "../lib/media/clip-probe.ts";
-import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
+import { probe } from "../lib/media/ffmpeg.ts";
 import type { MediaTools } from "../lib/media/tools.ts";
 import { assembleJob } from "../workers/jobs/assemble.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { makeStudio, refusal, type Studio } from "./support/studio-episode.ts";
+import { type ClipSpec, realTake, SHORT, useMediaStudio } from "./support/media.ts";
+import { refusal, type Studio } from "./support/studio-episode.ts";
 
 // ------------------------------------------------------------------------------------------- the planner
 
@@ -229,97 +229,27 @@ describe("the assembly planner", () => {
 
 // ------------------------------------------------------------------------------------------- real clips
 
+const studio = useMediaStudio({ assemble: assembleJob });
 let s: Studio;
 let ffmpeg: string;
 let media: MediaTools;
-
-beforeAll(async () => {
-  s = await makeStudio();
-  // The machine's ffmpeg (the README's set-up), like the other media tests.
-  s.env.services.env.PATH = process.env.PATH;
+let store: StudioJobStore;
+beforeAll(() => {
+  ({ s, ffmpeg, store } = studio);
   media = s.env.services.media;
-  ffmpeg = (await mediaTools(media)).ffmpeg;
 });
-afterAll(() => s.cleanup());
 
-/** Three shots of half a second (12 frames at 24 fps). */
-const SHORT = [
-  "= e01  T",
-  "# sq01 kitchen",
-  "## sh010",
-  "dur: 0.5",
-  "Ada waits.",
-  "## sh020",
-  "dur: 0.5",
-  "Bo waits.",
-  "## sh030",
-  "dur: 0.5",
-  "Cy runs.",
-].join("\n");
-
-interface ClipSpec {
-  frames?: number;
-  fps?: number;
-  width?: number;
-  height?: number;
-  audio?: boolean;
-  tone?: number;
-}
-
-async function makeClip(file: string, c: ClipSpec = {}): Promise<void> {
-  const { frames = 12, fps = 24, width = 448, height = 256, audio = true, tone = 440 } = c;
-  const seconds = frames / fps;
-  await execa(ffmpeg, [
-    "-v",
-    "error",
-    "-y",
-    "-f",
-    "lavfi",
-    "-i",
-    `testsrc2=size=${width}x${height}:rate=${fps}:duration=${seconds}`,
-    ...(audio ? ["-f", "lavfi", "-i", `sine=frequency=${tone}:sample_rate=48000:duration=${seconds}`] : []),
-    "-frames:v",
-    String(frames),
-    "-c:v",
-    "libx264",
-    "-preset",
-    "ultrafast",
-    "-pix_fmt",
-    "yuv420p",
-    ...(audio ? ["-c:a", "aac", "-ar", "48000", "-ac", "2"] : []),
-    "-f",
-    "mp4",
-    file,
-  ]);
-}
-
-/** A finished take whose mp4 is a real clip; with `wav`, also its sound as `<stem>_h3.wav` (mono 44.1 kHz). */
-async function take(
+/**
+ * A finished take whose mp4 is a real clip, its tone at the sine's own level (the sound checks measure it); with
+ * `wav`, also its sound as `<stem>_h3.wav` (mono 44.1 kHz).
+ */
+const take = (
   ep: string,
   pass: "final" | "proxy",
   shot: string,
   n: number,
   c: ClipSpec & { wav?: boolean } = {},
-) {
-  const stem = await s.take(ep, pass, shot, n, { frames: c.frames ?? 12, fps: c.fps ?? 24 });
-  const dir = path.join(ep, pass === "final" ? "renders" : "renders_proxy", shot);
-  await makeClip(path.join(dir, `${stem}.mp4`), c);
-  if (c.wav) {
-    const wav = path.join(dir, `${stem}_h3.wav`);
-    await execa(ffmpeg, [
-      "-v",
-      "error",
-      "-i",
-      path.join(dir, `${stem}.mp4`),
-      "-vn",
-      "-ac",
-      "1",
-      "-ar",
-      "44100",
-      wav,
-    ]);
-  }
-}
+) => realTake(s, ffmpeg, ep, pass, shot, n, { level: 0, ...c });
 
 async function setCut(ep: string, proxy: Record<string, unknown>[]): Promise<void> {
   await writeFile(path.join(ep, "cut.json"), JSON.stringify({ episode: "e01", final: [], proxy }));
@@ -404,7 +334,7 @@ describe("assembleEpisode with real clips", () => {
   it("re-encodes only the 30 fps and the other-size clips; a mute clip keeps its picture over silence", async () => {
     const ep = await s.episode(SHORT);
     await take(ep, "proxy", "sh010", 1, { fps: 30, frames: 15 });
-    await take(ep, "proxy", "sh020", 1, { audio: false });
+    await take(ep, "proxy", "sh020", 1, { tone: 0 });
     await take(ep, "proxy", "sh030", 1, { width: 640, height: 360 });
     const progress: number[] = [];
     const answer = await assembleEpisode(
@@ -541,25 +471,6 @@ describe("assembleEpisode with real clips", () => {
 // ------------------------------------------------------------------------------------------- the route
 
 describe("POST /studio/assemble", () => {
-  let store: StudioJobStore;
-  let pool: WorkerPool;
-
-  beforeAll(async () => {
-    store = await s.env.services.jobs();
-    pool = new WorkerPool({
-      services: s.env.services,
-      store,
-      kinds: { assemble: assembleJob },
-      pollMs: 50,
-      emit: () => {},
-    });
-    pool.start();
-  });
-  afterAll(async () => {
-    await pool.stop({ graceful: true });
-    await store.close();
-  });
-
   it("assembles through an assemble job on the built-in lane and answers when it ends", async () => {
     const ep = await s.episode(SHORT);
     for (const shot of ["sh010", "sh020", "sh030"]) await take(ep, "proxy", shot, 1);

@@ -4,56 +4,36 @@
 // upscales the upscale route made.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
-import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { assembleJob } from "../workers/jobs/assemble.ts";
 import { masterJob } from "../workers/jobs/master.ts";
 import { postJob } from "../workers/jobs/post.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { realTake, realUpscale, SHORT, videoOf } from "./master-media.ts";
+import { jobsEnded } from "./support/jobs.ts";
+import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, refusal, type Studio } from "./support/studio-episode.ts";
+import { refusal, type Studio } from "./support/studio-episode.ts";
 
+const media = useMediaStudio({
+  upscale: upscaleJob,
+  master: masterJob,
+  assemble: assembleJob,
+  post: postJob,
+});
 let s: Studio;
 let ffmpeg: string;
 let store: StudioJobStore;
-let pool: WorkerPool;
-
-beforeAll(async () => {
-  s = await makeStudio();
-  s.env.services.env.PATH = process.env.PATH;
-  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
-  store = await s.env.services.jobs();
-  pool = new WorkerPool({
-    services: s.env.services,
-    store,
-    kinds: { upscale: upscaleJob, master: masterJob, assemble: assembleJob, post: postJob },
-    pollMs: 50,
-    emit: (kind, data) => s.env.services.events.emit(kind, data),
-  });
-  pool.start();
-});
-afterAll(async () => {
-  await pool.stop({ graceful: true });
-  await store.close();
-  await s.cleanup();
+beforeAll(() => {
+  ({ s, ffmpeg, store } = media);
 });
 
 const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };
 const SHOTS = ["sh010", "sh020", "sh030"];
 
 /** Until every upscale and post job of `ep` has ended. */
-async function upscalesDone(ep: string): Promise<void> {
-  for (;;) {
-    const jobs = (await store.list()).jobs.filter(
-      (j) => (j.kind === "upscale" || j.kind === "post") && j.info.ep === ep,
-    );
-    if (jobs.every((j) => j.status !== "queued" && j.status !== "running")) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const upscalesDone = (ep: string) =>
+  jobsEnded(store, (j) => (j.kind === "upscale" || j.kind === "post") && j.info.ep === ep);
 
 async function builtinTakes(ep: string) {
   for (const shot of SHOTS)

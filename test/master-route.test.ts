@@ -4,41 +4,20 @@
 import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { lockPath } from "../lib/master/lock.ts";
-import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { measureLoudness } from "../lib/media/loudness.ts";
 import { askFromRecipe, planUpscaleTake } from "../lib/upscale/plan.ts";
 import { masterJob } from "../workers/jobs/master.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { realTake, realUpscale, SHORT, videoOf } from "./master-media.ts";
+import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, refusal, type Studio } from "./support/studio-episode.ts";
+import { refusal, type Studio } from "./support/studio-episode.ts";
 
+const media = useMediaStudio({ master: masterJob });
 let s: Studio;
 let ffmpeg: string;
-let store: StudioJobStore;
-let pool: WorkerPool;
-
-beforeAll(async () => {
-  s = await makeStudio();
-  s.env.services.env.PATH = process.env.PATH;
-  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
-  store = await s.env.services.jobs();
-  pool = new WorkerPool({
-    services: s.env.services,
-    store,
-    kinds: { master: masterJob },
-    pollMs: 50,
-    emit: (kind, data) => s.env.services.events.emit(kind, data),
-  });
-  pool.start();
-});
-afterAll(async () => {
-  await pool.stop({ graceful: true });
-  await store.close();
-  await s.cleanup();
+beforeAll(() => {
+  ({ s, ffmpeg } = media);
 });
 
 const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };

@@ -3,40 +3,19 @@
 // same titles in place and reports them.
 import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
-import { mediaTools } from "../lib/media/ffmpeg.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { askFromRecipe, planUpscaleTake } from "../lib/upscale/plan.ts";
 import { assembleJob } from "../workers/jobs/assemble.ts";
 import { masterJob } from "../workers/jobs/master.ts";
-import { WorkerPool } from "../workers/pool.ts";
-import { makeClip, realTake, realUpscale, SHORT, videoOf } from "./master-media.ts";
+import { makeClip, realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
+import type { Studio } from "./support/studio-episode.ts";
 
+const media = useMediaStudio({ assemble: assembleJob, master: masterJob });
 let s: Studio;
 let ffmpeg: string;
-let store: StudioJobStore;
-let pool: WorkerPool;
-
-beforeAll(async () => {
-  s = await makeStudio();
-  s.env.services.env.PATH = process.env.PATH;
-  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
-  store = await s.env.services.jobs();
-  pool = new WorkerPool({
-    services: s.env.services,
-    store,
-    kinds: { assemble: assembleJob, master: masterJob },
-    pollMs: 50,
-    emit() {},
-  });
-  pool.start();
-});
-afterAll(async () => {
-  await pool.stop({ graceful: true });
-  await store.close();
-  await s.cleanup();
+beforeAll(() => {
+  ({ s, ffmpeg } = media);
 });
 
 const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };

@@ -1,13 +1,11 @@
 // Loudness normalisation on real media: a generated test-tone mix brought to −16 LUFS / −1 dBTP (and to −23), each
 // result measured again by ffmpeg's separate ebur128 meter; the pure parts (loudnorm's report, the second pass's
 // filter, the range target); silent, sound-less and bad targets refused; a cancel leaves no file.
-import { access, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { access } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { probeClip } from "../lib/media/clip-probe.ts";
-import { mediaTools } from "../lib/media/ffmpeg.ts";
 import {
   LOUDNESS_DEFAULT,
   loudnessProblem,
@@ -18,16 +16,16 @@ import {
 } from "../lib/media/loudness.ts";
 import { ToolCanceled } from "../lib/media/tool-runner.ts";
 import { hostMedia } from "./support/ctx.ts";
+import { useMediaDir } from "./support/media.ts";
 
+const m = useMediaDir("loudness");
 let dir: string;
 let ffmpeg: string;
 const services = { media: hostMedia };
 
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "studio-loudness-"));
-  ffmpeg = (await mediaTools(hostMedia)).ffmpeg;
+beforeAll(() => {
+  ({ dir, ffmpeg } = m);
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** A small picture with a mix of tones whose level steps (quiet, loud, quiet) at about −30 LUFS. */
 async function toneMix(name: string, seconds: number, volume = "0.05"): Promise<string> {

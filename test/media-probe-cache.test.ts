@@ -3,7 +3,6 @@
 // engine probed once in place by its render job, so assembling it in a new process starts no ffprobe.
 import { mkdir, readdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assembleEpisode } from "../lib/assemble/assemble.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
@@ -14,6 +13,8 @@ import { createCaches } from "../lib/store/caches.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { hostMedia } from "./support/ctx.ts";
+import { jobEnded } from "./support/jobs.ts";
+import { makeClip } from "./support/media.ts";
 import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
 let s: Studio;
@@ -49,16 +50,9 @@ function freshProcess() {
   return { services: { home: s.env.home, caches: createCaches(), media: c.media }, probed: c.probed };
 }
 
-async function clip(name: string, size = "64x36", frames = 12): Promise<string> {
-  const file = path.join(dir, name);
-  await execa(ffmpeg, [
-    ...["-v", "error", "-y", "-f", "lavfi", "-i", `testsrc2=size=${size}:rate=24`],
-    ...["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000"],
-    ...["-frames:v", String(frames), "-shortest", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac"],
-    file,
-  ]);
-  return file;
-}
+/** A clip of `frames` at 24 fps, `width`×`height`, a pattern with a tone. */
+const clip = (name: string, width = 64, height = 36, frames = 12) =>
+  makeClip(ffmpeg, path.join(dir, name), { width, height, frames });
 
 describe("probeClipCached", () => {
   it("probes a file once: a new process reads the stored probe without ffprobe, by the file's real path", async () => {
@@ -84,11 +78,11 @@ describe("probeClipCached", () => {
   });
 
   it("asks again when the file changes (size or time) and when the stored entry is damaged", async () => {
-    const file = await clip("b.mp4", "64x36", 12);
+    const file = await clip("b.mp4", 64, 36, 12);
     const one = freshProcess();
     expect((await probeClipCached(one.services, file)).video?.frames).toBe(12);
 
-    await clip("b.mp4", "96x54", 24);
+    await clip("b.mp4", 96, 54, 24);
     const two = freshProcess();
     expect((await probeClipCached(two.services, file)).video).toMatchObject({ width: 96, frames: 24 });
     expect(two.probed).toEqual([file]);
@@ -174,15 +168,8 @@ describe("a rendered take's probe", { timeout: 120_000 }, () => {
     const ep = await s.episode(SCRIPT);
     const res = await s.call("POST", "/render", { ep });
     expect(res.body.queued).toHaveLength(3);
-    const until = Date.now() + 60_000;
-    for (const q of res.body.queued as { prompt_id: string }[]) {
-      while ((await store.get(q.prompt_id))?.status !== "succeeded") {
-        const status = (await store.get(q.prompt_id))?.status;
-        if (status === "failed" || status === "canceled" || Date.now() > until)
-          throw new Error(`render ${q.prompt_id} ended ${status}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    }
+    for (const q of res.body.queued as { prompt_id: string }[])
+      expect((await jobEnded(store, q.prompt_id)).status).toBe("succeeded");
     const p = freshProcess();
     const answer = await assembleEpisode({ ...s.env.services, ...p.services }, ep, "proxy");
     expect(answer.ok).toBe(true);

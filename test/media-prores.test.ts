@@ -1,34 +1,21 @@
 // ProRes 422 HQ on real media: the .mov holds prores (HQ profile, apch), 10-bit 4:2:2, every frame, 24-bit PCM
 // sound of the same length; a mute mp4 gives a mute .mov; a file that is not video is refused; a cancel leaves nothing.
-import { access, mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { access, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countFrames, mediaTools } from "../lib/media/ffmpeg.ts";
+import { describe, expect, it } from "vitest";
+import { countFrames } from "../lib/media/ffmpeg.ts";
 import { makeProres, proresArgs } from "../lib/media/prores.ts";
 import { ToolCanceled } from "../lib/media/tool-runner.ts";
 import { hostMedia } from "./support/ctx.ts";
+import { makeClip, useMediaDir } from "./support/media.ts";
 
-let dir: string;
-let ffmpeg: string;
+const m = useMediaDir("prores");
 const services = { media: hostMedia };
 
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "studio-prores-"));
-  ffmpeg = (await mediaTools(hostMedia)).ffmpeg;
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
-
-async function mp4(name: string, seconds: number, sound = true, size = "160x90"): Promise<string> {
-  const file = path.join(dir, name);
-  await execa(ffmpeg, [
-    ...["-v", "error", "-y", "-f", "lavfi", "-i", `testsrc2=size=${size}:rate=24:duration=${seconds}`],
-    ...(sound ? ["-f", "lavfi", "-i", `sine=sample_rate=48000:duration=${seconds}`, "-c:a", "aac"] : []),
-    ...["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", file],
-  ]);
-  return file;
-}
+/** An mp4 of `seconds` at 24 fps (a pattern and, with `sound`, a tone) of `width`×`height`. */
+const mp4 = (name: string, seconds: number, sound = true, width = 160, height = 90) =>
+  makeClip(m.ffmpeg, path.join(m.dir, name), { frames: seconds * 24, tone: sound ? 440 : 0, width, height });
 
 async function streams(file: string): Promise<Record<string, string>[]> {
   const { stdout } = await execa("ffprobe", [
@@ -46,7 +33,7 @@ async function streams(file: string): Promise<Record<string, string>[]> {
 describe("makeProres", { timeout: 120_000 }, () => {
   it("writes ProRes 422 HQ 10-bit 4:2:2 with 24-bit PCM, every frame kept", async () => {
     const src = await mp4("master.mp4", 1);
-    const out = path.join(dir, "master.mov");
+    const out = path.join(m.dir, "master.mov");
     const seen: number[] = [];
     const done = await makeProres(services, src, out, { progress: (f) => seen.push(f) });
     expect(done).toMatchObject({ frames: 24, width: 160, height: 90, sound: "pcm" });
@@ -67,19 +54,19 @@ describe("makeProres", { timeout: 120_000 }, () => {
   it("gives a mute master a mute .mov", async () => {
     expect(proresArgs("a.mp4", "a.mov", false)).toContain("-an");
     const src = await mp4("mute.mp4", 0.5, false);
-    const out = path.join(dir, "mute.mov");
+    const out = path.join(m.dir, "mute.mov");
     expect(await makeProres(services, src, out)).toMatchObject({ frames: 12, sound: "none" });
     expect((await streams(out)).map((s) => s.codec_type)).toEqual(["video"]);
   });
 
   it("refuses a file that is not video with ffprobe's words, and leaves no output when canceled", async () => {
-    const text = path.join(dir, "not-video.mp4");
+    const text = path.join(m.dir, "not-video.mp4");
     await writeFile(text, "text");
-    await expect(makeProres(services, text, path.join(dir, "x.mov"))).rejects.toThrow(
+    await expect(makeProres(services, text, path.join(m.dir, "x.mov"))).rejects.toThrow(
       /Invalid data|moov atom/,
     );
-    const src = await mp4("long.mp4", 20, true, "1280x720");
-    const out = path.join(dir, "long.mov");
+    const src = await mp4("long.mp4", 20, true, 1280, 720);
+    const out = path.join(m.dir, "long.mov");
     const stop = new AbortController();
     const run = makeProres(services, src, out, {
       signal: stop.signal,

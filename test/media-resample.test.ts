@@ -1,13 +1,12 @@
 // The built-in resample on real media: lanczos to a delivery size cropped or padded (targets' 1344x768 → 4K
 // example at a small scale), the take's sound packets copied bit for bit, every frame kept, quality settings, bad
 // specs refused before ffmpeg starts, and a cancel that leaves no file.
-import { access, mkdir, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { probeClip } from "../lib/media/clip-probe.ts";
-import { countFrames, mediaTools } from "../lib/media/ffmpeg.ts";
+import { countFrames } from "../lib/media/ffmpeg.ts";
 import {
   type ResampleSpec,
   resampleArgs,
@@ -18,71 +17,26 @@ import {
 import { ToolCanceled } from "../lib/media/tool-runner.ts";
 import { createCaches } from "../lib/store/caches.ts";
 import { hostMedia } from "./support/ctx.ts";
+import { boxMean, makeClip, soundPackets, useMediaDir } from "./support/media.ts";
 
+const m = useMediaDir("resample");
 let dir: string;
 let ffmpeg: string;
 let services: { home: string; caches: ReturnType<typeof createCaches>; media: typeof hostMedia };
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "studio-resample-"));
-  ffmpeg = (await mediaTools(hostMedia)).ffmpeg;
+  ({ dir, ffmpeg } = m);
   services = { home: path.join(dir, "home"), caches: createCaches(), media: hostMedia };
   await mkdir(services.home);
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function take(name: string, seconds: number, audio = true, size = "336x192"): Promise<string> {
-  const file = path.join(dir, name);
-  await execa(ffmpeg, [
-    ...["-v", "error", "-y", "-f", "lavfi", "-i", `testsrc2=size=${size}:rate=24:duration=${seconds}`],
-    ...(audio ? ["-f", "lavfi", "-i", `sine=frequency=330:sample_rate=48000:duration=${seconds}`] : []),
-    ...["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"],
-    ...(audio ? ["-c:a", "aac", "-b:a", "128k"] : []),
-    file,
-  ]);
-  return file;
-}
+/** A take of `seconds` at 24 fps (a pattern and, with `audio`, a tone) of `width`×`height`. */
+const take = (name: string, seconds: number, audio = true, width = 336, height = 192) =>
+  makeClip(ffmpeg, path.join(dir, name), { frames: seconds * 24, tone: audio ? 330 : 0, width, height });
 
-/** MD5 of the first sound stream's packets as they are (no decode). */
-async function soundPackets(file: string): Promise<string> {
-  const { stdout } = await execa(ffmpeg, [
-    "-v",
-    "error",
-    "-i",
-    file,
-    "-map",
-    "0:a:0",
-    "-c",
-    "copy",
-    "-f",
-    "md5",
-    "-",
-  ]);
-  return stdout.trim();
-}
-
-/** The mean of one plane's values in a w×h box at x,y of the first frame (0 black, 255 white). */
-async function boxMean(file: string, x: number, y: number, w: number, h: number): Promise<number> {
-  const { stdout } = await execa(
-    ffmpeg,
-    [
-      "-v",
-      "error",
-      "-i",
-      file,
-      "-frames:v",
-      "1",
-      "-vf",
-      `crop=${w}:${h}:${x}:${y},format=gray`,
-      "-f",
-      "rawvideo",
-      "-",
-    ],
-    { encoding: "buffer" },
-  );
-  const bytes = stdout as unknown as Uint8Array;
-  return bytes.reduce((a, b) => a + b, 0) / bytes.length;
-}
+/** The mean grey level of a w×h box at x,y of the first frame. */
+const box = (file: string, x: number, y: number, w: number, h: number) =>
+  boxMean(ffmpeg, file, `${w}:${h}:${x}:${y}`);
 
 const spec = (over: Partial<ResampleSpec> = {}): ResampleSpec => ({
   made: [672, 384],
@@ -141,7 +95,7 @@ describe("resampleVideo", { timeout: 120_000 }, () => {
     expect(info.video).toMatchObject({ codec: "h264", width: 960, height: 540, fps: 24, pixFmt: "yuv420p" });
     expect(info.video?.sar === null || info.video?.sar === "1:1").toBe(true);
     expect(await countFrames(out, hostMedia)).toBe(24);
-    expect(await soundPackets(out)).toBe(await soundPackets(src));
+    expect(await soundPackets(ffmpeg, out)).toBe(await soundPackets(ffmpeg, src));
     expect(seen.at(-1)).toBe(1);
   });
 
@@ -158,9 +112,9 @@ describe("resampleVideo", { timeout: 120_000 }, () => {
     const info = await probeClip(services, out);
     expect(info.audio).toBeNull();
     expect(info.video).toMatchObject({ width: 960, height: 540 });
-    expect(await boxMean(out, 0, 100, 6, 300)).toBeLessThan(20);
-    expect(await boxMean(out, 954, 100, 6, 300)).toBeLessThan(20);
-    expect(await boxMean(out, 300, 100, 300, 300)).toBeGreaterThan(40);
+    expect(await box(out, 0, 100, 6, 300)).toBeLessThan(20);
+    expect(await box(out, 954, 100, 6, 300)).toBeLessThan(20);
+    expect(await box(out, 300, 100, 300, 300)).toBeGreaterThan(40);
   });
 
   it("refuses a bad spec before ffmpeg starts, and a file without a picture", async () => {
@@ -176,7 +130,7 @@ describe("resampleVideo", { timeout: 120_000 }, () => {
   });
 
   it("stops on cancel and leaves no output", async () => {
-    const src = await take("long.mp4", 20, true, "640x360");
+    const src = await take("long.mp4", 20, true, 640, 360);
     const out = path.join(dir, "long.up.mp4");
     const stop = new AbortController();
     const run = resampleVideo(

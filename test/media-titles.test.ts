@@ -1,13 +1,12 @@
 // Titles on real media: an intro and an outro put around a cut with the episode title drawn on them; the cut's
 // picture copied bit for bit when it can be, the whole re-encoded (and said why) when it cannot; lengths exact,
 // stages reported, the style checked, and nothing left behind on failure.
-import { access, mkdtemp, readdir, rm } from "node:fs/promises";
-import os from "node:os";
+import { access, readdir } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { probeClip } from "../lib/media/clip-probe.ts";
-import { countFrames, mediaTools } from "../lib/media/ffmpeg.ts";
+import { countFrames } from "../lib/media/ffmpeg.ts";
 import {
   alphaExpr,
   copyProblem,
@@ -16,39 +15,32 @@ import {
   wrapWithTitles,
 } from "../lib/media/titles.ts";
 import { hostMedia } from "./support/ctx.ts";
+import { boxMean, makeClip, useMediaDir } from "./support/media.ts";
 
+const m = useMediaDir("titles");
 let dir: string;
 let ffmpeg: string;
 const services = { media: hostMedia };
 // The title fades in early so a short test intro shows it.
 const style = { intro_in: [0.1, 0.3], outro_in: [0, 0.2], outro_out: [0.8, 1.0] };
 
-beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "studio-titles-"));
-  ffmpeg = (await mediaTools(hostMedia)).ffmpeg;
+beforeAll(() => {
+  ({ dir, ffmpeg } = m);
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function clip(
+/** A clip of `seconds` (256×144 at 24 fps unless said): a pattern or a flat colour, a tone unless `sound: false`. */
+const clip = (
   name: string,
   seconds: number,
-  o: { size?: string; rate?: number; codec?: string[]; sound?: boolean; color?: string } = {},
-): Promise<string> {
-  const file = path.join(dir, name);
-  const src = o.color
-    ? `color=c=${o.color}:size=${o.size ?? "256x144"}:rate=${o.rate ?? 24}:duration=${seconds}`
-    : `testsrc2=size=${o.size ?? "256x144"}:rate=${o.rate ?? 24}:duration=${seconds}`;
-  await execa(ffmpeg, [
-    ...["-v", "error", "-y", "-f", "lavfi", "-i", src],
-    ...(o.sound === false
-      ? []
-      : ["-f", "lavfi", "-i", `sine=frequency=500:sample_rate=48000:duration=${seconds}`]),
-    ...(o.codec ?? ["-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p"]),
-    ...(o.sound === false ? [] : ["-c:a", "aac"]),
-    file,
-  ]);
-  return file;
-}
+  o: { width?: number; height?: number; fps?: number; codec?: "mpeg4"; sound?: boolean; color?: string } = {},
+) =>
+  makeClip(ffmpeg, path.join(dir, name), {
+    width: 256,
+    height: 144,
+    ...o,
+    frames: Math.round(seconds * (o.fps ?? 24)),
+    tone: o.sound === false ? 0 : 500,
+  });
 
 /** MD5s of decoded frames `from`..`from+n-1` of a file's picture. */
 async function frameHashes(file: string, from: number, n: number): Promise<string[]> {
@@ -60,31 +52,6 @@ async function frameHashes(file: string, from: number, n: number): Promise<strin
     .split("\n")
     .filter((l) => l && !l.startsWith("#"))
     .map((l) => l.split(",").pop()?.trim() ?? "");
-}
-
-/** Mean grey level of a box of the frame at `second`. */
-async function boxMean(file: string, second: number, box: string): Promise<number> {
-  const { stdout } = await execa(
-    ffmpeg,
-    [
-      "-v",
-      "error",
-      "-ss",
-      String(second),
-      "-i",
-      file,
-      "-frames:v",
-      "1",
-      "-vf",
-      `crop=${box},format=gray`,
-      "-f",
-      "rawvideo",
-      "-",
-    ],
-    { encoding: "buffer" },
-  );
-  const bytes = stdout as unknown as Uint8Array;
-  return bytes.reduce((a, b) => a + b, 0) / bytes.length;
 }
 
 describe("the subtitle style", () => {
@@ -133,7 +100,7 @@ describe("the subtitle style", () => {
 
 describe("wrapWithTitles", { timeout: 120_000 }, () => {
   it("puts the titled intro and outro around a copied cut, to the frame", async () => {
-    const intro = await clip("intro.mp4", 1, { color: "0x202020", size: "320x180", rate: 30 });
+    const intro = await clip("intro.mp4", 1, { color: "0x202020", width: 320, height: 180, fps: 30 });
     const outro = await clip("outro.mp4", 1, { color: "0x202020", sound: false });
     const cut = await clip("cut.mp4", 2);
     const out = path.join(dir, "titled.mp4");
@@ -154,13 +121,15 @@ describe("wrapWithTitles", { timeout: 120_000 }, () => {
     expect(await frameHashes(out, 24, 48)).toEqual(await frameHashes(cut, 0, 48));
     // The title is drawn (light text on the dark intro) once faded in, and not before.
     const textBox = "160:16:48:80";
-    expect(await boxMean(out, 0.9, textBox)).toBeGreaterThan((await boxMean(out, 0.02, textBox)) + 10);
-    expect(await boxMean(intro, 0.9, "200:20:60:100")).toBeLessThan(40);
+    expect(await boxMean(ffmpeg, out, textBox, 0.9)).toBeGreaterThan(
+      (await boxMean(ffmpeg, out, textBox, 0.02)) + 10,
+    );
+    expect(await boxMean(ffmpeg, intro, "200:20:60:100", 0.9)).toBeLessThan(40);
     expect((await readdir(dir)).filter((f) => f.startsWith("."))).toEqual([]);
   });
 
   it("re-encodes the whole when the cut cannot be copied, and says why", async () => {
-    const cut = await clip("cut-mpeg4.mp4", 1, { codec: ["-c:v", "mpeg4", "-q:v", "4"] });
+    const cut = await clip("cut-mpeg4.mp4", 1, { codec: "mpeg4" });
     const outro = await clip("outro2.mp4", 0.5, { color: "0x202020" });
     const out = path.join(dir, "titled-mpeg4.mp4");
     const stages = new Set<string>();

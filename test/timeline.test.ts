@@ -9,13 +9,12 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { assembleEpisode } from "../lib/assemble/assemble.ts";
 import { type CutShot, chooseClips, filesToProbe, planAssembly } from "../lib/assemble/plan.ts";
 import type { CutEntry } from "../lib/episode/cut.ts";
 import type { TakeRecord } from "../lib/episode/takes.ts";
 import type { ClipInfo } from "../lib/media/clip-probe.ts";
-import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { edlText } from "../lib/timeline/edl.ts";
 import { fcpxmlText } from "../lib/timeline/fcpxml.ts";
 import { downloadName } from "../lib/timeline/formats.ts";
@@ -30,9 +29,9 @@ import {
 } from "../lib/timeline/model.ts";
 import { otioText } from "../lib/timeline/otio.ts";
 import { answerRequest } from "../runtime/app.ts";
-import { realTake, realUpscale, SHORT } from "./master-media.ts";
+import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, routeFor, type Studio } from "./support/studio-episode.ts";
+import { routeFor, type Studio } from "./support/studio-episode.ts";
 import { findAll, parseXml, type XmlElement } from "./timeline-xml.ts";
 
 // ------------------------------------------------------------------------------------------- structure checks
@@ -453,17 +452,22 @@ describe("placing the cut on a timeline", () => {
 
 // ------------------------------------------------------------------------------------------- real takes
 
+const media = useMediaStudio();
 let s: Studio;
 let ffmpeg: string;
 let ffprobe: string;
-
-beforeAll(async () => {
-  s = await makeStudio();
-  s.env.services.env.PATH = process.env.PATH;
-  ffmpeg = (await mediaTools(s.env.services.media)).ffmpeg;
+beforeAll(() => {
+  ({ s, ffmpeg } = media);
   ffprobe = ffmpeg.replace(/ffmpeg$/, "ffprobe");
 });
-afterAll(() => s.cleanup());
+
+/** GET /studio/timeline as the runtime answers it (status, headers, the text) for `query`. */
+async function getTimeline(query: Record<string, unknown>): Promise<Response> {
+  const url = new URL("http://127.0.0.1/studio/timeline");
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, String(v));
+  const call = { request: new Request(url), remoteAddress: "127.0.0.1", params: {}, label: "GET /timeline" };
+  return answerRequest(routeFor("GET", "/timeline").fn, s.env.services, call);
+}
 
 const SCRIPT = [
   "= e01  T",
@@ -525,36 +529,13 @@ async function frameMeans(file: string): Promise<number[]> {
   return out;
 }
 
-async function countFrames(file: string): Promise<number> {
-  const { stdout } = await execa(ffprobe, [
-    "-v",
-    "error",
-    "-count_frames",
-    "-select_streams",
-    "v:0",
-    "-show_entries",
-    "stream=nb_read_frames",
-    "-of",
-    "csv=p=0",
-    file,
-  ]);
-  return Number(stdout.trim());
-}
+const countFrames = async (file: string) => (await videoOf(ffmpeg, file)).frames;
 
 describe("exports of a real cut", () => {
   let ep: string;
   /** The route as the runtime answers it: status, headers and the text (an error's JSON as `body`). */
   const get = async (format: string, over: Record<string, unknown> = {}, episode = ep) => {
-    const url = new URL("http://127.0.0.1/studio/timeline");
-    for (const [k, v] of Object.entries({ ep: episode, pass: "proxy", format, ...over }))
-      url.searchParams.set(k, String(v));
-    const call = {
-      request: new Request(url),
-      remoteAddress: "127.0.0.1",
-      params: {},
-      label: "GET /timeline",
-    };
-    const res = await answerRequest(routeFor("GET", "/timeline").fn, s.env.services, call);
+    const res = await getTimeline({ ep: episode, pass: "proxy", format, ...over });
     const text = await res.text();
     return {
       status: res.status,
@@ -747,16 +728,7 @@ describe("an upscaled timeline", () => {
     for (const shot of ["sh010", "sh020", "sh030"]) await realTake(s, ffmpeg, ep, "final", shot, 1);
     await realUpscale(ffmpeg, ep, "final", "sh010", 1);
     await realUpscale(ffmpeg, ep, "final", "sh020", 1);
-    const url = new URL("http://127.0.0.1/studio/timeline");
-    for (const [k, v] of Object.entries({ ep, pass: "final", format: "otio", upscaled: "1" }))
-      url.searchParams.set(k, v);
-    const call = {
-      request: new Request(url),
-      remoteAddress: "127.0.0.1",
-      params: {},
-      label: "GET /timeline",
-    };
-    const res = await answerRequest(routeFor("GET", "/timeline").fn, s.env.services, call);
+    const res = await getTimeline({ ep, pass: "final", format: "otio", upscaled: "1" });
     expect(res.status).toBe(200);
     const doc = JSON.parse(await res.text());
     checkOtio(doc);

@@ -7,11 +7,14 @@ import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { settingsFile } from "../../lib/config/settings.ts";
 import type { JobKinds } from "../../lib/jobs/kinds.ts";
-import type { Job, JobStore } from "../../lib/jobs/types.ts";
+import type { JobStore } from "../../lib/jobs/types.ts";
 import { shippedRegistry } from "../../lib/targets/registry.ts";
 import { WorkerPool } from "../../workers/pool.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./comfy-double/index.ts";
+import { jobEnded } from "./jobs.ts";
 import { makeStudio, SCRIPT, type Studio } from "./studio-episode.ts";
+
+export { jobEnded };
 
 export interface ComfyStudio {
   s: Studio;
@@ -74,17 +77,6 @@ export function useComfyStudio(models: Record<string, string[]> = DEFAULT_MODELS
     for (const j of (await c.store.list()).jobs) if (j.status === "queued") await c.store.cancel(j.id);
   });
   return c;
-}
-
-/** The job once it has ended (succeeded, failed or canceled); throws after `ms`. */
-export async function jobEnded(store: JobStore, id: string, ms = 60_000): Promise<Job> {
-  const stop = Date.now() + ms;
-  for (;;) {
-    const job = await store.get(id);
-    if (job && ["succeeded", "failed", "canceled"].includes(job.status)) return job;
-    if (Date.now() > stop) throw new Error(`job ${id} did not end: ${JSON.stringify(job)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: graphs are checked field by field
