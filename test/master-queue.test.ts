@@ -11,6 +11,7 @@ import { masterJob } from "../workers/jobs/master.ts";
 import { postJob } from "../workers/jobs/post.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
 import { jobsEnded } from "./support/jobs.ts";
+import { MASTER_RECIPE } from "./support/master-recipe.ts";
 import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
 import { refusal, type Studio } from "./support/studio-episode.ts";
@@ -28,7 +29,7 @@ beforeAll(() => {
   ({ s, ffmpeg, store } = media);
 });
 
-const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };
+const RECIPE = MASTER_RECIPE;
 const SHOTS = ["sh010", "sh020", "sh030"];
 
 /** Until every upscale and post job of `ep` has ended. */

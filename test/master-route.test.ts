@@ -7,8 +7,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { lockPath } from "../lib/master/lock.ts";
 import { measureLoudness } from "../lib/media/loudness.ts";
-import { askFromRecipe, planUpscaleTake } from "../lib/upscale/plan.ts";
 import { masterJob } from "../workers/jobs/master.ts";
+import { builtinRecipeHash, MASTER_RECIPE } from "./support/master-recipe.ts";
 import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
 import { refusal, type Studio } from "./support/studio-episode.ts";
@@ -20,39 +20,11 @@ beforeAll(() => {
   ({ s, ffmpeg } = media);
 });
 
-const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };
+const RECIPE = MASTER_RECIPE;
+const recipeHash = builtinRecipeHash;
 
 function series(upscale: unknown = { master: RECIPE }, more: Record<string, unknown> = {}) {
   return { ...seriesS(), upscale, ...more };
-}
-
-/** The settings hash a built-in take's upscale gets from RECIPE, as upscale planning computes it. */
-function recipeHash(): string {
-  const plan = planUpscaleTake(
-    {
-      shot: "sh010",
-      take: 1,
-      usable: true,
-      status: "ok",
-      target: "animatic",
-      width: 448,
-      height: 256,
-      steps: null,
-      seed: null,
-      latent: false,
-      builtin: true,
-      upscaleSpec: null,
-      freshUpscale: null,
-    },
-    askFromRecipe(RECIPE.targets["*"], {
-      deliver: "896x512",
-      fit: "crop",
-      quality: "review",
-      encoder: "auto",
-    }),
-  );
-  if (!("ok" in plan)) throw new Error(plan.error);
-  return plan.ok.recipe_hash;
 }
 
 const BUILTIN = { target: "animatic", backend: "builtin" };

@@ -4,9 +4,9 @@
 import { mkdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { askFromRecipe, planUpscaleTake } from "../lib/upscale/plan.ts";
 import { assembleJob } from "../workers/jobs/assemble.ts";
 import { masterJob } from "../workers/jobs/master.ts";
+import { builtinRecipeHash, MASTER_RECIPE } from "./support/master-recipe.ts";
 import { makeClip, realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
 import type { Studio } from "./support/studio-episode.ts";
@@ -18,7 +18,7 @@ beforeAll(() => {
   ({ s, ffmpeg } = media);
 });
 
-const RECIPE = { deliver: "896x512", fit: "crop", targets: { "*": { method: "pixel" } } };
+const RECIPE = MASTER_RECIPE;
 const PUBLISH = { subtitle: { intro_in: [0.1, 0.4], outro_in: [0, 0.2], outro_out: [0.3, 0.5] } };
 
 /** The show's `_titles/`: a one-second intro (24 frames) and a half-second outro (12 frames). */
@@ -71,22 +71,9 @@ describe("the master's titles", () => {
       series: { ...seriesS(), upscale: { master: RECIPE }, publish: PUBLISH },
     });
     await titles(ep);
-    const plan = planUpscaleTake(
-      {
-        ...{ shot: "x", take: 1, usable: true, status: "ok", target: "animatic", width: 448, height: 256 },
-        ...{ steps: null, seed: null, latent: false, builtin: true, upscaleSpec: null, freshUpscale: null },
-      },
-      askFromRecipe(RECIPE.targets["*"], {
-        deliver: "896x512",
-        fit: "crop",
-        quality: "review",
-        encoder: "auto",
-      }),
-    );
-    if (!("ok" in plan)) throw new Error(plan.error);
     for (const shot of ["sh010", "sh020", "sh030"]) {
       await realTake(s, ffmpeg, ep, "final", shot, 1, { target: "animatic" });
-      await realUpscale(ffmpeg, ep, "final", shot, 1, { record: { recipe_hash: plan.ok.recipe_hash } });
+      await realUpscale(ffmpeg, ep, "final", shot, 1, { record: { recipe_hash: builtinRecipeHash() } });
     }
     const { status, body } = await s.call("POST", "/master", { ep, action: "assemble", prores: true });
     expect(status, JSON.stringify(body)).toBe(200);

@@ -29,7 +29,7 @@ import {
 } from "../lib/timeline/model.ts";
 import { otioText } from "../lib/timeline/otio.ts";
 import { answerRequest } from "../runtime/app.ts";
-import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
+import { makeTone, realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
 import { routeFor, type Studio } from "./support/studio-episode.ts";
 import { findAll, parseXml, type XmlElement } from "./timeline-xml.ts";
@@ -479,36 +479,8 @@ const SCRIPT = [
  * A take whose every frame has its own brightness (`base` + 5 per frame, flat grey, lossless), so a frame's mean
  * says which clip and which frame of it is showing; its sound a tone.
  */
-async function take(ep: string, shot: string, n: number, base: number, frames = 24, tone = 440) {
-  const stem = await s.take(ep, "proxy", shot, n, { frames, fps: 24 });
-  const file = path.join(ep, "renders_proxy", shot, `${stem}.mp4`);
-  await execa(ffmpeg, [
-    "-v",
-    "error",
-    "-y",
-    "-f",
-    "lavfi",
-    "-i",
-    `color=c=black:s=448x256:r=24:d=${frames / 24},geq=lum='${base}+N*5':cb=128:cr=128`,
-    "-f",
-    "lavfi",
-    "-i",
-    `sine=frequency=${tone}:sample_rate=48000:duration=${frames / 24}`,
-    "-frames:v",
-    String(frames),
-    "-c:v",
-    "libx264",
-    "-qp",
-    "0",
-    "-pix_fmt",
-    "yuv420p",
-    "-c:a",
-    "aac",
-    "-ac",
-    "2",
-    file,
-  ]);
-}
+const take = (ep: string, shot: string, n: number, base: number, frames = 24, tone = 440) =>
+  realTake(s, ffmpeg, ep, "proxy", shot, n, { frames, tone, ramp: base });
 
 /** The mean brightness of every frame of a video. */
 async function frameMeans(file: string): Promise<number[]> {
@@ -556,17 +528,7 @@ describe("exports of a real cut", () => {
     await take(ep, "sh050", 1, 150, 12, 660);
     await s.take(ep, "proxy", "sh040", 1, { status: "queued" });
     await mkdir(path.join(ep, "audio"));
-    await execa(ffmpeg, [
-      "-v",
-      "error",
-      "-f",
-      "lavfi",
-      "-i",
-      "sine=frequency=220:sample_rate=48000:duration=1.5",
-      "-ac",
-      "2",
-      path.join(ep, "audio", "track.wav"),
-    ]);
+    await makeTone(ffmpeg, path.join(ep, "audio", "track.wav"), 1.5);
     await writeFile(
       path.join(ep, "cut.json"),
       JSON.stringify({

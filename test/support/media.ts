@@ -30,6 +30,11 @@ export interface ClipSpec {
   codec?: "libx264" | "libx265" | "mpeg4";
   /** A flat colour (`0x202020`) instead of the moving test pattern. */
   color?: string;
+  /**
+   * Flat grey frames, the first `ramp` bright and each next one 5 brighter, encoded lossless: a frame's mean says
+   * which frame of which clip is showing.
+   */
+  ramp?: number;
 }
 
 /** Three shots of half a second (12 frames at 24 fps). */
@@ -52,7 +57,9 @@ export async function makeClip(ffmpeg: string, file: string, c: ClipSpec = {}): 
   const { frames = 12, fps = 24, width = 448, height = 256, tone = 440, level = -20 } = c;
   const codec = c.codec ?? "libx264";
   const seconds = frames / fps;
-  const picture = `${c.color ? `color=c=${c.color}:` : "testsrc2="}size=${width}x${height}:rate=${fps}:duration=${seconds}`;
+  const source = c.color || c.ramp !== undefined ? `color=c=${c.color ?? "black"}:` : "testsrc2=";
+  const ramp = c.ramp !== undefined ? `,geq=lum='${c.ramp}+N*5':cb=128:cr=128` : "";
+  const picture = `${source}size=${width}x${height}:rate=${fps}:duration=${seconds}${ramp}`;
   await execa(ffmpeg, [
     ...["-v", "error", "-y", "-f", "lavfi", "-i", picture],
     ...(tone
@@ -64,10 +71,23 @@ export async function makeClip(ffmpeg: string, file: string, c: ClipSpec = {}): 
     // The sources' durations make the length: a frame limit would stop the muxer before the last sound packets.
     ...["-c:v", codec],
     ...(codec === "mpeg4" ? [] : ["-preset", "ultrafast"]),
+    ...(c.ramp !== undefined ? ["-qp", "0"] : []),
     ...["-pix_fmt", "yuv420p"],
     ...(tone ? ["-c:a", "aac", "-ar", "48000", "-ac", "2"] : []),
     ...["-f", "mp4", file],
   ]);
+  return file;
+}
+
+/** Write `file` (a wav or any sound format by its name): a stereo tone of `seconds` at 48 kHz. */
+export async function makeTone(
+  ffmpeg: string,
+  file: string,
+  seconds: number,
+  frequency = 220,
+): Promise<string> {
+  const tone = `sine=frequency=${frequency}:sample_rate=48000:duration=${seconds}`;
+  await execa(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", tone, "-ac", "2", file]);
   return file;
 }
 
