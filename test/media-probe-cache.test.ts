@@ -3,31 +3,29 @@
 // engine probed once in place by its render job, so assembling it in a new process starts no ffprobe.
 import { mkdir, readdir, readFile, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { assembleEpisode } from "../lib/assemble/assemble.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
-import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { clipInfoOf, probeCacheDir, probeClipCached } from "../lib/media/probe-cache.ts";
 import type { MediaTools } from "../lib/media/tools.ts";
 import { createCaches } from "../lib/store/caches.ts";
 import { renderJob } from "../workers/jobs/render.ts";
-import { WorkerPool } from "../workers/pool.ts";
 import { hostMedia } from "./support/ctx.ts";
 import { jobEnded } from "./support/jobs.ts";
-import { makeClip } from "./support/media.ts";
-import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { makeClip, useMediaStudio } from "./support/media.ts";
+import { SCRIPT, type Studio } from "./support/studio-episode.ts";
 
+const media = useMediaStudio({ render: renderJob });
 let s: Studio;
 let ffmpeg: string;
+let store: JobStore;
 let dir: string;
 
 beforeAll(async () => {
-  s = await makeStudio();
-  ffmpeg = (await mediaTools(hostMedia)).ffmpeg;
+  ({ s, ffmpeg, store } = media);
   dir = path.join(s.env.dir, "clips");
   await mkdir(dir, { recursive: true });
 });
-afterAll(() => s.cleanup());
 
 /** The host's media tools, with every ffprobe run's last argument (the file) written down. */
 function counted(media: MediaTools): { media: MediaTools; probed: string[] } {
@@ -144,26 +142,6 @@ describe("probeClipCached", () => {
 });
 
 describe("a rendered take's probe", { timeout: 120_000 }, () => {
-  let store: JobStore;
-  let pool: WorkerPool;
-  beforeAll(async () => {
-    store = await s.env.services.jobs();
-    const services = s.env.services;
-    pool = new WorkerPool({
-      services,
-      store,
-      kinds: { render: renderJob },
-      emit: (kind, data) => services.events.emit(kind, data),
-      pollMs: 20,
-      leaseMs: 5_000,
-    });
-    pool.start();
-  });
-  afterAll(async () => {
-    await pool.stop({ graceful: false, timeoutMs: 2_000 });
-    await store.close();
-  });
-
   it("is made by the render job, so a first assembly in a new process starts no ffprobe", async () => {
     const ep = await s.episode(SCRIPT);
     const res = await s.call("POST", "/render", { ep });
