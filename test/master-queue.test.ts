@@ -14,7 +14,7 @@ import { jobsEnded } from "./support/jobs.ts";
 import { MASTER_RECIPE } from "./support/master-recipe.ts";
 import { realTake, realUpscale, SHORT, useMediaStudio, videoOf } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
-import { refusal, type Studio } from "./support/studio-episode.ts";
+import type { Studio } from "./support/studio-episode.ts";
 
 const media = useMediaStudio({
   upscale: upscaleJob,
