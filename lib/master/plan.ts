@@ -9,7 +9,7 @@ import { folderTakes } from "../episode/cut-view.ts";
 import { safeShot, type TakeRecord } from "../episode/takes.ts";
 import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
 import { conflict, StudioError } from "../errors.ts";
-import { planPost, type TakeVersions } from "../post/plan.ts";
+import { planPost, takeVersions } from "../post/plan.ts";
 import {
   doesSomething,
   mergedRecipe,
@@ -147,7 +147,7 @@ export async function planMaster(
       let hash: string | null = null;
       let error: string | null = settings.ok ? null : settings.error;
       if (settings.ok && !none && v.upscale?.fresh) {
-        const decision = planPost(postVersions(c.shot, t, v.upscale, v.post), settings, {
+        const decision = planPost(takeVersions(c.shot, t, v.upscale, v.post), settings, {
           redo: true,
           quality: null,
         });
@@ -189,27 +189,6 @@ function upscaleFacts(u: UpscaleState): RowFacts["upscale"] {
     recipeHash: str(u.record?.recipe_hash),
     width: positive(u.record?.width),
     height: positive(u.record?.height),
-  };
-}
-
-function postVersions(shot: string, t: TakeRecord, up: UpscaleState, post: PostState | null): TakeVersions {
-  const rec = up.record;
-  return {
-    shot,
-    take: t.take,
-    lane: str(t.sidecar?.backend) ?? "local",
-    upscale: {
-      status: up.status,
-      fresh: up.fresh,
-      takeExists: t.files.includes(`${t.stem}.mp4`),
-      mp4: up.mp4 !== null,
-      width: positive(rec?.width),
-      height: positive(rec?.height),
-      quality: rec?.quality ?? null,
-    },
-    post: post
-      ? { status: post.status, fresh: post.fresh, recipe_hash: str(post.record?.recipe_hash) }
-      : null,
   };
 }
 

@@ -1,7 +1,11 @@
 // What a post request does to one take, decided from facts already read (no files, no engines): queue it with its
 // recipe and hash, skip it (a fresh post with the same settings), or say why it cannot be done. A post may also be
 // planned behind an upscale still on its way (the master's queue), from the size that upscale was planned at.
+import type { TakeRecord } from "../episode/takes.ts";
+import { positive, str } from "../store/json-guards.ts";
+import { takeBackend } from "../upscale/facts.ts";
 import { BUILTIN_LANE } from "../upscale/finish-run.ts";
+import type { PostState, UpscaleState } from "../upscale/fresh.ts";
 import {
   doesSomething,
   type Parsed,
@@ -29,6 +33,35 @@ export interface TakeVersions {
     quality: "review" | "master" | null;
   } | null;
   post: { status: "queued" | "ok" | "failed"; fresh: boolean; recipe_hash: string | null } | null;
+}
+
+/** A take's versions as planning reads them, from the take and its judged upscale and post. */
+export function takeVersions(
+  shot: string,
+  t: TakeRecord,
+  up: UpscaleState | null,
+  post: PostState | null,
+): TakeVersions {
+  const rec = up?.record ?? null;
+  return {
+    shot,
+    take: t.take,
+    lane: takeBackend(t) ?? "local",
+    upscale: up
+      ? {
+          status: up.status,
+          fresh: up.fresh,
+          takeExists: t.files.includes(`${t.stem}.mp4`),
+          mp4: up.mp4 !== null,
+          width: positive(rec?.width),
+          height: positive(rec?.height),
+          quality: rec?.quality ?? null,
+        }
+      : null,
+    post: post
+      ? { status: post.status, fresh: post.fresh, recipe_hash: str(post.record?.recipe_hash) }
+      : null,
+  };
 }
 
 export interface PlannedPost {

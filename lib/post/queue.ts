@@ -16,7 +16,7 @@ import { withLock } from "../store/lock.ts";
 import { episodeProbe, judgeVersions } from "../upscale/fresh.ts";
 import { readRecordNow, recordPath, versionEvent, writeRecord } from "../upscale/version-record.ts";
 import type { PostPayload } from "./payload.ts";
-import { planPost, type TakeVersions } from "./plan.ts";
+import { planPost, takeVersions } from "./plan.ts";
 import { checkPostReadiness, type ReadyAsk } from "./readiness.ts";
 import {
   mergedRecipe,
@@ -64,8 +64,6 @@ function requestSettings(req: PostRequest): Parsed<PostSettings> {
   };
 }
 
-const yes = (v: unknown): v is "ok" | "failed" | "queued" => v === "ok" || v === "failed" || v === "queued";
-
 export async function queuePosts(services: Services, ep: string, req: PostRequest): Promise<PostAnswer> {
   const vi = await loadViewInputs(services, ep, req.pass);
   if (!vi) throw new StudioError(404, `the ${req.pass} pass of ${ep} has no build: build the episode first`);
@@ -93,29 +91,7 @@ export async function queuePosts(services: Services, ep: string, req: PostReques
       wait && upscale?.status === "queued" && up && str((up as Record<string, unknown>).job) === wait.job
         ? wait.job
         : null;
-    const versions: TakeVersions = {
-      shot: c.shot,
-      take: c.take,
-      lane: str(sc?.backend) ?? "local",
-      upscale: upscale
-        ? {
-            status: upscale.status,
-            fresh: upscale.fresh,
-            takeExists: c.record.files.includes(`${c.record.stem}.mp4`),
-            mp4: upscale.mp4 !== null,
-            width: typeof up?.width === "number" ? up.width : null,
-            height: typeof up?.height === "number" ? up.height : null,
-            quality: up?.quality ?? null,
-          }
-        : null,
-      post: post
-        ? {
-            status: yes(post.status) ? post.status : "queued",
-            fresh: post.fresh,
-            recipe_hash: str(post.record?.recipe_hash),
-          }
-        : null,
-    };
+    const versions = takeVersions(c.shot, c.record, upscale, post);
     const entry = shotPosts[c.shot];
     const settings =
       fromRequest ?? recipeSettings(mergedRecipe(master ?? {}, isObject(entry) ? entry : null));
