@@ -13,7 +13,7 @@ export const H3_PACK = "h3pipe (the project's ComfyUI node pack)";
 
 export class LatentGraphError extends Error {}
 
-/** The node classes each latent mode needs beyond the take's own graph (targets §5.1). */
+/** The node classes each latent mode needs beyond the take's own graph (the project pack's loaders and savers, and the core nodes each mode patches in). */
 export function latentModeNeeds(mode: LatentUpscaleRequest["mode"], route: "latent" | "vae"): GraphNeeds {
   const h3 = (c: string) => ({ class_type: c, pack: H3_PACK });
   const core = (c: string) => ({ class_type: c });
