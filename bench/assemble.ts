@@ -16,6 +16,7 @@ import { createCaches } from "../lib/store/caches.ts";
 import { mapLimit } from "../lib/store/map-limit.ts";
 import { benchServices } from "./show.ts";
 import { line, type Timing, time } from "./stats.ts";
+import { testClip } from "./test-clip.ts";
 
 const SHOTS = 100;
 const FRAMES = 12;
@@ -57,24 +58,7 @@ async function episode(dir: string, ffmpeg: string, width: number, height: numbe
 
   // One clip made with ffmpeg, copied as every shot's take (same bytes: the join cannot tell).
   const clip = path.join(dir, `clip${width}.mp4`);
-  const seconds = FRAMES / FPS;
-  await execa(ffmpeg, [
-    "-v",
-    "error",
-    "-f",
-    "lavfi",
-    "-i",
-    `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${seconds}`,
-    "-f",
-    "lavfi",
-    "-i",
-    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
-    "-frames:v",
-    String(FRAMES),
-    ...videoCodecArgs("draft"),
-    ...AUDIO,
-    clip,
-  ]);
+  await testClip(ffmpeg, clip, { width, height, frames: FRAMES, fps: FPS });
   // Takes from the engines carry their sound as `<stem>_h3.wav` too; the assembler reads that.
   const wav = path.join(dir, `clip${width}.wav`);
   await execa(ffmpeg, ["-v", "error", "-i", clip, "-vn", "-c:a", "pcm_s16le", wav]);

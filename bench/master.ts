@@ -13,7 +13,7 @@ import { MASTER_BY } from "../lib/master/job-state.ts";
 import { takeLock } from "../lib/master/lock.ts";
 import { planMaster, playedFiles } from "../lib/master/plan.ts";
 import { masterNames, runMaster } from "../lib/master/run.ts";
-import { concatList, videoCodecArgs } from "../lib/media/assemble-args.ts";
+import { concatList } from "../lib/media/assemble-args.ts";
 import { mediaTools } from "../lib/media/ffmpeg.ts";
 import { createMediaTools } from "../lib/media/tools.ts";
 import { mapLimit } from "../lib/store/map-limit.ts";
@@ -21,6 +21,7 @@ import { sourceStamp } from "../lib/upscale/fresh.ts";
 import { askFromRecipe, planUpscaleTake } from "../lib/upscale/plan.ts";
 import { benchSeries, benchServices } from "./show.ts";
 import { line, time } from "./stats.ts";
+import { testClip } from "./test-clip.ts";
 
 const SHOTS = 40;
 const FRAMES = 12;
@@ -33,27 +34,6 @@ function script(): string {
   const out = ["= mst01  Masters", "", "# sq01  kitchen", ""];
   for (let i = 0; i < SHOTS; i++) out.push(`## ${shotId(i)}`, `dur: ${FRAMES / FPS}`, "Ada waits.", "");
   return out.join("\n");
-}
-
-async function clip(ffmpeg: string, file: string, width: number, height: number): Promise<void> {
-  const seconds = FRAMES / FPS;
-  await execa(ffmpeg, [
-    "-v",
-    "error",
-    "-f",
-    "lavfi",
-    "-i",
-    `testsrc2=size=${width}x${height}:rate=${FPS}:duration=${seconds}`,
-    "-f",
-    "lavfi",
-    "-i",
-    `sine=frequency=440:sample_rate=48000:duration=${seconds}`,
-    "-frames:v",
-    String(FRAMES),
-    ...videoCodecArgs("draft"),
-    ...["-c:a", "aac", "-ar", "48000", "-ac", "2"],
-    file,
-  ]);
 }
 
 export async function run(): Promise<void> {
@@ -71,8 +51,8 @@ export async function run(): Promise<void> {
 
     const take = path.join(dir, "take.mp4");
     const up = path.join(dir, "up.mp4");
-    await clip(ffmpeg, take, 448, 256);
-    await clip(ffmpeg, up, 896, 512);
+    await testClip(ffmpeg, take, { width: 448, height: 256, frames: FRAMES, fps: FPS });
+    await testClip(ffmpeg, up, { width: 896, height: 512, frames: FRAMES, fps: FPS });
     const plan = planUpscaleTake(
       {
         ...{ shot: "x", take: 1, usable: true, status: "ok", target: "animatic", width: 448, height: 256 },
