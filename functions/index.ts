@@ -89,12 +89,12 @@ import sourcePut from "./source/put.ts";
 import sourceVersion from "./source/version.get.ts";
 import targets from "./targets/get.ts";
 import thumb from "./thumb/get.ts";
+import timeline from "./timeline/get.ts";
 import upscaleDelete from "./upscale/delete.ts";
 import upscaleKeep from "./upscale/keep.put.ts";
 import upscaleOptions from "./upscale/options.get.ts";
 import upscalePost from "./upscale/post.ts";
 import upscaleRecipe from "./upscale/recipe.put.ts";
-import timeline from "./timeline/get.ts";
 
 export const functions: readonly StudioFunction[] = [
   info,

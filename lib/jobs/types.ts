@@ -2,7 +2,16 @@
 import type { Pass } from "../compile/types.ts";
 
 /** Contract kinds first; `assemble`, `install`, `step` and `master` are internal kinds the contract's list does not name. */
-export type JobKind = "render" | "ref" | "upscale" | "post" | "tour" | "assemble" | "install" | "step" | "master";
+export type JobKind =
+  | "render"
+  | "ref"
+  | "upscale"
+  | "post"
+  | "tour"
+  | "assemble"
+  | "install"
+  | "step"
+  | "master";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 
 export interface JobInfo {
