@@ -101,6 +101,10 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
       for (const name of await readShowDir(fence, framesDir))
         await renameShow(fence, path.join(framesDir, name), path.join(framesOut, name));
     }
+    // Probed here once, in place, and remembered: assembling the cut later reads the answer instead of starting
+    // ffprobe per clip. Done before the take reads ok, so its job ends right after; a probe that fails costs
+    // nothing now (the assembler asks again and reports why).
+    await probeClipCached(services, path.join(dir, `${stem}.mp4`)).catch(() => {});
     ms.mp4 = Date.now() - at;
     ms.total = Date.now() - f.started;
     return updateSidecarLocked(services, t, (s) => {
@@ -129,8 +133,5 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
       return out;
     });
   });
-  // Probed here once, in place, and remembered: assembling the cut later reads the answer instead of starting
-  // ffprobe per clip. A probe that fails costs nothing now (the assembler asks again and reports why).
-  if (closed) await probeClipCached(services, path.join(dir, `${stem}.mp4`)).catch(() => {});
   return closed;
 }
