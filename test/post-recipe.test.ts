@@ -13,11 +13,11 @@ import {
   parseBlur,
   parseEnhance,
   postRecipe,
-  recipeHash,
   recipeSettings,
   recipeText,
 } from "../lib/post/recipe.ts";
 import { derivedSeed } from "../lib/upscale/comfy.ts";
+import { recipeHash } from "../lib/upscale/recipe-hash.ts";
 
 const ok = <T>(p: { ok: true; value: T } | { ok: false; error: string }): T => {
   if (!p.ok) throw new Error(p.error);

@@ -6,14 +6,8 @@ import { positive, str } from "../store/json-guards.ts";
 import { takeBackend } from "../upscale/facts.ts";
 import { BUILTIN_LANE } from "../upscale/finish-run.ts";
 import type { PostState, UpscaleState } from "../upscale/fresh.ts";
-import {
-  doesSomething,
-  type Parsed,
-  type PostSettings,
-  postRecipe,
-  recipeHash,
-  recipeText,
-} from "./recipe.ts";
+import { recipeHash } from "../upscale/recipe-hash.ts";
+import { doesSomething, type Parsed, type PostSettings, postRecipe, recipeText } from "./recipe.ts";
 
 /** What planning needs to know of one take's versions. */
 export interface TakeVersions {

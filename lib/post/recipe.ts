@@ -1,7 +1,6 @@
 // Post-process settings: the enhance step (a tier, a method or an object of fields), the motion blur amount, the
 // series `post.master` recipe with a shot's own `overrides.json` `post` entry merged over it, the normalised recipe
 // a post record keeps and its hash, and the recipe in words. Pure: no files, no engines.
-import { createHash } from "node:crypto";
 import { isNumber, isObject } from "../store/json-guards.ts";
 import { parseEncoder, parseQuality } from "../upscale/settings.ts";
 
@@ -274,10 +273,6 @@ function sortedJson(v: unknown): string {
       .join(",")}}`;
   return JSON.stringify(v) ?? "null";
 }
-
-/** The first 12 hex digits of the SHA-1 of the recipe with its keys sorted at every level. */
-export const recipeHash = (recipe: Record<string, unknown>) =>
-  createHash("sha1").update(sortedJson(recipe)).digest("hex").slice(0, 12);
 
 function enhanceWords(e: Enhance): string {
   const tier = TIER_IDS.find((t) => sortedJson(withDefaults({ ...TIERS[t] })) === sortedJson(e));

@@ -2,9 +2,7 @@
 // glob), a shot's own recipe from overrides.json merged over it (finish < section < shot), delivery sizes and
 // their crop/pad fit, the settings a version is made with normalised and hashed (`recipe_hash`), and a recipe
 // in words. Pure: callers hand in the parsed series config and overrides.
-import { createHash } from "node:crypto";
 import { checkSection } from "../compile/master-check.ts";
-import { pyJson } from "../script/canonical.ts";
 import { isNumber, isObject, type JsonObject } from "../store/json-guards.ts";
 import { type Encoder, parseQuality, type Quality, SECTION_KEYS } from "./settings.ts";
 
@@ -252,29 +250,7 @@ export function reduceShotRecipe(input: JsonObject): { fields: RecipeFields } | 
   return problems.length ? { problems } : { fields };
 }
 
-// ------------------------------------------------------------------------------------------- settings and hash
-
-/**
- * The settings a version is made with, as recorded in `recipe`: only what decides the pixels (method, scale,
- * mode and start step, models, the `then` step, precision, finish, a previous upscale, size, fit, quality when
- * not review, window), never the route or the encoder. Null and absent values are left out.
- */
-export function normaliseRecipe(settings: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const k of Object.keys(settings).sort()) {
-    const v = settings[k];
-    if (v === null || v === undefined) continue;
-    if (k === "quality" && v === "review") continue;
-    out[k] = isObject(v) ? normaliseRecipe(v) : v;
-  }
-  return out;
-}
-
-/** The first 12 hex characters of the SHA-1 of the sorted settings. */
-export function recipeHash(recipe: JsonObject): string {
-  const text = pyJson(normaliseRecipe(recipe), { sortKeys: true, floatKeys: new Set() });
-  return createHash("sha1").update(text).digest("hex").slice(0, 12);
-}
+export { normaliseRecipe, recipeHash } from "./recipe-hash.ts";
 
 export type RecipeMatch = "same" | "different" | "unknown" | null;
 
