@@ -14,7 +14,8 @@ import { type LiveRef, pickTake } from "../lib/refs/live.ts";
 import { refsPlace } from "../lib/refs/place.ts";
 import { addTake } from "../lib/refs/takes.ts";
 import { renderJob } from "../workers/jobs/render.ts";
-import { WorkerPool } from "../workers/pool.ts";
+import type { WorkerPool } from "../workers/pool.ts";
+import { startTestPool, waitFor } from "./support/jobs.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -37,25 +38,7 @@ afterEach(async () => {
 });
 
 function startPool(): void {
-  const services = s.env.services;
-  const pool = new WorkerPool({
-    services,
-    store,
-    kinds: { render: renderJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pools.push(pool);
-  pool.start();
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  pools.push(startTestPool(s.env.services, store, { render: renderJob }));
 }
 
 const W = 448;

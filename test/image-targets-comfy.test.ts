@@ -17,8 +17,9 @@ import { type Listing, resolveModels } from "../lib/targets/models.ts";
 import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
 import { resolveWorkflow } from "../lib/targets/workflow.ts";
 import { refJob } from "../workers/jobs/ref.ts";
-import { WorkerPool } from "../workers/pool.ts";
+import type { WorkerPool } from "../workers/pool.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
+import { startTestPool, waitFor } from "./support/jobs.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
@@ -84,25 +85,7 @@ afterEach(async () => {
 });
 
 function startPool(): void {
-  const services = s.env.services;
-  const pool = new WorkerPool({
-    services,
-    store,
-    kinds: { ref: refJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pools.push(pool);
-  pool.start();
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  pools.push(startTestPool(s.env.services, store, { ref: refJob }));
 }
 
 async function pngSize(file: string) {

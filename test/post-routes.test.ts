@@ -13,7 +13,8 @@ import { sourceStamp } from "../lib/upscale/fresh.ts";
 import { postJob } from "../workers/jobs/post.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
-import { WorkerPool } from "../workers/pool.ts";
+import type { WorkerPool } from "../workers/pool.ts";
+import { jobEnded, startTestPool } from "./support/jobs.ts";
 import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -41,28 +42,10 @@ afterEach(async () => {
 });
 
 function startPool(): void {
-  const services = s.env.services;
-  const pool = new WorkerPool({
-    services,
-    store,
-    kinds: { post: postJob, render: renderJob, upscale: upscaleJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pools.push(pool);
-  pool.start();
+  pools.push(startTestPool(s.env.services, store, { post: postJob, render: renderJob, upscale: upscaleJob }));
 }
 
-async function ended(id: string): Promise<string> {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const st = (await store.get(id))?.status ?? "";
-    if (["succeeded", "failed", "canceled"].includes(st)) return st;
-    if (Date.now() > until) throw new Error(`job ${id} did not end`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const ended = async (id: string): Promise<string> => (await jobEnded(store, id)).status;
 
 const dirOf = (ep: string, shot: string) => path.join(ep, "renders", shot);
 const stemOf = (shot: string, take: number) => `${shot}_t${String(take).padStart(2, "0")}`;

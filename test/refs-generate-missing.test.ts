@@ -15,6 +15,7 @@ import { afterAnswerSettled } from "../lib/refs/list-after.ts";
 import { refJob } from "../workers/jobs/ref.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { scriptedEngines } from "./support/ctx.ts";
+import { waitFor } from "./support/jobs.ts";
 import { seriesS } from "./support/series-s.ts";
 import { refusal, SCRIPT, useStudio } from "./support/studio-episode.ts";
 
@@ -95,14 +96,6 @@ function startPool(engine?: (backend: string) => Engine): void {
   });
   pools.push(pool);
   pool.start();
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe("POST /studio/refs/generate-missing", () => {

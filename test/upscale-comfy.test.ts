@@ -11,7 +11,8 @@ import { CORE_FINISH_NOTE } from "../lib/upscale/graphs/pixel.ts";
 import { queueUpscales } from "../lib/upscale/queue.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
 import { DEFAULT_MODELS } from "./support/comfy-double/index.ts";
-import { jobEnded, useComfyStudio } from "./support/comfy-studio.ts";
+import { useComfyStudio } from "./support/comfy-studio.ts";
+import { jobEnded, waitFor } from "./support/jobs.ts";
 import { seriesS } from "./support/series-s.ts";
 import { SCRIPT } from "./support/studio-episode.ts";
 
@@ -43,14 +44,6 @@ async function audioMd5(file: string): Promise<string> {
   const { ffmpeg } = await mediaTools(c.s.env.services.media);
   return (await execa(ffmpeg, ["-v", "error", "-i", file, "-map", "0:a", "-c", "copy", "-f", "md5", "-"]))
     .stdout;
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe("GET /studio/upscale/options", () => {

@@ -9,7 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { JobStore } from "../lib/jobs/types.ts";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { upscaleJob } from "../workers/jobs/upscale.ts";
-import { WorkerPool } from "../workers/pool.ts";
+import type { WorkerPool } from "../workers/pool.ts";
+import { startTestPool, waitFor } from "./support/jobs.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
 
@@ -33,25 +34,7 @@ afterEach(async () => {
 });
 
 function startPool(): void {
-  const services = s.env.services;
-  const pool = new WorkerPool({
-    services,
-    store,
-    kinds: { upscale: upscaleJob },
-    emit: (kind, data) => services.events.emit(kind, data),
-    pollMs: 20,
-    leaseMs: 5_000,
-  });
-  pools.push(pool);
-  pool.start();
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  pools.push(startTestPool(s.env.services, store, { upscale: upscaleJob }));
 }
 
 /** A real 1 s 320x180 take with a tone, on the animatic target, as the built-in render leaves it. */

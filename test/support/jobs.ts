@@ -1,5 +1,9 @@
-// Waiting on jobs in tests: one job until it has ended, or every job a test picks until none is left to run.
+// Jobs in tests: a worker pool over the test's store, and waiting (for a condition, for one job to end, or for
+// every job a test picks until none is left to run).
+import type { Services } from "../../lib/context.ts";
+import type { JobKinds } from "../../lib/jobs/kinds.ts";
 import type { Job, JobStore } from "../../lib/jobs/types.ts";
+import { WorkerPool } from "../../workers/pool.ts";
 
 const ENDED = ["succeeded", "failed", "canceled"];
 
@@ -22,5 +26,28 @@ export async function jobsEnded(store: JobStore, which: (job: Job) => boolean, m
     if (left.length === 0) return;
     if (Date.now() > stop) throw new Error(`jobs did not end: ${left.map((j) => j.id).join(", ")}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A started worker pool running `kinds` over the test's store, polling fast; the caller stops it. */
+export function startTestPool(services: Services, store: JobStore, kinds: JobKinds): WorkerPool {
+  const pool = new WorkerPool({
+    services,
+    store,
+    kinds,
+    emit: (kind, data) => services.events.emit(kind, data),
+    pollMs: 20,
+    leaseMs: 5_000,
+  });
+  pool.start();
+  return pool;
+}
+
+/** Until `cond` holds; throws after `ms`. */
+export async function waitFor(cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
