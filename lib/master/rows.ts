@@ -224,10 +224,10 @@ export function rowPlays(row: MasterRow, f: RowFacts, post: PostMode): "post" | 
 
 /** Why the master cannot be assembled yet, or null when it can. */
 export function assembleRefusal(rows: readonly MasterRow[], allowGaps: boolean): string | null {
-  const todo = rows.filter((r) => r.status === "upscale" || r.status === "post" || r.status === "queued");
-  if (todo.length) {
-    const posts = todo.some((r) => r.status === "post" || r.why.includes("post"));
-    return `${todo.length} shot(s) still to upscale${posts ? " or post-process" : ""}: ${todo.map((r) => r.shot).join(", ")}`;
+  const pending = rows.filter((r) => r.status === "upscale" || r.status === "post" || r.status === "queued");
+  if (pending.length) {
+    const posts = pending.some((r) => r.status === "post" || r.why.includes("post"));
+    return `${pending.length} shot(s) still to upscale${posts ? " or post-process" : ""}: ${pending.map((r) => r.shot).join(", ")}`;
   }
   const gaps = rows.filter((r) => r.status === "gap");
   if (gaps.length && !allowGaps)
