@@ -223,7 +223,7 @@ describe("trackFacts", () => {
 });
 
 /** A mono 16-bit wav of `seconds` of silence at `rate`. */
-export function silentWav(rate: number, seconds: number): Buffer {
+function silentWav(rate: number, seconds: number): Buffer {
   const samples = rate * seconds;
   const b = Buffer.alloc(44 + samples * 2);
   b.write("RIFF", 0, "latin1");
