@@ -43,6 +43,8 @@ export interface TakeSummary {
   backend_prompt_id?: string | null;
   save_notes: string | null;
   target: string | null;
+  /** The take's file with its sound (its mp4, or its `_h3.wav`), null when it has none. */
+  audio?: string | null;
   /** Its upscale and post-process (null when none was ever made). */
   upscale?: UpscaleSummary | null;
   post?: PostSummary | null;
@@ -112,6 +114,9 @@ export interface ShotEntry {
   profile: string | null;
   missing_refs: MissingRef[];
   retarget_error?: string;
+  /** The shot's `audio:` window on the episode's recording, seconds (null when the script gives none). */
+  audio_in?: number | null;
+  audio_out?: number | null;
   takes: TakeSummary[];
 }
 
@@ -127,6 +132,15 @@ export interface EpisodeStatus {
   target: string;
   target_source: string;
   series_target: string | null;
+  /** The series config's recorded dialogue track (`audio.track`), null when it names none. */
+  track?: EpisodeTrack | null;
+}
+
+export interface EpisodeTrack {
+  /** Episode-relative. */
+  path: string;
+  exists: boolean;
+  seconds?: number | null;
 }
 
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
@@ -716,4 +730,49 @@ export interface FinishQueueAnswer {
   queued: { shot: string; take: number; width: number; height: number; prompt_id: string }[];
   skipped: { shot: string; take?: number; reason: string }[];
   errors: { shot: string; take?: number; error: string }[];
+}
+
+/** `GET /studio/peaks`: one peak (0–255) per bin over `start`–`end`; a file with no sound has `silent`. */
+export interface PeaksAnswer {
+  duration: number;
+  bins: number;
+  start: number;
+  end: number;
+  peaks: number[];
+  silent?: true;
+}
+
+/** `POST /studio/track`. */
+export interface TrackAnswer {
+  track: {
+    path: string;
+    duration: number | null;
+    rate: number | null;
+    exists: boolean;
+    words: number;
+    aligned: number;
+  };
+  hash: string;
+  build: BuildAnswer | null;
+  path: string;
+  copied: boolean;
+  reformatted: boolean;
+}
+
+/** `POST /studio/align` (a dry run writes nothing: `report_path`, `series_hash` and `build` null). */
+export interface AlignAnswer {
+  ok: boolean;
+  dry_run: boolean;
+  report: string;
+  report_path: string | null;
+  changes: { shot: string; audio_in: number | null; audio_out: number | null; note: string | null }[];
+  notes: string[];
+  recording: string;
+  duration: number | null;
+  words: number;
+  script_hash: string;
+  series_hash: string | null;
+  track: string | null;
+  build: BuildAnswer | null;
+  log: string;
 }

@@ -22,6 +22,7 @@ import { ExportMenu } from "./export-menu.tsx";
 import { Inspector } from "./inspector.tsx";
 import { cutTake, useOtherTakes } from "./media.ts";
 import { Player, type PlayItem } from "./player.ts";
+import { Recording } from "./recording.tsx";
 import {
   clipAt,
   fitZoom,
@@ -332,6 +333,15 @@ export function CutView() {
           }}
         />
       </div>
+      <Recording
+        ep={ep}
+        pass={pass}
+        status={status}
+        zoom={z}
+        selected={selected}
+        timeline={trackBox}
+        onSelect={(shot) => studio.router.go({ shot })}
+      />
       <ErrorText error={save.error && !selShot ? save.error : null} />
       <ErrorText error={other.error} />
       {notice ? (
