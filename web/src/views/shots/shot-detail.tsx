@@ -16,6 +16,7 @@ import { takeName } from "./report.ts";
 import { TakeCard } from "./take-card.tsx";
 import { useShot } from "./use-shot.ts";
 import { Values } from "./values.tsx";
+import { VoiceFromTake } from "./voice-from-take.tsx";
 
 /** The take a shot opens on: the one the cut plays, else the newest with a video. */
 function firstToPlay(entry: ShotEntry | undefined, pass: Pass, takes: readonly TakeDetail[]): number | null {
@@ -102,6 +103,16 @@ export function ShotDetailPanel({
       </div>
       {clip?.mp4 ? (
         <KeyframeCut key={clip.mp4} ep={ep} pass={pass} shot={shot} clip={clip} player={player} />
+      ) : null}
+      {clip?.audio ? (
+        <VoiceFromTake
+          ep={ep}
+          pass={pass}
+          shot={shot}
+          clip={clip}
+          subjects={entry?.subjects ?? []}
+          player={player}
+        />
       ) : null}
       {detail ? (
         <>
