@@ -171,8 +171,20 @@ async function readTours(
 
 const orNull = (v: unknown) => (v === undefined ? null : v);
 
-/** Where a frame cut came from: the sidecar's `from`, else its `source_*` fields; null for other takes. */
+/**
+ * Where a frame cut or a voice clip came from: the sidecar's `from`, else its `source_*` fields (a clip's span as
+ * `start`/`end`, a frame's index as `frame`/`frames`); null for other takes.
+ */
 function fromOf(s: RefTake["sidecar"]): JsonObject | null {
+  if (s.source === "from_take" && s.source_start !== undefined) {
+    return {
+      shot: orNull(s.source_shot),
+      take: orNull(s.source_take),
+      pass: orNull(s.source_pass),
+      start: orNull(s.source_start),
+      end: orNull(s.source_end),
+    };
+  }
   if (isObject(s.from)) {
     const f = s.from;
     return {

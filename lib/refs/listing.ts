@@ -329,7 +329,7 @@ function buildOne(
   return { json: out, target: effective.target };
 }
 
-/** A character's candidates by view; pano and tour takes apart; voices keep imported sound only. */
+/** A character's candidates by view; pano and tour takes apart; voices keep imported sound and clips of takes. */
 function splitTakes(c: CatalogRef, listed: ListedTakes) {
   const views = new Map<string, JsonObject[]>();
   const takes: JsonObject[] = [];
@@ -340,8 +340,8 @@ function splitTakes(c: CatalogRef, listed: ListedTakes) {
     const wire = listed.wire[i];
     if (c.kind === "voice") {
       const audio = t.file !== null && mediaKindOf(t.file) === "audio";
-      const imported = t.sidecar.source === "imported" || !t.hasSidecar;
-      if (audio && imported && t.view === null) takes.push(wire);
+      const kept = t.sidecar.source === "imported" || t.sidecar.source === "from_take" || !t.hasSidecar;
+      if (audio && kept && t.view === null) takes.push(wire);
       return;
     }
     if (t.view === "pano") panos.push(wire);
