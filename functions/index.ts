@@ -9,6 +9,7 @@
 // `fn.ts` (what a route module is and the replies it may return) and `contract.ts` (the contract's route list, the
 // 501 maker) sit directly in functions/.
 
+import alignReady from "./align/ready.get.ts";
 import assembleLast from "./assemble/last.get.ts";
 import assemble from "./assemble/post.ts";
 import backends from "./backends/get.ts";
@@ -71,7 +72,6 @@ import refsTour from "./refs/tour.post.ts";
 import refsTourFrame from "./refs/tour-frame.post.ts";
 import refsVideo from "./refs/video.post.ts";
 import refsVideos from "./refs/videos.get.ts";
-import refsVoiceFromTake from "./refs/voice-from-take.post.ts";
 import render from "./render/post.ts";
 import passthroughModelsFolder from "./root/models/folder.get.ts";
 import passthroughModels from "./root/models/get.ts";
@@ -120,6 +120,7 @@ export const functions: readonly StudioFunction[] = [
   upscaleOptions,
   upscaleRecipe,
   timeline,
+  alignReady,
   sourceCheck,
   sourceGet,
   sourcePut,
@@ -160,7 +161,6 @@ export const functions: readonly StudioFunction[] = [
   refsDefaults,
   refsKeyframe,
   refsFromFrame,
-  refsVoiceFromTake,
   refsRelight,
   refsTour,
   refsTourFrame,
