@@ -12,6 +12,7 @@
 import alignReady from "./align/ready.get.ts";
 import assembleLast from "./assemble/last.get.ts";
 import assemble from "./assemble/post.ts";
+import audioImport from "./audio/import.post.ts";
 import backends from "./backends/get.ts";
 import browse from "./browse/get.ts";
 import build from "./build/post.ts";
@@ -91,6 +92,7 @@ import sourceVersion from "./source/version.get.ts";
 import targets from "./targets/get.ts";
 import thumb from "./thumb/get.ts";
 import timeline from "./timeline/get.ts";
+import track from "./track/post.ts";
 import upscaleDelete from "./upscale/delete.ts";
 import upscaleKeep from "./upscale/keep.put.ts";
 import upscaleOptions from "./upscale/options.get.ts";
@@ -120,6 +122,8 @@ export const functions: readonly StudioFunction[] = [
   upscaleOptions,
   upscaleRecipe,
   timeline,
+  track,
+  audioImport,
   alignReady,
   sourceCheck,
   sourceGet,

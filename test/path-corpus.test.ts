@@ -427,6 +427,8 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/match": { ep, names: ["ada.png"] },
     "POST /refs/import": { ep, ref: "subject:kettle", source_path: "ep01.md" },
     "POST /refs/video": { ep, source_path: "ep01.md" },
+    "POST /track": { ep, source_path: "ep01.md" },
+    "POST /audio/import": { ep, source_path: "ep01.md" },
     "GET /refs/videos": { ep },
     "POST /refs/keyframe": { ep, pass: "proxy", shot: "sh020" },
     "POST /refs/tour": { ep, ref: "location:kitchen", move: "push_in" },

@@ -6,8 +6,12 @@ import path from "node:path";
 import type { Services } from "../context.ts";
 import { hashFile } from "../episode/staleness.ts";
 import { badRequest, shown } from "../errors.ts";
+import { moveUpload, type UploadedFile } from "../http/multipart.ts";
 import { episodeFence, guardPath, mkdirShow, statShowOrNull } from "../paths/guarded.ts";
 import { isInsideOrEqual } from "../paths/inside.ts";
+import { refsPlace } from "../refs/place.ts";
+import { sourceFile } from "../refs/source-file.ts";
+import { copyFrom } from "../refs/takes.ts";
 import { syncFolder } from "../store/atomic.ts";
 import { withLock } from "../store/lock.ts";
 import { tempName } from "../store/temp-names.ts";
@@ -87,6 +91,26 @@ export interface PlacedRecording {
   copied: boolean;
   /** True when the same bytes were already kept under the name (nothing written). */
   reused: boolean;
+}
+
+/**
+ * A recording named by `source_path` (absolute inside a root, or relative to the episode): 400 for another
+ * extension (before anything is opened), 403 outside the roots, 404 missing, 400 a folder.
+ */
+export async function pathSource(
+  services: Pick<Services, "home" | "env" | "caches">,
+  epReal: string,
+  value: string,
+): Promise<RecordingSource> {
+  checkRecordingName(value.replaceAll("\\", "/").split("/").pop() ?? "", "source_path");
+  const source = await sourceFile(await refsPlace(services, epReal), value);
+  return { name: source.name, real: source.file, fill: copyFrom(source.fence, source.file) };
+}
+
+/** A recording uploaded as a form's file part (400 for another extension). */
+export function uploadSource(file: UploadedFile): RecordingSource {
+  checkRecordingName(file.name, "file");
+  return { name: file.name, real: null, fill: (tmp) => moveUpload(file, tmp) };
 }
 
 /** Episode-relative path with forward slashes. */

@@ -51,6 +51,14 @@ function parseConfig(text: string): JsonObject {
 }
 
 /**
+ * 404 when the episode has no series config, 400 when it is not a JSON object: asked before a recording is copied
+ * in, so a config that cannot take the track leaves nothing written.
+ */
+export async function checkSeriesConfig(epReal: string): Promise<void> {
+  parseConfig((await readSourceFile(epReal, "series")).text);
+}
+
+/**
  * Points the series config's `audio.track` at `rel` (episode-relative; written relative to the config's folder,
  * where every path of the config is read from) with `audio.mode` `source_track`, remembering the mode it had in
  * overrides.json `audio.mode_before_track` (`""` when it had none; an earlier remembered mode is kept). `null`
