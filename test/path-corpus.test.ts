@@ -434,6 +434,7 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/tour": { ep, ref: "location:kitchen", move: "push_in" },
     "POST /refs/tour-frame": { ep, ref: "location:kitchen", tour: 1, seconds: 1 },
     "POST /refs/from-frame": { ep, video: "refs/_videos/clip.mp4", time: 0, ref: "location:kitchen" },
+    "POST /refs/voice-from-take": { ep, ref: "voice:ada", shot: "sh010", take: 99, end: 1 },
     "POST /refs/relight": { ep, relight: "night", locations: ["kitchen"], dry_run: true },
     "POST /refs/generate": { ep, ref: "location:kitchen" },
     "POST /refs/generate-missing": { ep, dry_run: true },
