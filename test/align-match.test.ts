@@ -132,6 +132,54 @@ describe("matchLines", () => {
   });
 });
 
+describe("a real recogniser's output", () => {
+  // pocketsphinx_continuous -jsgf (grammar from these lines) -time yes, on three espeak-ng lines starting at
+  // 1.00 s, 4.21 s and 7.33 s: three utterances, alternates, silences, and "Ada" not heard.
+  const OUTPUT = `<sil> 0.880 1.000 1.000000
+is 1.010 1.130 1.000000
+the 1.140 1.260 1.000000
+kettle 1.270 1.660 1.000000
+on 1.670 1.810 1.000000
+<sil> 1.820 2.850 1.000000
+<sil> 4.090 4.200 1.000000
+it 4.210 4.370 1.000000
+has(2) 4.380 4.650 1.000000
+been 4.660 4.820 1.000000
+on(2) 4.830 4.990 1.000000
+for(2) 5.000 5.150 1.000000
+an(2) 5.160 5.210 1.000000
+<sil> 5.220 5.260 1.000000
+hour(2) 5.270 5.440 1.000000
+<sil> 5.450 5.980 1.000000
+<sil> 7.220 7.350 1.000000
+then 7.360 7.560 1.000000
+where 7.570 7.760 1.000000
+is 7.770 7.890 1.000000
+the 7.900 8.000 1.000000
+steam 8.010 8.400 1.000000
+<sil> 8.410 8.710 1.000000`;
+  const words: Word[] = OUTPUT.split("\n").map((l) => {
+    const [w, start, end] = l.split(" ");
+    return { w, start: Number(start), end: Number(end) };
+  });
+  const lines = [
+    { shot: "sh010", line: 4, text: "Is the kettle on, Ada?" },
+    { shot: "sh020", line: 7, text: "It has been on for an hour." },
+    { shot: "sh030", line: 10, text: "Then where is the steam?" },
+  ];
+
+  it("puts each shot's window within 0.15 s of its line's start", () => {
+    const { changes, notes } = shotWindows(matchLines(lines, words), words, { snap: false });
+    expect(changes).toEqual([
+      { shot: "sh010", audio_in: 1.01, audio_out: 1.81, note: "" },
+      { shot: "sh020", audio_in: 4.21, audio_out: 5.44, note: "" },
+      { shot: "sh030", audio_in: 7.36, audio_out: 8.4, note: "" },
+    ]);
+    expect(notes).toEqual([]);
+    expect(found(matchLines(lines, words)[0])).toMatchObject({ matched: 4, of: 5 });
+  });
+});
+
 describe("shotWindows", () => {
   const words = [
     ...say("is it on", 1),
