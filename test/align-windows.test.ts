@@ -1,4 +1,6 @@
 // Writing shots' `audio:` windows into a script's text: replace, insert, repeated lines, untouched neighbours.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { audioWindowOf, formatWindow, parseWindow, setAudioWindows } from "../lib/align/script-windows.ts";
 import { parseScript } from "../lib/script/parse.ts";
@@ -157,5 +159,28 @@ describe("audioWindowOf and the value format", () => {
     expect(parseWindow(" 1.5 - 2 ")).toEqual({ audio_in: 1.5, audio_out: 2 });
     expect(parseWindow("1.5s-2")).toBeNull();
     expect(parseWindow("1..5-2")).toBeNull();
+  });
+});
+
+describe("the matching modules stay Node-free", () => {
+  it("import no node: module, directly or through what they import", async () => {
+    const roots = ["script-lines", "normalize", "match", "snap", "script-windows", "grammar", "report"].map(
+      (m) => path.resolve(import.meta.dirname, `../lib/align/${m}.ts`),
+    );
+    const seen = new Set<string>();
+    const found: string[] = [];
+    const visit = async (file: string): Promise<void> => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = await readFile(file, "utf8");
+      for (const m of text.matchAll(/^\s*(?:import|export)\b[^;]*?from\s+"([^"]+)"/gm)) {
+        const spec = m[1];
+        if (spec.startsWith(".")) await visit(path.resolve(path.dirname(file), spec));
+        else found.push(`${path.relative(process.cwd(), file)} imports ${spec}`);
+      }
+    };
+    for (const r of roots) await visit(r);
+    expect(seen.size).toBeGreaterThan(roots.length);
+    expect(found).toEqual([]);
   });
 });
