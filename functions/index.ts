@@ -47,6 +47,7 @@ import master from "./master/post.ts";
 import modelsPicker from "./models/get.ts";
 import overrideDelete from "./override/delete.ts";
 import overridePut from "./override/put.ts";
+import peaks from "./peaks/get.ts";
 import pick from "./pick/put.ts";
 import postDelete from "./post/delete.ts";
 import postOptions from "./post/options.get.ts";
@@ -135,6 +136,7 @@ export const functions: readonly StudioFunction[] = [
   shotPreview,
   file,
   thumb,
+  peaks,
   cutCopy,
   cutPut,
   cutReset,

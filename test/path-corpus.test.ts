@@ -391,6 +391,7 @@ function baseInputs(): Record<string, Input> {
     "POST /shot/preview": { ...shot, text: SCRIPT },
     "GET /file": { ep, path: "ep01.md" },
     "GET /thumb": { ep, path: "renders_proxy/sh010/sh010_t01.jpg", w: "64" },
+    "GET /peaks": { ep, path: "ep01.md" },
     "POST /cut/copy": { ep, from: "proxy", to: "final", what: "order" },
     "PUT /cut": { ep, pass: "proxy", entries: [] },
     "POST /cut/reset": { ep, pass: "proxy", what: "order" },
