@@ -2,7 +2,7 @@
 // _h3.wav) becomes a 16-bit PCM wav candidate of a voice with the sidecar and listing saying where it came from; the
 // pick rule (true, false, null = only when nothing is live), the series config's voice_sample line added on a first
 // pick, the events in order, a take rendered on the built-in animatic, and every refusal.
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -224,6 +224,24 @@ describe("POST /studio/refs/voice-from-take", () => {
     expect(await readFile(live)).toEqual(await readFile(path.join(voiceDir(ep), "voice__ada_t04.wav")));
     // The config already names the sample: not written again.
     expect((await readSourceFile(ep, "series")).hash).toBe(series);
+  });
+
+  it("keeps the config's BOM and CRLF endings when it adds voice_sample", async () => {
+    const ep = await episode();
+    const before = await readSourceFile(ep, "series");
+    const crlf = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from(before.text.replace(/\n/g, "\r\n")),
+    ]);
+    await writeFile(before.abs, crlf);
+    const res = await call({ ep, ref: "voice:ada", shot: "sh010", take: 1, end: 1 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const after = await readSourceFile(ep, "series");
+    expect([after.bom, after.crlf]).toEqual([true, true]);
+    expect(JSON.parse(after.text).subjects.ada.voice_sample).toBe("refs/voices/ada.wav");
+    expect(after.bytes.includes(Buffer.from('\r\n      "voice_sample": "refs/voices/ada.wav"\r\n'))).toBe(
+      true,
+    );
   });
 
   it("takes the _h3.wav when the mp4 has no sound", async () => {

@@ -174,7 +174,12 @@ export async function addVoiceSample(
 ): Promise<boolean> {
   return withLock(services, ep, async () => {
     const series = await readSourceFile(ep, "series");
-    const raw = parseSeriesJson(series.text);
+    let raw: unknown;
+    try {
+      raw = parseSeriesJson(series.text);
+    } catch (err) {
+      throw badRequest(`the series config does not load, so voice_sample was not added: ${errorMessage(err)}`);
+    }
     if (!lacksSample(raw, subject) || !isObject(raw) || !isObject(raw.subjects)) return false;
     const subjects = {
       ...raw.subjects,
