@@ -141,11 +141,12 @@ export function matchLines(lines: readonly LineToMatch[], words: readonly Word[]
 
   const s = intern(scriptForms);
   const h = intern(heard.map((t) => t.form));
-  // Similarities by spelling pair, a row per script spelling, filled when a script word first needs it.
+  // Similarities by spelling pair in 255ths (a byte each: two vocabularies of thousands of words stay small), a
+  // row per script spelling, filled when a script word first needs it.
   const hv = h.vocabulary.length;
-  const sims = new Float32Array(s.vocabulary.length * hv);
+  const sims = new Uint8Array(s.vocabulary.length * hv);
   const filled = new Uint8Array(s.vocabulary.length);
-  const simRow = (a: number): Float32Array => {
+  const simRow = (a: number): Uint8Array => {
     const row = sims.subarray(a * hv, (a + 1) * hv);
     if (filled[a]) return row;
     filled[a] = 1;
@@ -154,12 +155,12 @@ export function matchLines(lines: readonly LineToMatch[], words: readonly Word[]
       const other = h.vocabulary[b];
       // Lengths this far apart cannot reach the threshold.
       const longer = Math.max(word.length, other.length);
-      row[b] =
-        Math.abs(word.length - other.length) > longer * (1 - MIN_SIMILARITY) ? 0 : similarity(word, other);
+      const far = Math.abs(word.length - other.length) > longer * (1 - MIN_SIMILARITY);
+      row[b] = far ? 0 : Math.round(similarity(word, other) * 255);
     }
     return row;
   };
-  const simOf = (a: number, b: number): number => simRow(a)[b];
+  const simOf = (a: number, b: number): number => simRow(a)[b] / 255;
 
   const width = m + 1;
   const from = new Uint8Array((n + 1) * width);
@@ -182,7 +183,7 @@ export function matchLines(lines: readonly LineToMatch[], words: readonly Word[]
       let best = prev[j] - SKIP_SCRIPT_WORD;
       let way = FROM_UP;
       if (j > 0) {
-        const sim = row[heardIds[j - 1]];
+        const sim = row[heardIds[j - 1]] / 255;
         if (sim >= MIN_SIMILARITY) {
           const diagonal = prev[j - 1] + 2 * sim - 1;
           // Ties go to the match: read backwards, that keeps the later take of a repeated line.
