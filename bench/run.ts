@@ -5,6 +5,7 @@ import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
 import { run as masterBench } from "./master.ts";
 import { run as pageBench } from "./page.ts";
+import { run as peaksBench } from "./peaks.ts";
 import { run as queueBench } from "./queue.ts";
 import { run as refsBench } from "./refs.ts";
 import { run as refsGenerateBench } from "./refs-generate.ts";
@@ -19,6 +20,7 @@ const benches: [string, () => Promise<void>][] = [
   ["master", masterBench],
   ["animatic", animaticBench],
   ["page", pageBench],
+  ["peaks", peaksBench],
   ["queue", queueBench],
   ["refs", refsBench],
   ["refs-generate", refsGenerateBench],
