@@ -5,7 +5,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { readSourceFile } from "../lib/episode/source-file.ts";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { afterAnswerSettled } from "../lib/refs/list-after.ts";
@@ -27,9 +27,6 @@ afterEach(async () => {
   for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
   if (lastEp) await afterAnswerSettled(m.s.env.services, lastEp);
   lastEp = null;
-});
-afterAll(async () => {
-  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
 });
 
 /** An episode of the three-shot script whose sh010 has take 1: a 2 s clip with a tone (or as asked). */
@@ -102,7 +99,7 @@ describe("voice clip pieces", () => {
   });
 });
 
-describe("POST /studio/refs/voice-from-take", () => {
+describe("POST /studio/refs/voice-from-take", { timeout: 120_000 }, () => {
   it("cuts the mp4's sound into a wav candidate, picks it where nothing is live and adds voice_sample", async () => {
     const ep = await episode();
     const seriesBefore = await readSourceFile(ep, "series");
@@ -309,7 +306,7 @@ describe("POST /studio/refs/voice-from-take", () => {
   });
 });
 
-describe("from a take the built-in animatic rendered", () => {
+describe("from a take the built-in animatic rendered", { timeout: 120_000 }, () => {
   it("cuts Ada's spoken line out of the animatic's sound", async () => {
     const script = [
       "= e01  T",
