@@ -74,6 +74,7 @@ import refsTour from "./refs/tour.post.ts";
 import refsTourFrame from "./refs/tour-frame.post.ts";
 import refsVideo from "./refs/video.post.ts";
 import refsVideos from "./refs/videos.get.ts";
+import refsVoiceFromTake from "./refs/voice-from-take.post.ts";
 import render from "./render/post.ts";
 import passthroughModelsFolder from "./root/models/folder.get.ts";
 import passthroughModels from "./root/models/get.ts";
@@ -167,6 +168,7 @@ export const functions: readonly StudioFunction[] = [
   refsDefaults,
   refsKeyframe,
   refsFromFrame,
+  refsVoiceFromTake,
   refsRelight,
   refsTour,
   refsTourFrame,
