@@ -282,7 +282,7 @@ describe("alignReport", () => {
       changes,
       notes,
       dryRun: true,
-      before: { sh010: { audio_in: 0.5, audio_out: 2 }, sh020: null },
+      before: { sh010: { audio_in: 0.5, audio_out: 2 }, sh020: { audio_in: 2, audio_out: 3 }, sh030: null },
     });
     expect(text).toBe(
       [
@@ -298,7 +298,7 @@ describe("alignReport", () => {
         "| --- | --- | --- | --- | --- |",
         "| sh010 | 5: Is it on? | 1.00–2.00 (3/3 words) | 0.50–2.00 → 1.00–2.00 | line 6 not found |",
         "|  | 6: Put the kettle on, Ada. | not found |  |  |",
-        "| sh020 | 10: It's been on for an hour (beat) honestly. | not found | none (kept) |  |",
+        "| sh020 | 10: It's been on for an hour (beat) honestly. | not found | 2.00–3.00 (kept) |  |",
         "| sh030 | 14: Then where is the colour of the steam? | 10.00–12.75 (8/8 words) | none → 10.00–12.75 |  |",
         "",
         "## Notes",
@@ -307,5 +307,25 @@ describe("alignReport", () => {
         "",
       ].join("\n"),
     );
+  });
+  it("shows only the new window when the old one is not given, and says when the script has no dialogue", () => {
+    const words = say("is it on", 1);
+    const matches = matchLines(LINES.slice(0, 1), words);
+    const { changes, notes } = shotWindows(matches, words, { snap: false });
+    const base = {
+      recording: "audio/a.wav",
+      duration: null,
+      engine: "faster-whisper",
+      model: null,
+      words: 3,
+      notes,
+    };
+    const text = alignReport({ ...base, matches, changes, dryRun: false });
+    expect(text.split("\n")[0]).toBe("# Alignment report");
+    expect(text).toContain("- recording: audio/a.wav\n- engine: faster-whisper\n");
+    expect(text).toContain("| sh010 | 5: Is it on? | 1.00–2.00 (3/3 words) | 1.00–2.00 |  |");
+    const none = alignReport({ ...base, matches: [], changes: [], dryRun: false });
+    expect(none).toContain("| | no dialogue lines in the script | | | |");
+    expect(none).not.toContain("## Notes");
   });
 });

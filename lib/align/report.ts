@@ -16,7 +16,7 @@ export interface AlignReportInput {
   changes: readonly Change[];
   notes: readonly string[];
   dryRun: boolean;
-  /** Each shot's window in the script before the run (absent or null: it had none). */
+  /** Each shot's window in the script before the run: null when it had none; a shot left out is not shown. */
   before?: Readonly<Record<string, AudioWindow | null>>;
 }
 
@@ -54,10 +54,14 @@ export function alignReport(input: AlignReportInput): string {
     let window = "";
     let note = "";
     if (firstOfShot) {
-      const was = input.before?.[m.shot] ?? null;
+      // Absent from `before`: not known; null: the shot had no window.
+      const was = input.before?.[m.shot];
       const change = changeOf.get(m.shot);
-      const before = was ? span(was.audio_in, was.audio_out) : "none";
-      window = change ? `${before} → ${span(change.audio_in, change.audio_out)}` : `${before} (kept)`;
+      const before = was === undefined ? null : was ? span(was.audio_in, was.audio_out) : "none";
+      if (change) {
+        const after = span(change.audio_in, change.audio_out);
+        window = before === null ? after : `${before} → ${after}`;
+      } else window = was ? `${before} (kept)` : "kept";
       note = change?.note ?? "";
     }
     out.push(
