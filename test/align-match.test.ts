@@ -308,6 +308,7 @@ describe("alignReport", () => {
       ].join("\n"),
     );
   });
+
   it("shows only the new window when the old one is not given, and says when the script has no dialogue", () => {
     const words = say("is it on", 1);
     const matches = matchLines(LINES.slice(0, 1), words);
