@@ -406,13 +406,44 @@ describe("the peaks caches", () => {
   it("stops the decode when its only asker leaves, and the next asker starts anew", async () => {
     const fresh = await makeTestEnv({ PATH: process.env.PATH });
     try {
-      const file = path.join(ep, "audio", "tgt.mp3");
+      // A copy under a new name: nothing cached for it on disk, so the decode really runs.
+      const file = await put(
+        path.join(ep, "audio", "stopped.mp3"),
+        await readFile(path.join(ep, "audio", "tgt.mp3")),
+      );
+      const real = fresh.services.media;
+      const runs: string[] = [];
+      let probing = () => {};
+      const probed = new Promise<void>((resolve) => {
+        probing = resolve;
+      });
+      const media: MediaTools = {
+        ...real,
+        run(name, args, opts) {
+          runs.push(name);
+          if (name === "ffprobe") probing();
+          return real.run(name, args, opts);
+        },
+      };
+      const services = { ...fresh.services, media };
       const gone = new AbortController();
-      const first = readPeaks(fresh.services, ep, file, gone.signal);
+      const first = readPeaks(services, ep, file, gone.signal);
+      await probed;
       gone.abort(new Error("left"));
+      // Asked again while the stopped decode is still ending: a new decode, not the stopped one's failure.
+      const again = readPeaks(services, ep, file);
       await expect(first).rejects.toThrow("left");
-      const again = await readPeaks(fresh.services, ep, file);
-      expect(again.duration).toBeGreaterThan(2.9);
+      expect((await again).duration).toBeGreaterThan(2.9);
+      // The stopped decode's ffmpeg was canceled before it ran; the new one ran it.
+      expect(runs.filter((r) => r === "ffmpeg").length).toBe(2);
+      // Asked by someone already gone: nothing starts.
+      const before = runs.length;
+      const late = new AbortController();
+      late.abort(new Error("late"));
+      await expect(readPeaks(services, ep, path.join(ep, "audio", "tgt.m4a"), late.signal)).rejects.toThrow(
+        "late",
+      );
+      expect(runs.length).toBe(before);
     } finally {
       await fresh.cleanup();
     }

@@ -81,6 +81,8 @@ export async function readPeaks(
   signal?: AbortSignal,
 ): Promise<Peaks> {
   const st = await stat(absFile, { bigint: true });
+  // Gone before asking: no decode is started for nobody.
+  if (signal?.aborted) throw signal.reason ?? new Error("canceled");
   const key = peaksKey(absFile, st.size, st.mtimeNs);
   const memory = services.caches.of(memorySlot);
   let entry = memory.entries.get(key);
@@ -90,7 +92,8 @@ export async function readPeaks(
     memory.entries.set(key, entry);
     return entry.value;
   }
-  if (!entry) entry = start(services, memory, epReal, absFile, key);
+  // A decode stopped because its askers all left is not joined: it is ending, a new one starts.
+  if (!entry || entry.stop.signal.aborted) entry = start(services, memory, epReal, absFile, key);
   return join(entry, signal);
 }
 
@@ -120,7 +123,7 @@ function start(
       throw err;
     },
   );
-  // Nobody may be left waiting when it fails; each asker sees the failure through its own join.
+  // A failure nobody waits for any more must not surface as an unhandled rejection; askers see it in their join.
   entry.done.catch(() => {});
   memory.entries.set(key, entry);
   return entry;
