@@ -9,6 +9,7 @@
 // `fn.ts` (what a route module is and the replies it may return) and `contract.ts` (the contract's route list, the
 // 501 maker) sit directly in functions/.
 
+import align from "./align/post.ts";
 import alignReady from "./align/ready.get.ts";
 import assembleLast from "./assemble/last.get.ts";
 import assemble from "./assemble/post.ts";
@@ -126,6 +127,7 @@ export const functions: readonly StudioFunction[] = [
   timeline,
   track,
   audioImport,
+  align,
   alignReady,
   sourceCheck,
   sourceGet,

@@ -428,6 +428,7 @@ function baseInputs(): Record<string, Input> {
     "POST /refs/match": { ep, names: ["ada.png"] },
     "POST /refs/import": { ep, ref: "subject:kettle", source_path: "ep01.md" },
     "POST /refs/video": { ep, source_path: "ep01.md" },
+    "POST /align": { ep, dry_run: true },
     "POST /track": { ep, source_path: "ep01.md" },
     "POST /audio/import": { ep, source_path: "ep01.md" },
     "GET /refs/videos": { ep },

@@ -1,7 +1,7 @@
 // The job model shared by the API (queueing, listing) and the worker pool (claiming, running).
 import type { Pass } from "../compile/types.ts";
 
-/** Contract kinds first; `assemble`, `install`, `step` and `master` are internal kinds the contract's list does not name. */
+/** Contract kinds first; `assemble`, `install`, `step`, `master` and `align` are internal kinds the contract's list does not name. */
 export type JobKind =
   | "render"
   | "ref"
@@ -11,7 +11,8 @@ export type JobKind =
   | "assemble"
   | "install"
   | "step"
-  | "master";
+  | "master"
+  | "align";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 
 export interface JobInfo {

@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { JobHandler, JobKinds } from "../../lib/jobs/kinds.ts";
 import { isObject } from "../../lib/store/json-guards.ts";
+import { alignJob } from "./align.ts";
 import { assembleJob } from "./assemble.ts";
 import { masterJob } from "./master.ts";
 import { postJob } from "./post.ts";
@@ -16,6 +17,7 @@ import { tourJob } from "./tour.ts";
 import { upscaleJob } from "./upscale.ts";
 
 export const jobKinds = {
+  align: alignJob,
   assemble: assembleJob,
   master: masterJob,
   post: postJob,

@@ -1,0 +1,57 @@
+// What an `align` job carries from the route that queued it to the worker that runs it, and how its answer (or
+// its refusal) comes back: a small JSON file in the episode's `_cache/`, named by the job, written by the worker
+// and taken (read, then removed) by the route. The episode folder is the one place every API and worker host shares.
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { episodeFence, readShowText, writeShowJson } from "../paths/guarded.ts";
+
+export const alignPayload = z.object({
+  /** The episode's real path. */
+  ep: z.string().min(1),
+  pass: z.enum(["final", "proxy"]),
+  /** The recording's real path and its episode-relative name. */
+  recording: z.string().min(1),
+  recording_rel: z.string().min(1),
+  /** The whisper model asked for; null: the cached words' model, else the default. */
+  model: z.string().min(1).nullable(),
+  snap: z.boolean(),
+  dry_run: z.boolean(),
+  /** Point the series config's `audio.track` at the recording (a track asked that is not the config's). */
+  set_track: z.boolean(),
+});
+
+export type AlignPayload = z.infer<typeof alignPayload>;
+
+/** A run that could not align: the status and message the route answers, and the recogniser's log. */
+export interface AlignRefusal {
+  ok: false;
+  status: number;
+  error: string;
+  log: string;
+  extra?: Record<string, unknown>;
+}
+
+const answerFile = (ep: string, jobId: string) =>
+  path.join(ep, "_cache", `.align-answer-${jobId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
+
+export async function writeAlignAnswer(ep: string, jobId: string, answer: unknown): Promise<void> {
+  await writeShowJson(episodeFence(ep), answerFile(ep, jobId), answer);
+}
+
+/** The job's answer, removed once read; null when the job wrote none. */
+export async function takeAlignAnswer(ep: string, jobId: string): Promise<unknown> {
+  const file = answerFile(ep, jobId);
+  let text: string;
+  try {
+    text = await readShowText(episodeFence(ep), file);
+  } catch {
+    return null;
+  }
+  await rm(file, { force: true });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
