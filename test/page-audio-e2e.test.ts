@@ -178,4 +178,19 @@ describe("the Cut view's recording", () => {
     expect(await windowLine("sh020")).not.toBe("1.00-2.50");
     expect(view.problems).toEqual([]);
   }, 60_000);
+
+  it("runs a dry run of the aligner: its stages live, the report shown, nothing written", async () => {
+    const before = await script();
+    const panel = page.getByRole("region", { name: "Align to the recording" });
+    await panel.getByRole("button", { name: "Dry run" }).click();
+    await panel.getByText(/^Dry run: nothing written\. /).waitFor({ timeout: 90_000 });
+    const stages = panel.getByRole("list", { name: "Alignment stages" });
+    await expect.poll(() => stages.locator(".align-stage.done").count()).toBe(3);
+    expect(await stages.textContent()).toContain("dry run — nothing written");
+    await panel.getByText("Report", { exact: true }).click();
+    expect(await panel.locator(".align-report pre").textContent()).toMatch(/dry run/i);
+    expect(await script()).toBe(before);
+    await view.shot("cut-align-dry-run");
+    expect(view.problems).toEqual([]);
+  }, 120_000);
 });
