@@ -159,9 +159,15 @@ export function AlignPanel({ ep, pass, status }: { ep: string; pass: Pass; statu
               <thead>
                 <tr>
                   <th scope="col">Shot</th>
-                  <th scope="col" class="num">Before</th>
-                  <th scope="col" class="num">{answer.a.dry_run ? "Would be" : "Now"}</th>
-                  <th scope="col" class="num">Moved</th>
+                  <th scope="col" class="num">
+                    Before
+                  </th>
+                  <th scope="col" class="num">
+                    {answer.a.dry_run ? "Would be" : "Now"}
+                  </th>
+                  <th scope="col" class="num">
+                    Moved
+                  </th>
                   <th scope="col">Note</th>
                 </tr>
               </thead>
