@@ -1,7 +1,8 @@
 // The editor page: GET /studio/ answers the HTML (never cached), /studio/assets/<content-hashed name> the scripts and
 // stylesheet (cached for a year, ETag, gzipped when the browser takes it), and / and /studio redirect to /studio/.
 // The HTML of a deep link to an episode asks for the episode's answer at once, while the scripts load.
-// The build in dist/web/ is served when it is newer than the page's sources; else the page is built in memory once.
+// The build in dist/web/ is served when it is newer than the page's sources (web/ and the service modules it
+// bundles); else the page is built in memory once.
 import { createHash } from "node:crypto";
 import { access, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -52,8 +53,8 @@ async function above(rel: string): Promise<string | null> {
 }
 
 /** The page as `npm run build` wrote it into `dir` (web/ of the build), or null when it is not there. */
-async function readBuilt(dir: string): Promise<(BuiltFiles & { started: number }) | null> {
-  let manifest: { started: number; assets: { name: string; type: string }[] };
+async function readBuilt(dir: string): Promise<(BuiltFiles & { started: number; inputs: string[] }) | null> {
+  let manifest: { started: number; assets: { name: string; type: string }[]; inputs?: unknown };
   try {
     manifest = JSON.parse(await readFile(path.join(dir, "manifest.json"), "utf8"));
   } catch {
@@ -67,7 +68,16 @@ async function readBuilt(dir: string): Promise<(BuiltFiles & { started: number }
       bytes: await readFile(path.join(dir, "assets", path.basename(a.name))),
     });
   }
-  return { html: await readFile(path.join(dir, "index.html"), "utf8"), assets, started: manifest.started };
+  // A build from before the manifest named them has no inputs beyond web/.
+  const inputs = Array.isArray(manifest.inputs)
+    ? manifest.inputs.filter((i): i is string => typeof i === "string")
+    : [];
+  return {
+    html: await readFile(path.join(dir, "index.html"), "utf8"),
+    assets,
+    started: manifest.started,
+    inputs,
+  };
 }
 
 /**
@@ -85,7 +95,7 @@ export function pageSource(log: Logger): PageSource {
     const builder = root
       ? await import(pathToFileURL(path.join(root, "scripts", "build-web.js")).href)
       : null;
-    const newest: number = builder ? await builder.newestSource() : 0;
+    const newest: number = builder ? await builder.newestSource(undefined, built?.inputs ?? []) : 0;
     let files: BuiltFiles | null = built && built.started > newest ? built : null;
     let from = "the build";
     if (!files) {

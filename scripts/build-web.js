@@ -85,12 +85,23 @@ export async function bundleWeb({ minify = true } = {}) {
   const first = new Set([script, style, ...shared]);
   const gzipped = weigh([Buffer.from(html), ...assets.map((a) => a.bytes)]);
   const initial = weigh([Buffer.from(html), ...assets.filter((a) => first.has(a.name)).map((a) => a.bytes)]);
-  return { html, assets, gzipped, initial };
+  // Modules of the service's own the page bundles from outside web/ (pure ones shared with the service).
+  const inputs = Object.keys(result.metafile.inputs).filter(
+    (p) => !p.startsWith("web/") && !p.split("/").includes("node_modules"),
+  );
+  return { html, assets, gzipped, initial, inputs };
 }
 
-/** The newest modification time among the page's sources: a build started after it is current. */
-export async function newestSource(dir = WEB_SOURCES) {
+/**
+ * The newest modification time among the page's sources (web/ and the files `also` names, relative to the
+ * repository): a build started after it is current. A named file that is gone counts as changed now.
+ */
+export async function newestSource(dir = WEB_SOURCES, also = []) {
   let newest = 0;
+  for (const rel of also) {
+    const st = await stat(path.join(root, rel)).catch(() => null);
+    newest = Math.max(newest, st ? st.mtimeMs : Date.now());
+  }
   for (const e of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!e.isFile()) continue;
     const st = await stat(path.join(e.parentPath ?? e.path, e.name));
@@ -112,6 +123,7 @@ export async function buildWeb() {
     assets: page.assets.map((a) => ({ name: a.name, type: a.type, sha1: sha1(a.bytes) })),
     gzipped: page.gzipped,
     initial: page.initial,
+    inputs: page.inputs,
   };
   await writeFile(path.join(WEB_DIST, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   process.stdout.write(

@@ -18,9 +18,9 @@ import { makeStudio, type Studio } from "./support/studio-episode.ts";
 const run = promisify(execFile);
 
 const LINES = [
-  { shot: "sh010", who: "ADA", text: "Where is the kettle?" },
+  { shot: "sh010", who: "ADA", text: "Hello there, where is the kettle?" },
   { shot: "sh020", who: "BO", text: "It is on the table by the window." },
-  { shot: "sh030", who: "CY", text: "I am hungry and tired." },
+  { shot: "sh030", who: "CY", text: "Thank you. I am hungry and tired." },
 ];
 const LEAD = 0.6;
 const GAP = 1.2;

@@ -247,6 +247,27 @@ describe("shotWindows", () => {
     expect(two[0]).toMatchObject({ audio_in: 0.75, audio_out: 2 });
     expect(two[1]).toMatchObject({ audio_in: 2.1, audio_out: 3.8 });
   });
+
+  it("reaches over a line's first and last words the recogniser missed, across the pauses between them", () => {
+    const lines = [{ shot: "a", line: 1, text: "Hello there, where is the kettle? On the stove." }];
+    // Heard: "where is the kettle on" (1.3–3.0 s) only; "hello there" (0.6–1.2 s) and "the stove" (3.1–3.7 s)
+    // were missed.
+    const heard = say("where is the kettle on", 1.3);
+    const [line] = matchLines(lines, heard);
+    expect(line).toMatchObject({ unheardBefore: 2, unheardAfter: 2 });
+    const peaks = new Uint8Array(200 * 5);
+    const loud = (a: number, b: number) => peaks.fill(180, Math.round(a * 200), Math.round(b * 200));
+    loud(0.6, 1.2); // hello there
+    loud(1.3, 3.0); // where is the kettle on, after a 0.1 s pause as at a comma
+    loud(3.1, 3.7); // the stove
+    const envelope: Envelope = { rate: 200, peaks };
+    const { changes } = shotWindows([line], heard, { snap: true, envelope });
+    expect(changes).toEqual([{ shot: "a", audio_in: 0.6, audio_out: 3.7, note: "" }]);
+    // A line heard whole stops at the first silence, as before.
+    const whole = say("where is the kettle on", 1.3);
+    const plain = matchLines([{ shot: "a", line: 1, text: "where is the kettle on" }], whole);
+    expect(shotWindows(plain, whole, { snap: true, envelope }).changes[0].audio_in).toBe(1.3);
+  });
 });
 
 describe("snap", () => {

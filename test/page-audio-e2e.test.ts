@@ -66,15 +66,19 @@ async function until<T>(
   }
 }
 
-/** The tallest drawn run of wave pixels in the canvas column under a time of the track, in CSS pixels. */
+/**
+ * The tallest drawn run of wave pixels in the canvas column under a time of the track, in CSS pixels. The script
+ * is text: it runs in the page, and this file is checked without the browser's types.
+ */
 async function drawnHeightAt(t: number): Promise<number> {
-  return page.evaluate((at) => {
-    const c = document.querySelector<HTMLCanvasElement>(".wave-canvas");
-    const strip = document.querySelector<HTMLElement>(".wave-strip");
-    const slider = document.querySelector<HTMLElement>(".wave-edge.in");
+  const script = `(() => {
+    const at = ${JSON.stringify(t)};
+    const c = document.querySelector(".wave-canvas");
+    const strip = document.querySelector(".wave-strip");
+    const slider = document.querySelector(".wave-edge.in");
     if (!c || !strip || !slider) return -1;
     // The zoom: a window's start edge sits at audio_in × zoom pixels.
-    const li = slider.parentElement as HTMLElement;
+    const li = slider.parentElement;
     const zoom = Number.parseFloat(li.style.left) / Number(slider.getAttribute("aria-valuenow"));
     const x = at * zoom - Number.parseFloat(c.style.left || "0");
     const dpr = c.width / c.clientWidth;
@@ -84,7 +88,8 @@ async function drawnHeightAt(t: number): Promise<number> {
     let n = 0;
     for (let i = 3; i < col.length; i += 4) if (col[i] > 0) n++;
     return n / dpr;
-  }, t);
+  })()`;
+  return Number(await page.evaluate(script));
 }
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@
 // said. Skipping recognised words between lines is cheap, inside a line dear, so a retake of a line is matched
 // as its last complete take. Node-free.
 import { matchWords, recognisedWords, similarity } from "./normalize.ts";
-import { type Envelope, silenceThreshold, snapEnd, snapStart } from "./snap.ts";
+import { type Envelope, reachOver, silenceThreshold, snapEnd, snapStart } from "./snap.ts";
 
 /** A recognised word with its times in seconds, as the recogniser spelt it. */
 export interface Word {
@@ -35,6 +35,9 @@ export interface LineFound {
   /** Indexes in the recognised words of its first and last matched word. */
   first: number;
   last: number;
+  /** Its words before the first matched one and after the last: said, most likely, but not recognised. */
+  unheardBefore: number;
+  unheardAfter: number;
 }
 
 export interface LineMissing {
@@ -234,13 +237,20 @@ export function matchLines(lines: readonly LineToMatch[], words: readonly Word[]
     let total = 0;
     let firstToken = -1;
     let lastToken = -1;
+    let unheardBefore = 0;
+    let unheardAfter = 0;
     for (let k = at; k < at + of; k++) {
       const j = got[k];
-      if (j < 0) continue;
+      if (j < 0) {
+        if (firstToken < 0) unheardBefore++;
+        else unheardAfter++;
+        continue;
+      }
       matched++;
       total += simOf(s.ids[k], h.ids[j]);
       if (firstToken < 0) firstToken = j;
       lastToken = j;
+      unheardAfter = 0;
     }
     at += of;
     const base = { shot: l.shot, line: l.line, text: l.text };
@@ -257,6 +267,8 @@ export function matchLines(lines: readonly LineToMatch[], words: readonly Word[]
       of,
       first: heard[firstToken].word,
       last: heard[lastToken].word,
+      unheardBefore,
+      unheardAfter,
     });
   });
   return out;
@@ -275,7 +287,7 @@ function lineList(lines: readonly LineMatch[]): string {
 /**
  * Each shot's window from its lines: from its first found line's first word to its last found line's last word,
  * rounded to 0.01 s. With `snap` and an envelope, each edge moves outward into the silence next to it (at most
- * 0.3 s, never into the neighbouring words). Shots none of whose lines were found get a note and no change.
+ * 0.3 s, more over words of the line the recogniser missed at that edge; never into the neighbouring words). Shots none of whose lines were found get a note and no change.
  */
 export function shotWindows(
   matches: readonly LineMatch[],
@@ -319,8 +331,8 @@ export function shotWindows(
           break;
         }
       }
-      audioIn = snapStart(audioIn, before, envelope, threshold);
-      audioOut = snapEnd(audioOut, after, envelope, threshold);
+      audioIn = snapStart(audioIn, before, envelope, threshold, reachOver(first.unheardBefore));
+      audioOut = snapEnd(audioOut, after, envelope, threshold, reachOver(last.unheardAfter));
     }
     audioIn = Math.max(0, round2(audioIn));
     audioOut = Math.max(round2(audioOut), audioIn + 0.01);
@@ -328,4 +340,23 @@ export function shotWindows(
     changes.push({ shot, audio_in: audioIn, audio_out: round2(audioOut), note });
   }
   return { changes, notes };
+}
+
+export interface MatchInput {
+  lines: readonly LineToMatch[];
+  words: readonly Word[];
+  snap: boolean;
+  envelope?: Envelope;
+}
+
+export interface MatchResult {
+  matches: LineMatch[];
+  changes: Change[];
+  notes: string[];
+}
+
+/** The lines matched and the shots' windows from them, in one call (what the compile thread runs). */
+export function matchScriptWindows(input: MatchInput): MatchResult {
+  const matches = matchLines(input.lines, input.words);
+  return { matches, ...shotWindows(matches, input.words, { snap: input.snap, envelope: input.envelope }) };
 }

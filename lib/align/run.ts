@@ -17,7 +17,7 @@ import { loadSeries } from "../series/load.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import { AlignerFailed, withSpeechWav } from "./engine-run.ts";
 import { jsgfGrammar } from "./grammar.ts";
-import { type Change, matchLines, shotWindows } from "./match.ts";
+import type { Change, MatchResult } from "./match.ts";
 import type { AlignPayload } from "./payload.ts";
 import { sphinxDictionary, sphinxWords } from "./pocketsphinx.ts";
 import { type AlignProgram, alignReadiness, SPHINX_MODEL, WHISPER_MODELS } from "./ready.ts";
@@ -171,7 +171,6 @@ export async function runAlign(
   if (heard.fresh && !p.dry_run) await writeWordsCache(p.recording, { ...heard.fresh, words: heard.words });
 
   stage("match", 65, `matching ${lines.length} dialogue lines to ${heard.words.length} words`);
-  const matches = matchLines(lines, heard.words);
   let envelope: { rate: number; peaks: Uint8Array } | undefined;
   const notes: string[] = [];
   if (p.snap) {
@@ -183,9 +182,20 @@ export async function runAlign(
       notes.push(`windows not snapped to silences: the waveform could not be read (${errorMessage(err)})`);
     }
   }
-  const windows = shotWindows(matches, heard.words, { snap: p.snap, envelope });
-  notes.push(...windows.notes);
-  const { changes } = windows;
+  let matched: MatchResult;
+  try {
+    matched = await services.compile.run("matchWindows", {
+      lines,
+      words: heard.words,
+      snap: p.snap,
+      envelope,
+    });
+  } catch (err) {
+    // Too many words to match in one go is the one way it fails: a long recording to align in parts.
+    throw new StudioError(409, `the recording cannot be matched to the script: ${errorMessage(err)}`);
+  }
+  const { matches, changes } = matched;
+  notes.push(...matched.notes);
   const before: Record<string, AudioWindow | null> = {};
   for (const c of changes) before[c.shot] = audioWindowOf(script.text, c.shot);
   const report = alignReport({

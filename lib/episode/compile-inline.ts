@@ -1,5 +1,6 @@
 // Compiles in the calling thread, for a platform with no worker threads and no show folders (a per-function
 // deployment): the same tasks as the compile thread, over the shipped targets it is handed.
+import { matchScriptWindows } from "../align/match.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { checkSources } from "./check.ts";
 import type { CompileMethod, CompilePool } from "./compile-pool.ts";
@@ -23,6 +24,7 @@ export function createInlineCompiler(targets: TargetRegistryView): CompilePool {
     compileBoth: async (input) => compileTexts(input, envOf(input)),
     check: async (input) => checkSources(input, envOf(input)),
     preview: async (input) => previewShot(input, envOf(input)),
+    matchWindows: async (input) => matchScriptWindows(input),
   };
   return {
     run<K extends CompileMethod>(method: K, arg: TaskInput<K>) {

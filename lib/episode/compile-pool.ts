@@ -3,7 +3,7 @@
 import { ThreadPool } from "../threads/pool.ts";
 import type * as Tasks from "./compile-task.ts";
 
-export type CompileMethod = "compileBoth" | "check" | "preview";
+export type CompileMethod = "compileBoth" | "check" | "preview" | "matchWindows";
 
 /** The compile thread of a process (its services hold one); the thread starts on the first task. */
 export interface CompilePool {

@@ -1,5 +1,7 @@
 // The compile thread's task module (lib/episode/compile-pool.ts): build, check and preview of texts, with the
-// show's own targets read from its folder, so nothing CPU-bound runs on the event loop of the API.
+// show's own targets read from its folder, and the matching of a recording's words to the script's lines, so
+// nothing CPU-bound runs on the event loop of the API.
+import { type MatchInput, type MatchResult, matchScriptWindows } from "../align/match.ts";
 import { shippedRegistry } from "../targets/registry.ts";
 import { targetsForShow } from "../targets/target-tree.ts";
 import { type CheckInput, type CheckResult, checkSources } from "./check.ts";
@@ -33,4 +35,9 @@ export async function check(input: EnvInput & CheckInput): Promise<CheckResult> 
 
 export async function preview(input: EnvInput & Parameters<typeof previewShot>[0]): Promise<PreviewAnswer> {
   return previewShot(input, await env(input));
+}
+
+/** Where each dialogue line was heard and each shot's window: seconds of work for an hour of dialogue. */
+export async function matchWindows(input: MatchInput): Promise<MatchResult> {
+  return matchScriptWindows(input);
 }
