@@ -2,124 +2,28 @@
 // recording, set as the episode's track (POST /studio/track), then POST /studio/align with a real worker pool and
 // PocketSphinx: the windows written back near the known line starts, the report, the history copy, the rebuild,
 // the events, the words cache; a dry run that writes nothing; and every refusal of the route.
-import { execFile } from "node:child_process";
 import { chmod, copyFile, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { audioWindowOf } from "../lib/align/script-windows.ts";
 import { wordsCachePath } from "../lib/align/words-cache.ts";
-import type { WorkerPool } from "../workers/pool.ts";
 import { refusal } from "./support/call.ts";
-import { startTestPool } from "./support/jobs.ts";
-import { seriesS } from "./support/series-s.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
+import { type DialogueStudio, dialogueStudio, LINES } from "./support/espeak-dialogue.ts";
+import type { Studio } from "./support/studio-episode.ts";
 
-const run = promisify(execFile);
-
-const LINES = [
-  { shot: "sh010", who: "ADA", text: "Hello there, where is the kettle?" },
-  { shot: "sh020", who: "BO", text: "It is on the table by the window." },
-  { shot: "sh030", who: "CY", text: "Thank you. I am hungry and tired." },
-];
-const LEAD = 0.6;
-const GAP = 1.2;
-
-const SCRIPT = [
-  "= e01  T",
-  "# sq01 kitchen",
-  ...LINES.flatMap((l) => [
-    `## ${l.shot}`,
-    `who: ${l.who.toLowerCase()}`,
-    "dur: auto",
-    `${l.who}: ${l.text}`,
-    "",
-  ]),
-].join("\n");
-
+let dialogue: DialogueStudio;
 let s: Studio;
-let pool: WorkerPool;
 let ep: string;
 /** Where each line's speech starts in the recording, seconds. */
-const starts: number[] = [];
-
-async function seconds(file: string): Promise<number> {
-  const { stdout } = await run("ffprobe", [
-    "-v",
-    "error",
-    "-show_entries",
-    "format=duration",
-    "-of",
-    "csv=p=0",
-    file,
-  ]);
-  return Number(stdout.trim());
-}
-
-/** The three lines spoken, each trimmed of its own silence, joined with LEAD then GAP of silence between. */
-async function speak(dir: string): Promise<string> {
-  const parts: string[] = [];
-  let t = LEAD;
-  for (const [i, l] of LINES.entries()) {
-    const raw = path.join(dir, `raw${i}.wav`);
-    const trimmed = path.join(dir, `line${i}.wav`);
-    await run("espeak-ng", ["-s", "150", "-w", raw, l.text]);
-    const trim = "silenceremove=start_periods=1:start_threshold=-45dB";
-    await run("ffmpeg", [
-      "-v",
-      "error",
-      "-y",
-      "-i",
-      raw,
-      "-af",
-      `${trim},areverse,${trim},areverse`,
-      "-ar",
-      "22050",
-      "-ac",
-      "1",
-      trimmed,
-    ]);
-    starts.push(t);
-    t += (await seconds(trimmed)) + GAP;
-    parts.push(trimmed);
-  }
-  const out = path.join(dir, "dialogue.wav");
-  const silence = (d: number) => ["-f", "lavfi", "-t", String(d), "-i", "anullsrc=r=22050:cl=mono"];
-  const inputs = [
-    ...silence(LEAD),
-    ...parts.flatMap((p, i) => ["-i", p, ...(i < parts.length - 1 ? silence(GAP) : silence(LEAD))]),
-  ];
-  const n = 1 + parts.length * 2;
-  const labels = Array.from({ length: n }, (_, i) => `[${i}]`).join("");
-  await run("ffmpeg", [
-    "-v",
-    "error",
-    "-y",
-    ...inputs,
-    "-filter_complex",
-    `${labels}concat=n=${n}:v=0:a=1`,
-    out,
-  ]);
-  return out;
-}
+let starts: number[];
 
 beforeAll(async () => {
-  s = await makeStudio();
-  // The engines are found on the PATH the services were given.
-  s.env.services.env.PATH = process.env.PATH;
-  ep = await s.episode(SCRIPT, { series: seriesS() });
-  const wav = await speak(s.env.dir);
-  const dest = path.join(path.dirname(ep), "dialogue.wav");
-  await copyFile(wav, dest);
-  const track = await s.call("POST", "/track", { ep, source_path: dest });
-  expect(track.status, JSON.stringify(track.body)).toBe(200);
-  const store = await s.env.services.jobs();
-  pool = startTestPool(s.env.services, store, await s.env.services.jobKinds());
+  dialogue = await dialogueStudio();
+  ({ s, ep, starts } = dialogue);
 }, 120_000);
 
 afterAll(async () => {
-  await pool?.stop();
-  await s?.cleanup();
+  await dialogue?.stop();
 });
 
 const script = () => readFile(path.join(ep, "ep01.md"), "utf8");
