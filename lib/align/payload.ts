@@ -1,10 +1,9 @@
 // What an `align` job carries from the route that queued it to the worker that runs it, and how its answer (or
 // its refusal) comes back: a small JSON file in the episode's `_cache/`, named by the job, written by the worker
 // and taken (read, then removed) by the route. The episode folder is the one place every API and worker host shares.
-import { rm } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { episodeFence, readShowText, writeShowJson } from "../paths/guarded.ts";
+import { jobAnswerFile, takeJobAnswer, writeJobAnswer } from "../jobs/answer-file.ts";
 
 export const alignPayload = z.object({
   /** The episode's real path. */
@@ -33,25 +32,13 @@ export interface AlignRefusal {
 }
 
 const answerFile = (ep: string, jobId: string) =>
-  path.join(ep, "_cache", `.align-answer-${jobId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
+  jobAnswerFile(path.join(ep, "_cache"), ".align-answer-", jobId);
 
 export async function writeAlignAnswer(ep: string, jobId: string, answer: unknown): Promise<void> {
-  await writeShowJson(episodeFence(ep), answerFile(ep, jobId), answer);
+  await writeJobAnswer(ep, answerFile(ep, jobId), answer);
 }
 
 /** The job's answer, removed once read; null when the job wrote none. */
 export async function takeAlignAnswer(ep: string, jobId: string): Promise<unknown> {
-  const file = answerFile(ep, jobId);
-  let text: string;
-  try {
-    text = await readShowText(episodeFence(ep), file);
-  } catch {
-    return null;
-  }
-  await rm(file, { force: true });
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
+  return takeJobAnswer(ep, answerFile(ep, jobId));
 }
