@@ -178,7 +178,9 @@ export async function addVoiceSample(
     try {
       raw = parseSeriesJson(series.text);
     } catch (err) {
-      throw badRequest(`the series config does not load, so voice_sample was not added: ${errorMessage(err)}`);
+      throw badRequest(
+        `the series config does not load, so voice_sample was not added: ${errorMessage(err)}`,
+      );
     }
     if (!lacksSample(raw, subject) || !isObject(raw) || !isObject(raw.subjects)) return false;
     const subjects = {
