@@ -2,7 +2,7 @@
 // resampling and range rules, then GET /studio/peaks over the app on generated files (wav read in-process, mp3 and
 // m4a through ffmpeg, silent files, every refusal) and the caches (disk file reused, a new mtime made again, two
 // cold askers sharing one decode).
-import { mkdir, open, readdir, readFile, realpath, symlink, utimes, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, realpath, rm, symlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -312,6 +312,36 @@ describe("GET /studio/peaks", () => {
     // Nothing was cached for a refused file.
     const cached = await readdir(path.join(ep, "_cache", "peaks")).catch(() => []);
     expect(cached.filter((n) => !n.endsWith(".json"))).toEqual([]);
+  });
+});
+
+describe("GET /studio/peaks without ffmpeg", () => {
+  it("answers 500 naming ffmpeg for a file that needs it, and still reads a PCM wav itself", async () => {
+    const bare = await makeTestEnv({
+      FFMPEG_PATH: path.join(env.dir, "no-ffmpeg"),
+      FFPROBE_PATH: path.join(env.dir, "no-ffprobe"),
+      STUDIO_ROOTS: env.services.env.STUDIO_ROOTS,
+    });
+    try {
+      const noTools = createApp(bare.services, functions);
+      const ask = async (file: string) => {
+        const url = `http://127.0.0.1/studio/peaks?${new URLSearchParams({ ep, path: file, bins: "4" })}`;
+        const res = await noTools.request(url, { headers: { host: "127.0.0.1" } });
+        return { status: res.status, body: (await res.json()) as { error?: string; peaks?: number[] } };
+      };
+      // A cache another process made is read as it is: take one made for the file the test decodes here.
+      await rm(path.join(ep, "_cache", "peaks"), { recursive: true, force: true });
+      const mp3 = await ask("audio/tgt.m4a");
+      expect(mp3.status).toBe(500);
+      expect(mp3.body.error).toMatch(/ff(mpeg|probe)/);
+      const wav = await ask("audio/steps.wav");
+      expect(wav).toEqual({
+        status: 200,
+        body: { duration: 4, bins: 4, start: 0, end: 4, peaks: [0, 128, 0, 64] },
+      });
+    } finally {
+      await bare.cleanup();
+    }
   });
 });
 

@@ -252,6 +252,23 @@ describe("POST /studio/refs/voice-from-take", { timeout: 120_000 }, () => {
     expect(silentWav(await readFile(wav))).toBe(false);
   });
 
+  it("answers 500 naming ffmpeg when there is none, and keeps nothing", async () => {
+    const ep = await episode();
+    const env = m.s.env.services.env;
+    const was = { FFMPEG_PATH: env.FFMPEG_PATH, FFPROBE_PATH: env.FFPROBE_PATH };
+    env.FFMPEG_PATH = path.join(m.s.env.dir, "no-ffmpeg");
+    env.FFPROBE_PATH = path.join(m.s.env.dir, "no-ffprobe");
+    try {
+      const res = await call({ ep, ref: "voice:ada", shot: "sh010", take: 1, end: 1, pick: true });
+      expect(res.status, JSON.stringify(res.body)).toBe(500);
+      expect(res.body.error).toMatch(/ff(mpeg|probe)/);
+    } finally {
+      Object.assign(env, was);
+    }
+    expect(await readdir(voiceDir(ep)).catch(() => [])).toEqual([]);
+    expect(events()).toEqual([]);
+  });
+
   it("refuses: not a voice, bad spans, a bad pick, unknown ref, shot or take, a take with no sound", async () => {
     const ep = await episode();
     const base = { ep, ref: "voice:ada", shot: "sh010", take: 1 };
