@@ -2,11 +2,10 @@
 // file as multipart) for a cut entry's sound to name; nothing else changes (no rebuild, no event, no config edit).
 import { z } from "zod";
 import { pathSource, placeRecording, uploadSource } from "../../lib/audio/recording.ts";
-import { badRequest } from "../../lib/errors.ts";
-import { formFile, readUploadForm } from "../../lib/http/multipart.ts";
+import { jsonFileField, jsonSourcePath, sourcePathField, withUploadForm } from "../../lib/http/file-body.ts";
+import { formFile } from "../../lib/http/multipart.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep } from "../../lib/schema/fields.ts";
-import { parseInput } from "../../lib/validate.ts";
 import { defineFunction } from "../fn.ts";
 
 const formFields = z.object({ ep });
@@ -25,32 +24,22 @@ export default defineFunction({
   input: z
     .object({
       ep,
-      source_path: z
-        .string()
-        .nullish()
-        .describe("The recording: an absolute path inside a root, or a path relative to the episode folder"),
-      file: z.unknown().optional().describe("Not in JSON: a file is sent as multipart/form-data"),
+      source_path: sourcePathField("The recording"),
+      file: jsonFileField,
     })
     .optional(),
   async handler(input, ctx) {
     if (input) {
-      if (input.file !== undefined) throw badRequest("file must be sent as multipart/form-data");
-      if (input.source_path == null || input.source_path === "") {
-        throw badRequest("source_path is required (or send the file as multipart/form-data)");
-      }
+      const sourcePath = jsonSourcePath(input);
       const epReal = await resolveEpisode(input.ep, ctx);
-      const placed = await placeRecording(ctx, epReal, await pathSource(ctx, epReal, input.source_path));
+      const placed = await placeRecording(ctx, epReal, await pathSource(ctx, epReal, sourcePath));
       return { path: placed.path, copied: placed.copied };
     }
-    const form = await readUploadForm(ctx.request, ctx.home);
-    try {
-      const fields = parseInput(formFields, { ...form.fields }, "form");
+    return withUploadForm(ctx, formFields, async (fields, form) => {
       const source = uploadSource(formFile(form));
       const epReal = await resolveEpisode(fields.ep, ctx);
       const placed = await placeRecording(ctx, epReal, source);
       return { path: placed.path, copied: placed.copied };
-    } finally {
-      await form.discard();
-    }
+    });
   },
 });

@@ -1,8 +1,8 @@
 // POST /studio/refs/import: a picture or a sound becomes a new take of a reference (`source: imported`), from a
 // path or uploaded as a form's file, picked when asked; answers the reference as listed.
 import { z } from "zod";
-import { badRequest } from "../../lib/errors.ts";
-import { formFile, moveUpload, readUploadForm } from "../../lib/http/multipart.ts";
+import { jsonFileField, jsonSourcePath, sourcePathField, withUploadForm } from "../../lib/http/file-body.ts";
+import { formFile, moveUpload } from "../../lib/http/multipart.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { refField, viewField } from "../../lib/refs/ids.ts";
 import { importRefTake, MAX_NOTE, PICK_RULE, readPickFlag } from "../../lib/refs/import.ts";
@@ -11,7 +11,6 @@ import { liveRefAt } from "../../lib/refs/live-ref.ts";
 import { sourceFile } from "../../lib/refs/source-file.ts";
 import { copyFrom } from "../../lib/refs/takes.ts";
 import { ep } from "../../lib/schema/fields.ts";
-import { parseInput } from "../../lib/validate.ts";
 import { defineFunction } from "../fn.ts";
 
 const pickText = z
@@ -50,25 +49,19 @@ export default defineFunction({
       ep,
       ref: refField,
       view: viewField,
-      source_path: z
-        .string()
-        .nullish()
-        .describe("The file: an absolute path inside a root, or a path relative to the episode folder"),
+      source_path: sourcePathField("The file"),
       pick: z.union([z.boolean(), z.string()]).nullish().describe("Pick the new take (default false)"),
       note,
-      file: z.unknown().optional().describe("Not in JSON: a file is sent as multipart/form-data"),
+      file: jsonFileField,
     })
     .optional(),
   async handler(input, ctx) {
     if (input) {
-      if (input.file !== undefined) throw badRequest("file must be sent as multipart/form-data");
-      if (input.source_path == null || input.source_path === "") {
-        throw badRequest("source_path is required (or send the file as multipart/form-data)");
-      }
+      const sourcePath = jsonSourcePath(input);
       const pick = readPickFlag(input.pick);
       const epReal = await resolveEpisode(input.ep, ctx);
       const { place, live } = await liveRefAt(ctx, epReal, input.ref);
-      const source = await sourceFile(place, input.source_path);
+      const source = await sourceFile(place, sourcePath);
       await importRefTake(
         ctx,
         place,
@@ -78,9 +71,7 @@ export default defineFunction({
       );
       return listedRef(ctx, epReal, input.ref);
     }
-    const form = await readUploadForm(ctx.request, ctx.home);
-    try {
-      const fields = parseInput(formFields, { ...form.fields }, "form");
+    return withUploadForm(ctx, formFields, async (fields, form) => {
       const pick = readPickFlag(fields.pick);
       const file = formFile(form);
       const epReal = await resolveEpisode(fields.ep, ctx);
@@ -92,9 +83,7 @@ export default defineFunction({
         { name: file.name, file: file.path, fill: (tmp) => moveUpload(file, tmp), originalName: file.name },
         { view: fields.view || null, pick, note: fields.note },
       );
-      return await listedRef(ctx, epReal, fields.ref);
-    } finally {
-      await form.discard();
-    }
+      return listedRef(ctx, epReal, fields.ref);
+    });
   },
 });

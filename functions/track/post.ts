@@ -7,10 +7,10 @@ import { checkSeriesConfig, setSeriesTrack, trackFacts } from "../../lib/audio/t
 import type { Services } from "../../lib/context.ts";
 import { rebuildEpisode } from "../../lib/episode/source-file.ts";
 import { badRequest } from "../../lib/errors.ts";
-import { formFile, readUploadForm } from "../../lib/http/multipart.ts";
+import { jsonFileField, refuseJsonFile, sourcePathField, withUploadForm } from "../../lib/http/file-body.ts";
+import { formFile } from "../../lib/http/multipart.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
 import { ep, type PassName, pass } from "../../lib/schema/fields.ts";
-import { parseInput } from "../../lib/validate.ts";
 import { defineFunction } from "../fn.ts";
 
 const formFields = z.object({ ep, pass });
@@ -32,17 +32,14 @@ export default defineFunction({
     .object({
       ep,
       pass,
-      source_path: z
-        .string()
-        .nullish()
-        .describe("The recording: an absolute path inside a root, or a path relative to the episode folder"),
+      source_path: sourcePathField("The recording"),
       track: z.null().optional().describe("null clears the episode's track (the recording file is kept)"),
-      file: z.unknown().optional().describe("Not in JSON: a file is sent as multipart/form-data"),
+      file: jsonFileField,
     })
     .optional(),
   async handler(input, ctx) {
     if (input) {
-      if (input.file !== undefined) throw badRequest("file must be sent as multipart/form-data");
+      refuseJsonFile(input);
       const epReal = await resolveEpisode(input.ep, ctx);
       if (input.source_path != null && input.source_path !== "") {
         if (input.track === null) throw badRequest("send either source_path or track: null, not both");
@@ -52,15 +49,11 @@ export default defineFunction({
       if (input.track === null) return clearTrack(ctx, epReal, input.pass);
       throw badRequest(`source_path is required: ${RULE}`);
     }
-    const form = await readUploadForm(ctx.request, ctx.home);
-    try {
-      const fields = parseInput(formFields, { ...form.fields }, "form");
+    return withUploadForm(ctx, formFields, async (fields, form) => {
       const source = uploadSource(formFile(form));
       const epReal = await resolveEpisode(fields.ep, ctx);
-      return await setTrack(ctx, epReal, fields.pass, source);
-    } finally {
-      await form.discard();
-    }
+      return setTrack(ctx, epReal, fields.pass, source);
+    });
   },
 });
 
