@@ -5,6 +5,7 @@ import { access, constants } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { ToolRunner } from "../media/tool-runner.ts";
+import { findOnPath } from "../media/tools.ts";
 import { cacheSlot, type WithCaches } from "../store/caches.ts";
 import type { AlignEngine } from "./words-cache.ts";
 
@@ -97,28 +98,6 @@ const PROBES = cacheSlot("align interpreter probes", () => new Map<string, Probe
 export const ALIGN_RUNNER = cacheSlot("align tool runner", () => new ToolRunner());
 
 type ReadyServices = Pick<Services, "env" | "media" | "now"> & WithCaches;
-
-/** The first executable `name` in the env's PATH, or null. */
-export async function findOnPath(
-  name: string,
-  env: Record<string, string | undefined>,
-): Promise<string | null> {
-  const exe = process.platform === "win32" && !name.endsWith(".exe") ? `${name}.exe` : name;
-  for (const dir of (env.PATH ?? "").split(path.delimiter).filter(Boolean)) {
-    const file = path.join(dir, exe);
-    if (await isExecutable(file)) return file;
-  }
-  return null;
-}
-
-async function isExecutable(file: string): Promise<boolean> {
-  try {
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function exists(file: string): Promise<boolean> {
   try {

@@ -140,10 +140,7 @@ async function locate(
   override: string | undefined,
   searchPath: string,
 ): Promise<ToolInfo> {
-  const onPath = searchPath
-    .split(path.delimiter)
-    .filter(Boolean)
-    .map((dir) => path.join(dir, process.platform === "win32" ? `${name}.exe` : name));
+  const onPath = pathCandidates(name, searchPath);
   const shipped = override ? null : await shippedBinary(name);
   const candidates = override ? [override] : shipped ? [...onPath, shipped] : onPath;
   for (const file of candidates) {
@@ -167,7 +164,24 @@ async function locate(
   };
 }
 
-async function isExecutable(file: string): Promise<boolean> {
+/** Where a program `name` would be in each folder of a PATH string, in PATH's order. */
+export function pathCandidates(name: string, searchPath: string): string[] {
+  const exe = process.platform === "win32" && !name.endsWith(".exe") ? `${name}.exe` : name;
+  return searchPath
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, exe));
+}
+
+/** The first executable `name` in the env's PATH, or null. */
+export async function findOnPath(name: string, env: Env): Promise<string | null> {
+  for (const file of pathCandidates(name, env.PATH ?? "")) {
+    if (await isExecutable(file)) return file;
+  }
+  return null;
+}
+
+export async function isExecutable(file: string): Promise<boolean> {
   try {
     await access(file, constants.X_OK);
     return true;
