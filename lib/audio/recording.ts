@@ -1,7 +1,7 @@
 // Recordings brought into an episode (`<ep>/audio/<name>`): which files count as one, the names they are kept
 // under, and placing one there atomically: the same bytes under a name are reused, other bytes get `<stem>-2`,
 // `-3`, …, and a file already inside the episode is used where it is.
-import { open, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { hashFile } from "../episode/staleness.ts";
@@ -12,7 +12,7 @@ import { isInsideOrEqual } from "../paths/inside.ts";
 import { refsPlace } from "../refs/place.ts";
 import { sourceFile } from "../refs/source-file.ts";
 import { copyFrom } from "../refs/takes.ts";
-import { syncFolder } from "../store/atomic.ts";
+import { syncFile, syncFolder } from "../store/atomic.ts";
 import { withLock } from "../store/lock.ts";
 import { tempName } from "../store/temp-names.ts";
 
@@ -162,14 +162,5 @@ export async function placeRecording(
     });
   } finally {
     await rm(tmp, { force: true });
-  }
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

@@ -1,7 +1,7 @@
 // A reference's candidates on disk: listing `refs/_takes/<key>/` (one folder read, sidecars from the JSON cache),
 // reserving take numbers that are never reused (the trash counts), and adding a finished take (media file in
 // place first under a temporary name, then the sidecar, both atomic), all under the ref home's lock.
-import { copyFile, open, rm } from "node:fs/promises";
+import { copyFile, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { StudioError } from "../errors.ts";
@@ -16,7 +16,7 @@ import {
   writeShowFile,
 } from "../paths/guarded.ts";
 import { sidecarText } from "../render/sidecar.ts";
-import { syncFolder } from "../store/atomic.ts";
+import { syncFile, syncFolder } from "../store/atomic.ts";
 import { forgetJsonFile } from "../store/json-file.ts";
 import { objectOr } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
@@ -224,15 +224,6 @@ export function copyFrom(fence: Fence, source: string): (tmp: string) => Promise
     const real = await guardPath(fence, source);
     await copyFile(real, tmp);
   };
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Rewrites a take's sidecar with `change` applied, under the lock (status updates, sweep). */

@@ -45,6 +45,16 @@ export async function writeJsonAtomic(file: string, value: unknown, opts?: Atomi
   await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`, opts);
 }
 
+/** Make a file's bytes reach the disk (before it is renamed to its real name). */
+export async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Make a rename or create in `dir` survive a power cut (folders cannot be opened on Windows: skipped there). */
 export async function syncFolder(dir: string): Promise<void> {
   if (process.platform === "win32") return;
