@@ -1,11 +1,15 @@
 // What the two recognisers share: the speech wav they hear (16 kHz mono 16-bit, made by ffmpeg in a temp folder that
-// is removed after), how long one may run, and the failure that carries the recogniser's own log.
+// is removed after), how a run is started and its word lines read, how long one may run, and the failure that
+// carries the recogniser's own log.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Services } from "../context.ts";
 import { runFfmpegInto } from "../media/ffmpeg.ts";
 import { ToolCanceled, ToolRunError } from "../media/tool-runner.ts";
+import type { WithCaches } from "../store/caches.ts";
+import { ALIGN_RUNNER } from "./ready.ts";
+import type { Word } from "./words-cache.ts";
 
 /** A recogniser still running after an hour is killed. */
 export const ALIGN_TIMEOUT_MS = 3600_000;
@@ -53,6 +57,35 @@ export function asAlignerFailure(err: unknown, program: string): unknown {
     return new AlignerFailed(`${path.basename(program)}: ${why}`, log || err.message);
   }
   return err;
+}
+
+/**
+ * Run a recogniser: each stdout line that `wordLine` reads as a word is kept and moves the progress on; the words
+ * in time order and its stderr (the log) come back; a failure is an AlignerFailed, a cancel stays a cancel.
+ */
+export async function runRecogniser(
+  services: WithCaches,
+  program: string,
+  args: string[],
+  wordLine: (line: string) => Word | null,
+  opts: EngineOptions,
+): Promise<{ words: Word[]; log: string }> {
+  const words: Word[] = [];
+  try {
+    const result = await services.caches.of(ALIGN_RUNNER).run(program, args, {
+      signal: opts.signal,
+      timeout: opts.timeoutMs ?? ALIGN_TIMEOUT_MS,
+      onStdoutLine(line) {
+        const word = wordLine(line);
+        if (!word) return;
+        words.push(word);
+        if (opts.duration > 0) opts.progress?.(Math.min(1, word.end / opts.duration));
+      },
+    });
+    return { words: words.sort((x, y) => x.start - y.start), log: result.stderr };
+  } catch (err) {
+    throw asAlignerFailure(err, program);
+  }
 }
 
 /** Run `use` with the recording as a 16 kHz mono 16-bit wav in a fresh temp folder, removed afterwards. */

@@ -5,8 +5,7 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { WithCaches } from "../store/caches.ts";
 import { cacheSlot } from "../store/caches.ts";
-import { ALIGN_TIMEOUT_MS, asAlignerFailure, type EngineOptions } from "./engine-run.ts";
-import { ALIGN_RUNNER } from "./ready.ts";
+import { type EngineOptions, runRecogniser } from "./engine-run.ts";
 import type { Word } from "./words-cache.ts";
 
 export interface SphinxProgram {
@@ -90,29 +89,11 @@ export async function sphinxWords(
 ): Promise<{ words: Word[]; log: string }> {
   const gram = path.join(dir, "script.gram");
   await writeFile(gram, grammar);
-  const words: Word[] = [];
-  try {
-    const result = await services.caches
-      .of(ALIGN_RUNNER)
-      .run(
-        sphinx.program,
-        [
-          ...["-infile", wav, "-jsgf", gram, "-hmm", sphinx.hmm, "-dict", sphinx.dict, "-time", "yes"],
-          ...SEARCH,
-        ],
-        {
-          signal: opts.signal,
-          timeout: opts.timeoutMs ?? ALIGN_TIMEOUT_MS,
-          onStdoutLine(line) {
-            const word = sphinxWordLine(line);
-            if (!word) return;
-            words.push(word);
-            if (opts.duration > 0) opts.progress?.(Math.min(1, word.end / opts.duration));
-          },
-        },
-      );
-    return { words: words.sort((x, y) => x.start - y.start), log: result.stderr };
-  } catch (err) {
-    throw asAlignerFailure(err, sphinx.program);
-  }
+  return runRecogniser(
+    services,
+    sphinx.program,
+    [...["-infile", wav, "-jsgf", gram, "-hmm", sphinx.hmm, "-dict", sphinx.dict, "-time", "yes"], ...SEARCH],
+    sphinxWordLine,
+    opts,
+  );
 }

@@ -2,8 +2,7 @@
 // `-c` transcribes the speech wav with word timestamps and prints one marked JSON line per word as it goes; a
 // failure prints a `!!` line saying why.
 import type { WithCaches } from "../store/caches.ts";
-import { ALIGN_TIMEOUT_MS, asAlignerFailure, type EngineOptions } from "./engine-run.ts";
-import { ALIGN_RUNNER } from "./ready.ts";
+import { type EngineOptions, runRecogniser } from "./engine-run.ts";
 import type { Word } from "./words-cache.ts";
 
 export type WhisperLibrary = "faster-whisper" | "openai-whisper";
@@ -62,22 +61,5 @@ export async function whisperWords(
   wav: string,
   opts: EngineOptions,
 ): Promise<{ words: Word[]; log: string }> {
-  const words: Word[] = [];
-  try {
-    const result = await services.caches
-      .of(ALIGN_RUNNER)
-      .run(python, ["-c", WHISPER_SCRIPT, wav, model, library], {
-        signal: opts.signal,
-        timeout: opts.timeoutMs ?? ALIGN_TIMEOUT_MS,
-        onStdoutLine(line) {
-          const word = whisperWordLine(line);
-          if (!word) return;
-          words.push(word);
-          if (opts.duration > 0) opts.progress?.(Math.min(1, word.end / opts.duration));
-        },
-      });
-    return { words: words.sort((x, y) => x.start - y.start), log: result.stderr };
-  } catch (err) {
-    throw asAlignerFailure(err, python);
-  }
+  return runRecogniser(services, python, ["-c", WHISPER_SCRIPT, wav, model, library], whisperWordLine, opts);
 }
