@@ -6,9 +6,9 @@ import path from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { afterAnswerSettled } from "../lib/refs/list-after.ts";
-import { answerRequest } from "../runtime/app.ts";
-import { type Answer, refusal } from "./support/call.ts";
+import { refusal } from "./support/call.ts";
 import { routeFor, SCRIPT, useStudio } from "./support/studio-episode.ts";
+import { postBody, uploadForm } from "./support/upload.ts";
 
 const s = useStudio();
 let lastEp: string | null = null;
@@ -61,31 +61,13 @@ async function centre(file: string): Promise<number[]> {
 
 const route = () => routeFor("POST", "/refs/import").fn;
 
-async function post(body: RequestInit["body"], headers: Record<string, string> = {}): Promise<Answer> {
-  const request = new Request("http://127.0.0.1/studio/refs/import", {
-    method: "POST",
-    body,
-    headers,
-    duplex: "half",
-  } as RequestInit);
-  const res = await answerRequest(route(), s.env.services, {
-    request,
-    remoteAddress: "127.0.0.1",
-    params: {},
-    label: "test",
-  });
-  return { status: res.status, body: await res.json() };
-}
+const post = (body: RequestInit["body"], headers: Record<string, string> = {}) =>
+  postBody(route(), s.env.services, body, headers);
 
 const json = (body: Record<string, unknown>) =>
   post(JSON.stringify(body), { "content-type": "application/json" });
 
-function form(fields: Record<string, string>, file?: { name: string; data: Buffer }): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  if (file) f.append("file", new Blob([new Uint8Array(file.data)]), file.name);
-  return f;
-}
+const form = uploadForm;
 
 const kinds = () =>
   s.env.events.map((e) => {

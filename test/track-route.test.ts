@@ -6,11 +6,11 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { answerRequest } from "../runtime/app.ts";
-import { type Answer, refusal } from "./support/call.ts";
+import { refusal } from "./support/call.ts";
 import { seriesS } from "./support/series-s.ts";
 import { startServer } from "./support/server.ts";
 import { routeFor, SCRIPT, useStudio } from "./support/studio-episode.ts";
+import { postBody, uploadForm } from "./support/upload.ts";
 
 const s = useStudio({ outside: true });
 const run = promisify(execFile);
@@ -42,31 +42,13 @@ async function makeTone(freq: number, seconds: number): Promise<Buffer> {
   return readFile(file);
 }
 
-async function post(body: RequestInit["body"], headers: Record<string, string> = {}): Promise<Answer> {
-  const request = new Request("http://127.0.0.1/studio/track", {
-    method: "POST",
-    body,
-    headers,
-    duplex: "half",
-  } as RequestInit);
-  const res = await answerRequest(routeFor("POST", "/track").fn, s.env.services, {
-    request,
-    remoteAddress: "127.0.0.1",
-    params: {},
-    label: "test",
-  });
-  return { status: res.status, body: await res.json() };
-}
+const post = (body: RequestInit["body"], headers: Record<string, string> = {}) =>
+  postBody(routeFor("POST", "/track").fn, s.env.services, body, headers);
 
 const json = (body: Record<string, unknown>) =>
   post(JSON.stringify(body), { "content-type": "application/json" });
 
-function form(fields: Record<string, string>, file?: { name: string; data: Buffer }): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(fields)) f.append(k, v);
-  if (file) f.append("file", new Blob([new Uint8Array(file.data)]), file.name);
-  return f;
-}
+const form = uploadForm;
 
 async function put(file: string, data: Buffer | string): Promise<string> {
   await mkdir(path.dirname(file), { recursive: true });
