@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type OpenPage, openPage } from "./support/browser.ts";
+import { poller, serverApi } from "./support/e2e.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 const run = promisify(execFile);
@@ -23,16 +24,7 @@ let page: Page;
 let track: string;
 const ep = () => path.join(shows, "show", "ep01");
 
-async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}/studio/${route}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await res.json();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(answer)}`);
-  return answer as T;
-}
+const api = serverApi(() => server.url);
 
 interface Episode {
   track: { path: string; exists: boolean } | null;
@@ -47,24 +39,7 @@ async function windowLine(shot: string): Promise<string | null> {
   return block ? (/^audio:\s*(\S+)$/m.exec(block)?.[1] ?? null) : null;
 }
 
-async function until<T>(
-  what: string,
-  check: () => Promise<T | null | undefined | false>,
-  ms = 30_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = poller({ ms: 30_000 });
 
 /**
  * The tallest drawn run of wave pixels in the canvas column under a time of the track, in CSS pixels. The script

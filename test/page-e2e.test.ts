@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type OpenPage, openPage } from "./support/browser.ts";
+import { serverApi, until } from "./support/e2e.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 let dir: string;
@@ -19,16 +20,7 @@ let view: OpenPage;
 let page: Page;
 const ep = () => path.join(shows, "ep01");
 
-async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}/studio/${route}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await res.json();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(answer)}`);
-  return answer as T;
-}
+const api = serverApi(() => server.url);
 
 interface Episode {
   shots: {
@@ -40,25 +32,6 @@ interface Episode {
 const episode = () => api<Episode>("GET", `episode?ep=${encodeURIComponent(ep())}&pass=proxy`);
 
 /** Poll until `check` holds (the page and the renders move at their own pace). */
-async function until<T>(
-  what: string,
-  check: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "studio-page-"));
   shows = path.join(dir, "shows");

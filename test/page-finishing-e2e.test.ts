@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type OpenPage, openPage } from "./support/browser.ts";
+import { poller, serverApi } from "./support/e2e.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 let dir: string;
@@ -22,16 +23,7 @@ const ep = () => path.join(shows, "gold", "ep01");
 /** The proxy pass is what the built-in engine renders quickest; the master recipe delivers twice its size. */
 const DELIVER = "896x512";
 
-async function api<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${server.url}/studio/${route}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await res.json();
-  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(answer)}`);
-  return answer as T;
-}
+const api = serverApi(() => server.url);
 
 interface Episode {
   shots: {
@@ -54,24 +46,7 @@ const episode = () => api<Episode>("GET", `episode?ep=${encodeURIComponent(ep())
 const cutUpscale = (s: Episode["shots"][number]) =>
   s.takes.find((t) => t.take === s.cut.take)?.upscale ?? null;
 
-async function until<T>(
-  what: string,
-  check: () => Promise<T | null | undefined | false>,
-  ms = 60_000,
-): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const until = poller({ everyMs: 150 });
 
 /** What the test reads of a <video> element (the tests are type-checked without the DOM's types). */
 interface Played {
