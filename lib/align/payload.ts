@@ -3,7 +3,7 @@
 // and taken (read, then removed) by the route. The episode folder is the one place every API and worker host shares.
 import path from "node:path";
 import { z } from "zod";
-import { jobAnswerFile, takeJobAnswer, writeJobAnswer } from "../jobs/answer-file.ts";
+import { jobAnswerFile, pruneJobAnswers, takeJobAnswer, writeJobAnswer } from "../jobs/answer-file.ts";
 
 export const alignPayload = z.object({
   /** The episode's real path. */
@@ -31,8 +31,9 @@ export interface AlignRefusal {
   extra?: Record<string, unknown>;
 }
 
-const answerFile = (ep: string, jobId: string) =>
-  jobAnswerFile(path.join(ep, "_cache"), ".align-answer-", jobId);
+const PREFIX = ".align-answer-";
+const answerDir = (ep: string) => path.join(ep, "_cache");
+const answerFile = (ep: string, jobId: string) => jobAnswerFile(answerDir(ep), PREFIX, jobId);
 
 export async function writeAlignAnswer(ep: string, jobId: string, answer: unknown): Promise<void> {
   await writeJobAnswer(ep, answerFile(ep, jobId), answer);
@@ -41,4 +42,9 @@ export async function writeAlignAnswer(ep: string, jobId: string, answer: unknow
 /** The job's answer, removed once read; null when the job wrote none. */
 export async function takeAlignAnswer(ep: string, jobId: string): Promise<unknown> {
   return takeJobAnswer(ep, answerFile(ep, jobId));
+}
+
+/** Remove answers older than a day that no route took. */
+export async function pruneAlignAnswers(ep: string, now: number): Promise<void> {
+  await pruneJobAnswers(answerDir(ep), PREFIX, now);
 }

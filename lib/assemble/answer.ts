@@ -8,8 +8,6 @@ import { jobAnswerFile, pruneJobAnswers, takeJobAnswer, writeJobAnswer } from ".
 import type { AssembleAnswer } from "./assemble.ts";
 
 const PREFIX = ".assemble-answer-";
-/** Answers nobody came for (the route gave up or its process ended) are removed after a day. */
-const ANSWER_LIFE_MS = 24 * 3600_000;
 
 export const answerPath = (ep: string, pass: Pass, jobId: string) =>
   jobAnswerFile(path.join(ep, passFolder(pass)), PREFIX, jobId);
@@ -30,5 +28,5 @@ export async function takeAnswer(ep: string, pass: Pass, jobId: string): Promise
 
 /** Remove answers older than a day that no route took. */
 export async function pruneAnswers(ep: string, pass: Pass, now: number): Promise<void> {
-  await pruneJobAnswers(path.join(ep, passFolder(pass)), PREFIX, ANSWER_LIFE_MS, now);
+  await pruneJobAnswers(path.join(ep, passFolder(pass)), PREFIX, now);
 }

@@ -5,6 +5,9 @@ import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { episodeFence, readShowText, writeShowJson } from "../paths/guarded.ts";
 
+/** Answers nobody came for (the route gave up or its process ended) are removed after a day. */
+export const ANSWER_LIFE_MS = 24 * 3600_000;
+
 /** The answer file of a job in `dir`: `<prefix><job id>.json`, the id reduced to safe file-name characters. */
 export const jobAnswerFile = (dir: string, prefix: string, jobId: string): string =>
   path.join(dir, `${prefix}${jobId.replace(/[^A-Za-z0-9_-]/g, "_")}.json`);
@@ -30,13 +33,8 @@ export async function takeJobAnswer(ep: string, file: string): Promise<unknown> 
   }
 }
 
-/** Remove answer files in `dir` older than `lifeMs` that no route took (it gave up, or its process ended). */
-export async function pruneJobAnswers(
-  dir: string,
-  prefix: string,
-  lifeMs: number,
-  now: number,
-): Promise<void> {
+/** Remove answer files in `dir` older than a day that no route took (it gave up, or its process ended). */
+export async function pruneJobAnswers(dir: string, prefix: string, now: number): Promise<void> {
   const names = await readdir(dir).catch((): string[] => []);
   await Promise.all(
     names
@@ -44,7 +42,7 @@ export async function pruneJobAnswers(
       .map(async (n) => {
         const file = path.join(dir, n);
         const st = await stat(file).catch(() => null);
-        if (st && now - st.mtimeMs > lifeMs) await rm(file, { force: true });
+        if (st && now - st.mtimeMs > ANSWER_LIFE_MS) await rm(file, { force: true });
       }),
   );
 }
