@@ -1,46 +1,33 @@
 // POST /studio/track through the route table and over a real server: a recording by path or upload kept in
 // audio/ (reused, numbered, in place), the series config's audio.track/mode written through the save path with
 // the mode remembered and restored, the rebuild, the event, the track's facts, and every refusal of the route.
-import { execFile } from "node:child_process";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal } from "./support/call.ts";
+import { makeTone } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
 import { startServer } from "./support/server.ts";
 import { routeFor, SCRIPT, useStudio } from "./support/studio-episode.ts";
 import { postBody, uploadForm } from "./support/upload.ts";
 
 const s = useStudio({ outside: true });
-const run = promisify(execFile);
 
 let tone: Buffer;
 let toneB: Buffer;
 beforeAll(async () => {
-  tone = await makeTone(440, 1.5);
-  toneB = await makeTone(660, 1.5);
+  tone = await tonePcm(440, 1.5);
+  toneB = await tonePcm(660, 1.5);
 });
 
-/** A mono 22.05 kHz wav of a sine made by ffmpeg. */
-async function makeTone(freq: number, seconds: number): Promise<Buffer> {
-  const file = path.join(s.env.dir, `tone-${freq}.wav`);
-  await run("ffmpeg", [
-    "-v",
-    "error",
-    "-y",
-    "-f",
-    "lavfi",
-    "-i",
-    `sine=frequency=${freq}:duration=${seconds}`,
-    "-ar",
-    "22050",
-    "-ac",
-    "1",
-    file,
-  ]);
-  return readFile(file);
-}
+/** A mono 22.05 kHz wav of a sine. */
+const tonePcm = async (freq: number, seconds: number): Promise<Buffer> =>
+  readFile(
+    await makeTone("ffmpeg", path.join(s.env.dir, `tone-${freq}.wav`), seconds, freq, {
+      rate: 22050,
+      channels: 1,
+    }),
+  );
 
 const post = (body: RequestInit["body"], headers: Record<string, string> = {}) =>
   postBody(routeFor("POST", "/track").fn, s.env.services, body, headers);

@@ -79,15 +79,27 @@ export async function makeClip(ffmpeg: string, file: string, c: ClipSpec = {}): 
   return file;
 }
 
-/** Write `file` (a wav or any sound format by its name): a stereo tone of `seconds` at 48 kHz. */
+/** Write `file` (a wav or any sound format by its name): a tone of `seconds`, stereo at 48 kHz unless `format` says. */
 export async function makeTone(
   ffmpeg: string,
   file: string,
   seconds: number,
   frequency = 220,
+  format: { rate?: number; channels?: number } = {},
 ): Promise<string> {
-  const tone = `sine=frequency=${frequency}:sample_rate=48000:duration=${seconds}`;
-  await execa(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", tone, "-ac", "2", file]);
+  const tone = `sine=frequency=${frequency}:sample_rate=${format.rate ?? 48000}:duration=${seconds}`;
+  await execa(ffmpeg, [
+    "-v",
+    "error",
+    "-y",
+    "-f",
+    "lavfi",
+    "-i",
+    tone,
+    "-ac",
+    String(format.channels ?? 2),
+    file,
+  ]);
   return file;
 }
 
