@@ -17,14 +17,7 @@ type VoiceAnswer = Omit<RefInfo, "picked"> & {
   source: { shot: string; take: number; pass: Pass; start: number; end: number; file: string };
 };
 
-export function VoiceFromTake({
-  ep,
-  pass,
-  shot,
-  clip,
-  subjects,
-  player,
-}: {
+interface VoiceProps {
   ep: string;
   pass: Pass;
   shot: string;
@@ -33,33 +26,19 @@ export function VoiceFromTake({
   /** The shot's characters: their voices are offered first. */
   subjects: readonly string[];
   player: RefObject<HTMLVideoElement | null>;
-}) {
+}
+
+export function VoiceFromTake(props: VoiceProps) {
   const [open, setOpen] = useState(false);
   return (
     <details class="voice-take" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
       <summary>Use this take's voice…</summary>
-      {open ? (
-        <VoiceForm ep={ep} pass={pass} shot={shot} clip={clip} subjects={subjects} player={player} />
-      ) : null}
+      {open ? <VoiceForm {...props} /> : null}
     </details>
   );
 }
 
-function VoiceForm({
-  ep,
-  pass,
-  shot,
-  clip,
-  subjects,
-  player,
-}: {
-  ep: string;
-  pass: Pass;
-  shot: string;
-  clip: TakeDetail;
-  subjects: readonly string[];
-  player: RefObject<HTMLVideoElement | null>;
-}) {
+function VoiceForm({ ep, pass, shot, clip, subjects, player }: VoiceProps) {
   const refs = useRefs(ep);
   const voices = useMemo(
     () => voiceChoices(refs.answer.value?.refs ?? [], subjects),
