@@ -183,7 +183,12 @@ describe("6.34 clone limit", () => {
   });
 
   it("three speakers get one voice sample each, in order of their first line", () => {
-    const r = build("## sh010\nwho: ada\ndur: 3\nMOM (V.O.): Hi.\nADA: Hello.\n", { patch: clone });
+    const withSamples = (raw: Raw) => {
+      clone(raw);
+      raw.subjects.mom.voice_sample = "refs/voices/mom.wav";
+      raw.subjects.ada.voice_sample = "refs/voices/ada.wav";
+    };
+    const r = build("## sh010\nwho: ada\ndur: 3\nMOM (V.O.): Hi.\nADA: Hello.\n", { patch: withSamples });
     const e = entry(r);
     expect(e).toMatchObject({ audio_policy: "clone", audio_retention: "reference", voices: ["mom", "ada"] });
     expect(e.voice_refs).toEqual([
@@ -192,6 +197,18 @@ describe("6.34 clone limit", () => {
     ]);
     expect(r.reports.minimax_h3_ref2va.needed["refs/voices/mom.wav"]).toMatchObject({ kind: "voice sample" });
     expect(r.reports.minimax_h3_ref2va.needed["refs/voices/mom.wav"].prompt).toContain('"Hi."');
+  });
+
+  it("a speaker without a voice_sample gets an empty sample, no needed file and a warning", () => {
+    const r = build("## sh010\nwho: ada\ndur: 3\nMOM (V.O.): Hi.\nADA: Hello.\n", { patch: clone });
+    expect(entry(r).voice_refs).toEqual([
+      { subject: "mom", sample: "" },
+      { subject: "ada", sample: "" },
+    ]);
+    expect(Object.keys(r.reports.minimax_h3_ref2va.needed).filter((p) => p.includes("voices"))).toEqual([]);
+    expect(r.warnings).toContain(
+      "sh010: clone: mom has no voice_sample in series.json: its voice slot stays empty until one is picked",
+    );
   });
 });
 

@@ -251,7 +251,7 @@ Ada waits.
     const r = build(text, { patch: profile });
     const w = r.warnings;
     expect(w).toContain("sh010 overrides model: h3_faces.safetensors");
-    expect(w).toContain("sh010 overrides loras: turbo_8step.safetensors, soft.safetensors:0.6");
+    expect(w).toContain("sh010 overrides loras: turbo_8step.safetensors@1, soft.safetensors@0.6");
     expect(w).toContain("sh010 overrides steps: 9");
     expect(w).toContain("sh020 overrides model: h3_faces.safetensors");
     expect(w).toContain("sh020 overrides lora: other.safetensors");
@@ -410,6 +410,7 @@ describe("shot-list documents", () => {
       "audio_retention",
       "voices",
       "voice_subject",
+      "voice_refs",
       "prompt",
       "duration",
     ]);

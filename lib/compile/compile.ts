@@ -213,8 +213,14 @@ export function compileTarget(
       }
       if (info.background) need(collect, info.background, plateRef(ctx, info.plateKey), id);
       for (const v of refs ?? []) {
-        const r = voiceRef(ctx, v.subject);
-        need(collect, v.sample, r.ref, id);
+        // A speaker without a voice_sample has no file to make yet: a picked voice names its own path.
+        if (!v.sample) {
+          warnings.push(
+            `${id}: clone: ${v.subject} has no voice_sample in series.json: its voice slot stays empty until one is picked`,
+          );
+          continue;
+        }
+        need(collect, v.sample, voiceRef(ctx, v.subject).ref, id);
       }
     } else if (panels) {
       for (const p of panels) {
@@ -271,7 +277,7 @@ export function compileTarget(
       e.audio_retention = audio.retention ?? "";
       e.voices = info.voices;
       e.voice_subject = info.voices[0] ?? "";
-      if (refs) e.voice_refs = refs;
+      e.voice_refs = refs ?? [];
     }
     e.prompt = prompt;
     if (!h3) {

@@ -129,7 +129,7 @@ export interface ShotSettings {
   warnings: string[];
 }
 
-const loraText = (l: Lora) => (l.strength === 1 ? l.name : `${l.name}:${l.strength}`);
+const loraText = (l: Lora) => `${l.name}@${l.strength}`;
 const STEP_WORD = /(\d+)[_-]?steps?/i;
 
 function stepMismatch(names: string[], steps: number): string | null {

@@ -46,9 +46,14 @@ export function sheetPath(id: string, s: SubjectFiles | undefined): string {
   return `refs/${id}/${id}_sheet_4panel.png`;
 }
 
+/** The subject's `voice_sample` as the series config names it, "" when it names none. */
+export function declaredVoiceSample(s: Subject | undefined): string {
+  return typeof s?.voice_sample === "string" && s.voice_sample.trim() !== "" ? s.voice_sample : "";
+}
+
+/** Where a subject's voice is or would be kept: its `voice_sample`, else where a picked voice is written. */
 export function voiceSamplePath(id: string, s: Subject | undefined): string {
-  if (typeof s?.voice_sample === "string" && s.voice_sample.trim() !== "") return s.voice_sample;
-  return `refs/voices/${id}.wav`;
+  return declaredVoiceSample(s) || `refs/voices/${id}.wav`;
 }
 
 /** Kind of the reference file a subject needs (the work order's words). */
@@ -157,7 +162,7 @@ export function slotInfo(ctx: BuildCtx, sc: ShotCtx, spec: TargetSpec): SlotInfo
   };
 }
 
-/** The clone policy reads one voice sample per speaker; more speakers than voice slots is an error. */
+/** The clone policy reads one voice sample per speaker ("" for one the config names none); more speakers than slots is an error. */
 export function voiceRefs(
   ctx: BuildCtx,
   spec: TargetSpec,
@@ -173,7 +178,7 @@ export function voiceRefs(
       "policy",
     );
   }
-  return voices.map((v) => ({ subject: v, sample: voiceSamplePath(v, subjectOf(ctx, v)) }));
+  return voices.map((v) => ({ subject: v, sample: declaredVoiceSample(subjectOf(ctx, v)) }));
 }
 
 /** The composed reference picture of VACE / the ingredients sheet: characters, then props; the plate last if the layout has it. */

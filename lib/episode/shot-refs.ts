@@ -1,7 +1,7 @@
 // The reference files a shot's render reads (slot pictures, keyframes, voices): its slots, which of them are
 // missing, and the inspector's `refs_used` rows (targets 3.8–3.9; script format 4.9, 4.11).
 
-import { sheetPath } from "../compile/slots.ts";
+import { sheetPath, voiceSamplePath } from "../compile/slots.ts";
 import type { Entry, ShotlistDoc } from "../compile/types.ts";
 import type { SeriesConfig } from "../series/types.ts";
 import { isObject, textOf } from "../store/json-guards.ts";
@@ -142,8 +142,9 @@ export function refSlots(s: SlotSources): RefSlot[] {
     if (policy === "clone" && Array.isArray(entry.voice_refs)) {
       entry.voice_refs.forEach((v, i) => {
         if (!isObject(v) || typeof v.subject !== "string") return;
-        const sample = textOf(v.sample);
-        if (!sample) return;
+        // A speaker the build found no voice_sample for reads the voice the series config holds now, else the file
+        // a picked voice is written to.
+        const sample = textOf(v.sample) || voiceSamplePath(v.subject, s.series?.subjects[v.subject]);
         out.push({
           slot: voices[i] ?? `Audio ${i + 1}`,
           kind: "audio",
