@@ -33,6 +33,10 @@ import episodeNewGet from "./episode/new.get.ts";
 import episodeNewPost from "./episode/new.post.ts";
 import episodeTarget from "./episode-target/put.ts";
 import episodes from "./episodes/get.ts";
+import featuresCancel from "./features/cancel.post.ts";
+import features from "./features/get.ts";
+import featuresInstall from "./features/install.post.ts";
+import featuresSizes from "./features/sizes.get.ts";
 import file from "./file/get.ts";
 import type { StudioFunction } from "./fn.ts";
 import importScripts from "./import/post.ts";
@@ -187,6 +191,10 @@ export const functions: readonly StudioFunction[] = [
   settingsPut,
   backends,
   sdkInstall,
+  features,
+  featuresSizes,
+  featuresInstall,
+  featuresCancel,
   passthroughModels,
   passthroughModelsFolder,
   passthroughObjectInfo,

@@ -8,6 +8,7 @@ import type { JobHandler, JobKinds } from "../../lib/jobs/kinds.ts";
 import { isObject } from "../../lib/store/json-guards.ts";
 import { alignJob } from "./align.ts";
 import { assembleJob } from "./assemble.ts";
+import { installJob } from "./install.ts";
 import { masterJob } from "./master.ts";
 import { postJob } from "./post.ts";
 import { refJob } from "./ref.ts";
@@ -19,6 +20,7 @@ import { upscaleJob } from "./upscale.ts";
 export const jobKinds = {
   align: alignJob,
   assemble: assembleJob,
+  install: installJob,
   master: masterJob,
   post: postJob,
   ref: refJob,
