@@ -68,6 +68,7 @@ export function buildEpisode(input: BuildInput): BuildResult {
   return {
     ok: true,
     seriesTarget: choice.seriesTarget,
+    seriesTargetFrom: choice.seriesTargetFrom,
     docs,
     reports,
     refsTodo: mergeRefsTodo(ordered),

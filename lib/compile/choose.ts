@@ -7,6 +7,8 @@ import { BuildError, type ShotCtx, sequenceError, seriesError, shotError } from 
 
 export interface TargetChoice {
   seriesTarget: string;
+  /** Whether series.target named the series target or the default stood in. */
+  seriesTargetFrom: "series" | "default";
   /** shot id → target id */
   byShot: Map<string, string>;
   warnings: string[];
@@ -166,5 +168,7 @@ export function chooseTargets(ctx: BuildCtx): TargetChoice {
       }
     }
   }
-  return { seriesTarget, byShot, warnings };
+  const declared = ctx.series.series?.target;
+  const seriesTargetFrom = declared !== undefined && declared !== null ? "series" : "default";
+  return { seriesTarget, seriesTargetFrom, byShot, warnings };
 }

@@ -82,6 +82,8 @@ export interface RefsTodoItem {
 export interface BuildResult {
   ok: true;
   seriesTarget: string;
+  /** `series`: series.target named it; `default`: the machine's (or show's) default stood in. */
+  seriesTargetFrom: "series" | "default";
   /** The compiled document per target id; the series target first. */
   docs: Record<string, ShotlistDoc>;
   reports: Record<string, Report>;

@@ -1,12 +1,13 @@
 // An episode's compile inputs as they are on disk: its script and series config texts, the show folder whose own
-// targets it may use, and the machine's default video target. What the compile routes read when a request names
+// targets it may use, and its default video target (settings, last build, detected, animatic). What the compile routes read when a request names
 // an episode instead of carrying the texts.
 
-import { defaultVideoTarget, readSettings } from "../config/settings.ts";
+import { readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { resolveEpisode } from "../paths/episode.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { targetsForShow } from "../targets/target-tree.ts";
+import { chooseShowDefault, lastBuiltTarget } from "./show-default.ts";
 import { readSources } from "./sources.ts";
 
 export interface EpisodeTexts {
@@ -26,13 +27,22 @@ export type EpisodeReader = (ep: string) => Promise<EpisodeTexts>;
 
 export async function readEpisodeTexts(services: Services, ep: string): Promise<EpisodeTexts> {
   const dir = await resolveEpisode(ep, services);
-  const [sources, settings] = await Promise.all([readSources(dir), readSettings(services)]);
+  const [sources, settings, lastBuilt] = await Promise.all([
+    readSources(dir),
+    readSettings(services),
+    lastBuiltTarget(services, dir),
+  ]);
+  const targets = () => targetsForShow(services.targets, sources.showDir);
+  // The show's own targets are read only when its last build used one that is not shipped.
+  const known =
+    lastBuilt && services.targets.get(lastBuilt) === undefined ? await targets() : services.targets;
+  const isVideo = (id: string) => known.get(id)?.kind === "video";
   return {
     ep: dir,
     showDir: sources.showDir,
     scriptText: sources.script?.text ?? null,
     seriesText: sources.series?.text ?? null,
-    defaultTarget: defaultVideoTarget(settings),
-    targets: () => targetsForShow(services.targets, sources.showDir),
+    defaultTarget: chooseShowDefault(settings, lastBuilt, isVideo).target,
+    targets,
   };
 }

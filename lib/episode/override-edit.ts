@@ -61,7 +61,7 @@ export async function episodeTargeting(
   ep: string,
 ): Promise<EpisodeTargeting> {
   const sources = await readSources(ep);
-  const env = await compileEnv(services, sources.showDir);
+  const env = await compileEnv(services, sources.showDir, ep);
   let seriesTarget: string | null = null;
   let profiles: Record<string, Profile> = {};
   if (sources.series) {

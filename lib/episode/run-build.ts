@@ -2,11 +2,12 @@
 
 import type { BuildResult, Pass, Report } from "../compile/types.ts";
 import { writeBuildOutputs } from "../compile/write.ts";
-import { defaultVideoTarget, readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { withLock } from "../store/lock.ts";
 import { noteBuildOutcome } from "./build-failure.ts";
+import { compileEnv } from "./compile-env.ts";
 import type { Diagnostic } from "./diagnostics.ts";
+import type { DefaultSource, ShowDefault } from "./show-default.ts";
 import { readSources } from "./sources.ts";
 
 export interface PassAnswer {
@@ -18,6 +19,13 @@ export interface PassAnswer {
 export interface BuildReport {
   /** The series target: the one `shotlist[_proxy].json` holds. */
   target: string;
+  /**
+   * Why it is the series target: `series` (series.target), `settings` (default_targets.video), `last_build` (the
+   * target of the show's previous build), `detected` (detected_targets.video) or `builtin` (animatic).
+   */
+  target_source: "series" | DefaultSource;
+  /** The same in one sentence. */
+  target_why: string;
   shots: number;
   /** Shot id → the target it was built for. */
   shot_targets: Record<string, string>;
@@ -53,9 +61,11 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
     if (!sources.script) {
       return fileMissing("script", `no script in ${ep}: name it after the folder (<folder>.md)`);
     }
+    // Chosen before this build overwrites the shot lists that record the last one.
+    const env = await compileEnv(services, sources.showDir ?? ep, ep);
     const compiled = await services.compile.run("compileBoth", {
       showDir: sources.showDir,
-      defaultTarget: defaultVideoTarget(await readSettings(services)),
+      defaultTarget: env.defaultTarget,
       seriesText: sources.series.text,
       scriptText: sources.script.text,
     });
@@ -77,7 +87,7 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
       passes[pass] = {
         ok: true,
         error: null,
-        report: summarize(outcome.result, out, compiled.parseWarnings),
+        report: summarize(outcome.result, out, compiled.parseWarnings, env.defaultChoice),
       };
     }
     await noteBuildOutcome(ep, { final: passes.final?.error, proxy: passes.proxy?.error }, services.now());
@@ -95,9 +105,13 @@ function summarize(
   result: BuildResult,
   out: { written: string[]; deleted: string[] },
   parseWarnings: string[],
+  fallback: ShowDefault,
 ): BuildReport {
+  const named = result.seriesTargetFrom === "series";
   return {
     target: result.seriesTarget,
+    target_source: named ? "series" : fallback.source,
+    target_why: named ? "series.json names it (series.target)" : fallback.why,
     shots: Object.keys(result.shotTargets).length,
     shot_targets: result.shotTargets,
     warnings: [...new Set([...parseWarnings, ...result.warnings])],

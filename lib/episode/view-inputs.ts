@@ -196,7 +196,7 @@ export async function loadViewInputs(
   const config = seriesRaw
     ? loadConfig(services, seriesRaw)
     : { series: null, error: seriesError, profiles: {} };
-  const env = await compileEnv(services, home.config ? path.dirname(home.config) : null);
+  const env = await compileEnv(services, home.config ? path.dirname(home.config) : null, ep);
   const targetInputs: TargetInputs = {
     overrides,
     seriesTarget: configSeriesTarget(seriesRaw),

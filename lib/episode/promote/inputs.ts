@@ -24,7 +24,7 @@ export async function readInputs(services: Services, ep: string): Promise<Inputs
   const refsFence = folderFence(home.home, "the series home");
   const raw = await readShowJson(services, refsFence, refsPath, "refs/_overrides.json");
   const refs: RefOverridesFile = isObject(raw) ? structuredClone(raw) : {};
-  const env = await compileEnv(services, path.dirname(series.abs));
+  const env = await compileEnv(services, path.dirname(series.abs), ep);
   return { ep, script, series, overrides, refs, refsPath, refsFence, env };
 }
 

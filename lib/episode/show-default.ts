@@ -1,0 +1,58 @@
+// The default video target of a show, and why: the settings' chosen default, else the target of the show's last
+// build (so a show folder opens unchanged), else the engine's detected default, else the built-in animatic.
+import type { Settings } from "../config/settings.ts";
+import type { WithCaches } from "../store/caches.ts";
+import { readBuild } from "./shotlists.ts";
+
+export type DefaultSource = "settings" | "last_build" | "detected" | "builtin";
+
+export interface ShowDefault {
+  target: string;
+  source: DefaultSource;
+  /** One sentence for the build report. */
+  why: string;
+}
+
+/** The target the show's last build made its shot lists for (final pass, else proxy); null when never built. */
+export async function lastBuiltTarget(services: WithCaches, ep: string): Promise<string | null> {
+  const build = (await readBuild(services, ep, "final")) ?? (await readBuild(services, ep, "proxy"));
+  return build?.seriesTarget ?? null;
+}
+
+/** Pure choice; `isVideo` says whether a last build's target is still a video target here. */
+export function chooseShowDefault(
+  settings: Pick<Settings, "default_targets" | "detected_targets">,
+  lastBuilt: string | null,
+  isVideo: (id: string) => boolean,
+): ShowDefault {
+  const chosen = settings.default_targets?.video;
+  if (chosen) {
+    return {
+      target: chosen,
+      source: "settings",
+      why: "the settings' default video target (default_targets.video)",
+    };
+  }
+  let gone = "";
+  if (lastBuilt && isVideo(lastBuilt)) {
+    return {
+      target: lastBuilt,
+      source: "last_build",
+      why: "the target of this show's last build (shotlist/shotlist.json); set a default in the settings or series.target to change it",
+    };
+  }
+  if (lastBuilt) gone = `; the last build's target '${lastBuilt}' is not a video target here`;
+  const detected = settings.detected_targets?.video;
+  if (detected) {
+    return {
+      target: detected,
+      source: "detected",
+      why: `the engine's detected default (detected_targets.video): no default in the settings${lastBuilt ? "" : " and no earlier build"}${gone}`,
+    };
+  }
+  return {
+    target: "animatic",
+    source: "builtin",
+    why: `the built-in animatic: no default in the settings, none detected${lastBuilt ? "" : ", no earlier build"}${gone}`,
+  };
+}
