@@ -3,7 +3,9 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
+import { clearTargetGraphs } from "../lib/targets/graph-view.ts";
 import { clearTargetReadiness } from "../lib/targets/readiness-cache.ts";
+import { parseTarget, registryView, type TargetRegistryView } from "../lib/targets/registry.ts";
 import { callFunction } from "./support/call.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
@@ -83,7 +85,9 @@ describe("GET /studio/targets", () => {
     const image = await get("/studio/targets?kind=image");
     expect(image.body.targets.map((t: Json) => t.id)).toContain("card");
     expect(image.body.targets.every((t: Json) => t.kind === "image")).toBe(true);
-    expect(d.requests).toHaveLength(0); // no readiness: the engine is not asked
+    // No readiness: the engine is asked only which copy of each workflow it has saved, never for nodes or files.
+    expect(d.requests.length).toBeGreaterThan(0);
+    expect(d.requests.every((r) => r.path.startsWith("/api/userdata/workflows%2F"))).toBe(true);
   });
 
   it("takes the defaults from settings, else the detected ones", async () => {
@@ -151,12 +155,146 @@ describe("GET /studio/targets", () => {
       backend: "local",
       default: false,
     });
+    expect(byId(res.body, "mine")).toMatchObject({ scope: "show", shipped_draft: false, family: "ltx2.5" });
     expect(byId(res.body, "ltx2").custom).toBe(false);
     const images = await get(`/studio/targets?kind=image&ep=${encodeURIComponent(ep)}`);
     expect(byId(images.body, "mine")).toBeUndefined();
 
     const outside = await get(`/studio/targets?ep=${encodeURIComponent(path.dirname(root))}`);
     expect(outside.status).toBe(403);
+  });
+});
+
+describe("GET /studio/targets: every field of a target", () => {
+  it("sends family, graph, limits, draft, shipped_draft, custom, scope and per model keep, exclude, default", async () => {
+    const d = await double();
+    const { get } = await withEngine(d.url);
+    const res = await get("/studio/targets");
+    expect(res.status).toBe(200);
+    for (const t of res.body.targets) {
+      for (const key of ["family", "graph", "limits", "draft", "shipped_draft", "custom", "scope"]) {
+        expect(t, `${t.id}.${key}`).toHaveProperty(key);
+      }
+      for (const [param, m] of Object.entries<Json>(t.models)) {
+        for (const key of ["keep", "exclude", "default"])
+          expect(m, `${t.id}.${param}.${key}`).toHaveProperty(key);
+      }
+      expect(t).toMatchObject({ draft: false, shipped_draft: false, custom: false, scope: "shipped" });
+    }
+    const ltx = byId(res.body, "ltx2");
+    expect(ltx.family).toBe("ltx2.5");
+    expect(ltx.models.model).toMatchObject({
+      keep: [expect.stringContaining("distilled")],
+      exclude: ["*lora*"],
+    });
+    expect(ltx.models.model.default).toBeNull();
+    expect(byId(res.body, "animatic").family).toBeNull();
+    expect(byId(res.body, "wan22_i2v").family).toBe("wan2.2-i2v-14b-high");
+  });
+
+  it("derives limits from the template, capabilities and recipe; settings' target_limits replace them", async () => {
+    const d = await double();
+    const { get } = await withEngine(d.url, {
+      target_limits: { wan22_i2v: { max_frames: 81, note: "vram" } },
+    });
+    const res = await get("/studio/targets?kind=video");
+    expect(byId(res.body, "ltx2").limits).toEqual({
+      max_frames: 481,
+      max_seconds: null, // fps follows the series
+      size_multiple: 64,
+      max_long_side: 1536,
+      max_pixels: 1048576,
+      min_pixels: null,
+      max_refs: null,
+      max_subjects: null, // no subject slots: the reference sheet holds any number
+      trained_frames: null,
+    });
+    expect(byId(res.body, "minimax_h3_ref2va").limits).toMatchObject({ max_frames: 3592, max_subjects: 3 });
+    expect(byId(res.body, "wan22_ti2v").limits).toMatchObject({
+      max_frames: 241,
+      max_seconds: 241 / 24,
+      trained_frames: 121,
+    });
+    expect(byId(res.body, "wan22_i2v").limits).toMatchObject({
+      max_frames: 81,
+      max_seconds: 161 / 24,
+      note: "vram",
+      trained_frames: 81,
+    });
+    const images = await get("/studio/targets?kind=image");
+    expect(byId(images.body, "flux2_klein_edit").limits).toMatchObject({ max_refs: 4, max_frames: null });
+  });
+
+  it("says which copy of the workflow is in force without ready: shipped, saved in the engine, or $env", async () => {
+    const d = await startComfyDouble({
+      workflows: { "h3pipe_ltx2_5.json": { "1": { class_type: "X", inputs: {} } } },
+    });
+    doubles.push(d);
+    const { env, get } = await withEngine(d.url);
+    const res = await get("/studio/targets");
+    expect(byId(res.body, "animatic").graph).toBeNull();
+    expect(byId(res.body, "ltx2").graph).toEqual({
+      name: "h3pipe_ltx2_5.json",
+      source: "comfy",
+      where: "/api/userdata/workflows%2Fh3pipe_ltx2_5.json",
+      env: "H3_LTX2_WORKFLOW",
+      env_set: false,
+      repo: expect.stringMatching(/ltx2[/\\]workflow\.json$/),
+      error: null,
+    });
+    const klein = byId(res.body, "flux2_klein").graph;
+    expect(klein).toMatchObject({ source: "repo", name: "h3pipe_flux2_klein_t2i.json", error: null });
+    expect(klein.where).toBe(klein.repo);
+    expect(byId(res.body, "flux2_klein").readiness).toBeUndefined();
+
+    // An env variable's file wins; one that is not JSON is the graph's error, with no copy in force.
+    const file = path.join(env.dir, "klein.json");
+    await writeFile(file, "{ not json");
+    env.services.env.H3_FLUX2_KLEIN_WORKFLOW = file;
+    clearTargetGraphs(env.services);
+    const broken = byId((await get("/studio/targets?kind=image")).body, "flux2_klein").graph;
+    expect(broken).toMatchObject({ source: "none", where: null, env_set: true });
+    expect(broken.error).toContain(file);
+    await writeFile(file, JSON.stringify({ "1": { class_type: "Y", inputs: {} } }));
+    clearTargetGraphs(env.services);
+    const fromEnv = byId((await get("/studio/targets?kind=image")).body, "flux2_klein").graph;
+    expect(fromEnv).toMatchObject({ source: "env", where: file, env_set: true, error: null });
+  });
+
+  it("keeps the graph answer briefly, and not when the engine did not answer", async () => {
+    const d = await double();
+    const { get } = await withEngine(d.url);
+    await get("/studio/targets?kind=video");
+    const asked = d.requests.length;
+    await get("/studio/targets?kind=video");
+    expect(d.requests.length).toBe(asked);
+
+    const d2 = await double();
+    const second = await withEngine(d2.url);
+    await d2.setRefusing(true);
+    const down = await second.get("/studio/targets?kind=image");
+    expect(byId(down.body, "flux2_klein").graph).toMatchObject({ source: "repo", error: null });
+    await d2.setRefusing(false);
+    await second.get("/studio/targets?kind=image");
+    expect(d2.requests.length).toBeGreaterThan(0); // asked again once it answers
+  });
+
+  it("marks a target shipped as a draft until settings' enabled_drafts turn it on", async () => {
+    const d = await double();
+    const { env, get } = await withEngine(d.url);
+    const raw = JSON.parse(JSON.stringify(env.services.targets.get("wan22_ti2v")));
+    const draftSpec = parseTarget({ ...raw, id: "wan22_try", draft: true }, "wan22_try", "video");
+    const shipped = env.services.targets;
+    const all = [...shipped.ids().map((id) => shipped.get(id)!), draftSpec];
+    (env.services as { targets: TargetRegistryView }).targets = registryView(all);
+    const off = byId((await get("/studio/targets?kind=video")).body, "wan22_try");
+    expect(off).toMatchObject({ draft: true, shipped_draft: true, custom: false, scope: "shipped" });
+    await writeFile(
+      settingsFile(env.services),
+      JSON.stringify({ local_url: d.url, enabled_drafts: ["wan22_try"] }),
+    );
+    const on = byId((await get("/studio/targets?kind=video")).body, "wan22_try");
+    expect(on).toMatchObject({ draft: false, shipped_draft: true });
   });
 });
 

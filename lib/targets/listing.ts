@@ -10,6 +10,8 @@ import { readShowText } from "../paths/guarded.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
 import { seriesHome } from "../paths/series-home.ts";
 import { errorMessage, isObject, oneOf } from "../store/json-guards.ts";
+import { type GraphView, graphView } from "./graph-view.ts";
+import { targetLimits } from "./limits.ts";
 import {
   type Confidence,
   globMatch,
@@ -53,6 +55,12 @@ export interface ModelParamView {
   patterns: string[];
   folder: string | null;
   tier: "required" | "accelerator" | "optional";
+  /** Words a substitute file must share with the wanted one. */
+  keep: string[];
+  /** Globs of files never taken as substitutes. */
+  exclude: string[];
+  /** The file used when no preset names one. */
+  default: string | null;
   feature?: string;
 }
 
@@ -66,6 +74,9 @@ function modelsView(spec: TargetSpec): Record<string, ModelParamView> {
       patterns: [...(m.patterns ?? [])],
       folder: modelFolder(spec, param),
       tier: m.tier ?? "required",
+      keep: [...(m.keep ?? [])],
+      exclude: [...(m.exclude ?? [])],
+      default: m.default ?? null,
     };
     if (m.feature) view.feature = m.feature;
     out[param] = view;
@@ -91,15 +102,31 @@ function widgetsView(spec: TargetSpec): Record<string, unknown> {
   return out;
 }
 
+export interface DescribeOptions {
+  isDefault: boolean;
+  /** Settings `enabled_drafts`: targets shipped as drafts that the user turned on. */
+  enabledDrafts: readonly string[];
+  /** Settings `target_limits[id]`: limits replacing the target's own. */
+  limits?: Record<string, unknown>;
+  /** Which copy of the workflow is in force; null for a built-in target (it has none). */
+  graph: GraphView | null;
+}
+
 /** One target as the listing describes it (without readiness). */
-export function describeTarget(spec: TargetSpec, isDefault: boolean): Record<string, unknown> {
+export function describeTarget(spec: TargetSpec, o: DescribeOptions): Record<string, unknown> {
   const builtin = isBuiltinTarget(spec);
+  const custom = spec.custom === true;
+  // A target shipped as a draft stays one until settings enable it; a show's own draft until its flag is flipped.
+  const shippedDraft = !custom && spec.draft === true;
   return {
     id: spec.id,
     kind: spec.kind,
     label: spec.label,
     short: spec.short,
-    default: isDefault,
+    // The family of the main model file: what pickers and substitutes are matched by.
+    family: modelSpecs(spec).model?.family ?? null,
+    default: o.isDefault,
+    graph: o.graph,
     presets: presetsView(spec),
     widgets: widgetsView(spec),
     workflow: builtin ? null : workflowName(spec),
@@ -109,9 +136,12 @@ export function describeTarget(spec: TargetSpec, isDefault: boolean): Record<str
     capabilities: spec.kind === "video" ? videoCapabilities(spec) : spec.capabilities,
     models: modelsView(spec),
     downloads: isObject(spec.downloads) ? spec.downloads : {},
+    limits: targetLimits(spec, o.limits),
     backend: builtin ? "builtin" : "local",
-    custom: spec.custom === true,
-    draft: spec.draft === true,
+    custom,
+    draft: custom ? spec.draft === true : shippedDraft && !o.enabledDrafts.includes(spec.id),
+    shipped_draft: shippedDraft,
+    scope: custom ? "show" : "shipped",
   };
 }
 
@@ -145,15 +175,8 @@ function foldersOf(spec: TargetSpec): string[] {
   return [...out];
 }
 
-export interface GraphView {
-  source: string;
-  where: string;
-  name: string;
-}
-
 interface Checked {
   readiness: Readiness;
-  graph: GraphView | null;
 }
 
 const cacheKey = (spec: TargetSpec, showDir: string | null) =>
@@ -176,11 +199,11 @@ export async function readinessOf(
     if (isBuiltinTarget(spec)) {
       // Built-in targets need nothing but ffmpeg, except speech, which needs espeak-ng.
       const readiness = spec.id === "speech" ? await speechReadiness(services.media) : READY_BUILTIN;
-      out.set(spec.id, { readiness, graph: null });
+      out.set(spec.id, { readiness });
       continue;
     }
     const hit = cachedReadiness(services, address, cacheKey(spec, showDir));
-    if (hit) out.set(spec.id, unwrap(hit));
+    if (hit) out.set(spec.id, { readiness: hit });
     else todo.push(spec);
   }
   if (todo.length === 0) return out;
@@ -192,19 +215,11 @@ export async function readinessOf(
   await Promise.all(
     todo.map(async (spec) => {
       const checked = await checkOne(services, spec, showDir, address, answer);
-      storeReadiness(services, address, cacheKey(spec, showDir), wrap(checked));
+      storeReadiness(services, address, cacheKey(spec, showDir), checked.readiness);
       out.set(spec.id, checked);
     }),
   );
   return out;
-}
-
-// The cache keeps Readiness objects; the graph rides along on a hidden key so one entry holds both.
-const GRAPH = Symbol("graph");
-type Kept = Readiness & { [GRAPH]?: GraphView | null };
-const wrap = (c: Checked): Kept => Object.assign({ ...c.readiness }, { [GRAPH]: c.graph });
-function unwrap(r: Readiness): Checked {
-  return { readiness: r, graph: (r as Kept)[GRAPH] ?? null };
 }
 
 async function checkOne(
@@ -214,7 +229,7 @@ async function checkOne(
   address: string,
   answer: ComfyAnswer,
 ): Promise<Checked> {
-  if (answer.objectInfo === null) return { readiness: await readiness(spec, answer), graph: null };
+  if (answer.objectInfo === null) return { readiness: await readiness(spec, answer) };
   const wf = await resolveWorkflow(spec, {
     env: services.env,
     objectInfo: isObject(answer.objectInfo) ? answer.objectInfo : undefined,
@@ -229,11 +244,9 @@ async function checkOne(
     const r = await readiness(spec, answer, { familyGlobs });
     return {
       readiness: { ...r, status: r.status === "unknown" ? r.status : "not_ready", error: wf.error },
-      graph: null,
     };
   }
-  const r = await readiness(spec, answer, { familyGlobs, graph: wf.graph });
-  return { readiness: r, graph: { source: wf.source, where: wf.where, name: wf.name } };
+  return { readiness: await readiness(spec, answer, { familyGlobs, graph: wf.graph }) };
 }
 
 export interface ListingQuery {
@@ -259,14 +272,21 @@ export async function listTargets(
     for (const s of own.targets) if (!q.kind || s.kind === q.kind) specs.push(s);
   }
   const defaults = await defaultTargets(services);
-  const checked = q.ready ? await readinessOf(services, specs, q.showDir) : null;
-  const targets = specs.map((spec) => {
-    const view = describeTarget(spec, defaults[spec.kind] === spec.id);
+  const settings = await effectiveSettings(services);
+  const graphQuery = { env: services.env, address: engineAddress(settings), showDir: q.showDir };
+  const [checked, graphs] = await Promise.all([
+    q.ready ? readinessOf(services, specs, q.showDir) : null,
+    Promise.all(specs.map((s) => (isBuiltinTarget(s) ? null : graphView(services, s, graphQuery)))),
+  ]);
+  const targets = specs.map((spec, i) => {
+    const view = describeTarget(spec, {
+      isDefault: defaults[spec.kind] === spec.id,
+      enabledDrafts: settings.enabled_drafts,
+      limits: settings.target_limits[spec.id],
+      graph: graphs[i] ?? null,
+    });
     const c = checked?.get(spec.id);
-    if (c) {
-      view.readiness = c.readiness;
-      view.graph = c.graph;
-    }
+    if (c) view.readiness = c.readiness;
     return view;
   });
   return { targets, default: defaults };

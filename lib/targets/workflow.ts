@@ -86,6 +86,18 @@ export function workflowName(spec: TargetSpec): string {
   return typeof b.workflow === "string" && b.workflow ? path.basename(b.workflow) : `${spec.id}.json`;
 }
 
+/** The environment variable that names a file to render the target with (`binding.env`, else `H3_WORKFLOW`). */
+export function workflowEnvName(spec: TargetSpec): string {
+  return typeof spec.binding.env === "string" && spec.binding.env ? spec.binding.env : "H3_WORKFLOW";
+}
+
+/** The target's own copy of its workflow (in the shipped tree, or `targetDir` for a show's), or null when none. */
+export function shippedWorkflowPath(spec: TargetSpec, targetDir?: string): string | null {
+  const wf = spec.binding.workflow;
+  if (typeof wf !== "string" || !wf) return null;
+  return path.resolve(targetDir ?? path.join(SHIPPED_ROOT, spec.kind, spec.id), wf);
+}
+
 interface Candidate {
   source: WorkflowSource;
   where: string;
@@ -129,8 +141,7 @@ export async function resolveWorkflow(
       load: fromFile(deps.explicit),
     });
   } else {
-    const envName =
-      typeof spec.binding.env === "string" && spec.binding.env ? spec.binding.env : "H3_WORKFLOW";
+    const envName = workflowEnvName(spec);
     const envFile = env[envName]?.trim();
     if (envFile) {
       candidates.push({ source: "env", where: envFile, label: `$${envName}`, load: fromFile(envFile) });
@@ -164,9 +175,8 @@ export async function resolveWorkflow(
       disk.push({ source: "saved", where: file, label: "the copy in $COMFYUI_PATH", load: fromFile(file) });
     }
     const shipped: Candidate[] = [];
-    if (typeof spec.binding.workflow === "string" && spec.binding.workflow) {
-      const dir = deps.targetDir ?? path.join(SHIPPED_ROOT, spec.kind, spec.id);
-      const file = path.resolve(dir, spec.binding.workflow);
+    const file = shippedWorkflowPath(spec, deps.targetDir);
+    if (file) {
       // A show's target.json is the user's file: what it names is read through the show folder's fence.
       const showFolder = deps.targetDir && !deps.readFile ? path.resolve(deps.targetDir, "..", "..") : null;
       const load = showFolder
