@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { functions } from "../functions/index.ts";
 import { readSettings, settingsFile } from "../lib/config/settings.ts";
+import { hfToken } from "../lib/features/token.ts";
 import { createApp } from "../runtime/app.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
 
@@ -50,6 +51,7 @@ const DEFAULTS = {
   engine_url: null,
   cloud_url: null,
   api_key: null,
+  hf_token: null,
   deployments: {},
   path: null,
   paid_limit: null,
@@ -150,6 +152,35 @@ describe("PUT /studio/settings", () => {
     expect((await put({ paid_limit: 2 })).body.settings.api_key).toBe("set");
     expect((await put({ api_key: null })).body.settings.api_key).toBeNull();
     expect(await stored()).not.toHaveProperty("api_key");
+  });
+
+  it("keeps hf_token write-only like api_key, and model downloads use it", async () => {
+    await setup();
+    const { status, body } = await put({ hf_token: "  hf_AbC123  " });
+    expect(status).toBe(200);
+    expect(body.settings.hf_token).toBe("set");
+    expect(body.from_env).toEqual({});
+    expect(JSON.stringify(body)).not.toContain("hf_AbC123");
+    const features = await app.request("/studio/features");
+    const listing = await features.text();
+    expect(JSON.parse(listing).hf_token).toBe(true);
+    expect(listing).not.toContain("hf_AbC123");
+    expect((await stored()).hf_token).toBe("hf_AbC123");
+    expect(await hfToken(env.services)).toBe("hf_AbC123");
+    // Another PUT without hf_token keeps it; null removes it.
+    expect((await put({ paid_limit: 2 })).body.settings.hf_token).toBe("set");
+    expect((await put({ hf_token: null })).body.settings.hf_token).toBeNull();
+    expect(await stored()).not.toHaveProperty("hf_token");
+    expect(await hfToken(env.services)).toBeNull();
+  });
+
+  it("refuses an hf_token that is empty, has spaces or control characters, or is not a string", async () => {
+    await setup();
+    for (const bad of ["", "   ", "hf two", "hf_x\r\nx-injected: 1", 42, true, ["hf_x"], { token: "hf_x" }]) {
+      const error = await refused({ hf_token: bad }, "hf_token");
+      expect(error).not.toContain("hf_x");
+    }
+    await expect(readFile(settingsFile(env.services))).rejects.toThrow(/ENOENT/);
   });
 
   it("refuses an empty key or one with spaces or control characters", async () => {
@@ -273,10 +304,10 @@ describe("PUT /studio/settings", () => {
   it("keeps keys of the file it does not manage and writes 2-space JSON atomically", async () => {
     await setup();
     await mkdir(path.dirname(settingsFile(env.services)), { recursive: true });
-    await writeFile(settingsFile(env.services), JSON.stringify({ hf_token: "hf_x", paid_limit: 3 }));
+    await writeFile(settingsFile(env.services), JSON.stringify({ theme: "dark", paid_limit: 3 }));
     await put({ local_via: "proxy" });
     const text = await readFile(settingsFile(env.services), "utf8");
-    expect(JSON.parse(text)).toEqual({ hf_token: "hf_x", paid_limit: 3, local_via: "proxy" });
+    expect(JSON.parse(text)).toEqual({ theme: "dark", paid_limit: 3, local_via: "proxy" });
     expect(text).toBe(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
   });
 
@@ -351,6 +382,31 @@ describe("settings from the environment", () => {
     await setup({ COMFY_API_KEY: "comfy-key", STUDIO_API_KEY: "studio-key" });
     body = (await get()).body;
     expect(body.from_env).toEqual({ api_key: "STUDIO_API_KEY" });
+  });
+
+  it("takes HF_TOKEN, else HUGGING_FACE_HUB_TOKEN, over the file's hf_token, never showing it", async () => {
+    await setup({ HUGGING_FACE_HUB_TOKEN: "hf_hub_env" });
+    await put({ hf_token: "hf_file" });
+    let body = (await get()).body;
+    expect(body.settings.hf_token).toBe("set");
+    expect(body.from_env).toEqual({ hf_token: "HUGGING_FACE_HUB_TOKEN" });
+    expect(await hfToken(env.services)).toBe("hf_hub_env");
+    // The PUT went to the file, where it stays for when the variable is gone.
+    expect((await stored()).hf_token).toBe("hf_file");
+    await env.cleanup();
+
+    await setup({ HF_TOKEN: "hf_env", HUGGING_FACE_HUB_TOKEN: "hf_hub_env" });
+    body = (await get()).body;
+    expect(body.from_env).toEqual({ hf_token: "HF_TOKEN" });
+    expect(JSON.stringify(body)).not.toMatch(/hf_env|hf_hub_env/);
+    expect(await hfToken(env.services)).toBe("hf_env");
+    await env.cleanup();
+
+    // A blank or unusable variable counts as unset: the file's token is used.
+    await setup({ HF_TOKEN: "  ", HUGGING_FACE_HUB_TOKEN: "has space" });
+    await put({ hf_token: "hf_file" });
+    expect((await get()).body.from_env).toEqual({});
+    expect(await hfToken(env.services)).toBe("hf_file");
   });
 
   it("takes STUDIO_PAID_LIMIT=none as no cap, and ignores blank or unusable values", async () => {

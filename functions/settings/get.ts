@@ -7,7 +7,7 @@ export default defineFunction({
   path: "/settings",
   queue: true,
   summary:
-    "The settings in force: backend addresses, key (set or not), limits, default targets; file; from_env",
+    "The settings in force: backend addresses, key and download token (set or not), limits, default targets; file; from_env",
   handler(_input, ctx) {
     return settingsAnswer(ctx);
   },

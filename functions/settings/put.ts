@@ -8,7 +8,8 @@ export default defineFunction({
   method: "PUT",
   path: "/settings",
   queue: true,
-  summary: "Change settings (any subset; null clears a field, api_key null removes the key); answers as GET",
+  summary:
+    "Change settings (any subset; null clears a field, api_key or hf_token null removes it); answers as GET",
   input: settingsUpdateSchema,
   async handler(input, ctx) {
     checkSettingsTargets(input, ctx.targets);

@@ -2,6 +2,7 @@
 import type { Services } from "../context.ts";
 import {
   isApiKey,
+  isHfToken,
   normalDeployments,
   normalIdList,
   normalLocalVia,
@@ -30,6 +31,11 @@ export const SETTINGS_ENV: readonly EnvField[] = [
     field: "api_key",
     names: ["STUDIO_API_KEY", "COMFY_API_KEY"],
     parse: (text) => (isApiKey(text) ? text.trim() : undefined),
+  },
+  {
+    field: "hf_token",
+    names: ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"],
+    parse: (text) => (isHfToken(text) ? text.trim() : undefined),
   },
   {
     field: "deployments",

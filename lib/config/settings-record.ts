@@ -20,6 +20,7 @@ export const SETTINGS_SHAPE = {
   engine_url: txt,
   cloud_url: txt,
   api_key: txt,
+  hf_token: txt,
   deployments: map,
   path: txt,
   paid_limit: z.number(),

@@ -3,7 +3,9 @@ import { z } from "zod";
 import { boundedJson, isTargetId, TARGET_ID_RULE } from "../schema/fields.ts";
 import {
   API_KEY_RULE,
+  HF_TOKEN_RULE,
   isApiKey,
+  isHfToken,
   LOCAL_VIA,
   PAID_LIMIT_RULE,
   PATH_RULE,
@@ -64,6 +66,14 @@ export const settingsUpdateSchema = z.strictObject(
       .nullable()
       .optional()
       .describe("The Comfy Cloud API key; null removes it (answers only say whether one is set)"),
+    hf_token: z
+      .string({ error: HF_TOKEN_RULE })
+      .refine(isHfToken, HF_TOKEN_RULE)
+      .nullable()
+      .optional()
+      .describe(
+        "The Hugging Face token model downloads send; null removes it (answers only say whether one is set)",
+      ),
     deployments: targetMap(deploymentUrl, "{target: address}")
       .nullable()
       .optional()

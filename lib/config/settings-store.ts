@@ -10,6 +10,7 @@ import { type SettingsRecord, writeSettingsRecord } from "./settings-record.ts";
 import type { SettingsUpdate } from "./settings-schema.ts";
 import {
   isApiKey,
+  isHfToken,
   type LocalVia,
   normalDeployments,
   normalIdList,
@@ -39,6 +40,7 @@ export interface EffectiveSettings {
   engine_url: string | null;
   cloud_url: string | null;
   api_key: string | null;
+  hf_token: string | null;
   deployments: Record<string, string>;
   path: string | null;
   paid_limit: number | null;
@@ -49,9 +51,11 @@ export interface EffectiveSettings {
   detected_targets: TargetChoice;
 }
 
-export interface SettingsView extends Omit<EffectiveSettings, "api_key"> {
+export interface SettingsView extends Omit<EffectiveSettings, "api_key" | "hf_token"> {
   /** Write-only: `"set"` or null, never the key. */
   api_key: "set" | null;
+  /** Write-only like the key. */
+  hf_token: "set" | null;
   sdk: SdkState;
 }
 
@@ -70,6 +74,7 @@ export async function effectiveSettings(services: SettingsServices): Promise<Eff
     engine_url: normalUrl(s.engine_url),
     cloud_url: normalUrl(s.cloud_url),
     api_key: isApiKey(s.api_key) ? s.api_key.trim() : null,
+    hf_token: isHfToken(s.hf_token) ? s.hf_token.trim() : null,
     deployments: normalDeployments(s.deployments),
     path: normalPath(s.path),
     paid_limit: normalPaidLimit(s.paid_limit) ?? null,
@@ -85,7 +90,12 @@ export async function effectiveSettings(services: SettingsServices): Promise<Eff
 export async function settingsAnswer(services: SettingsServices): Promise<SettingsAnswer> {
   const s = await effectiveSettings(services);
   return {
-    settings: { ...s, api_key: s.api_key ? "set" : null, sdk: sdkState() },
+    settings: {
+      ...s,
+      api_key: s.api_key ? "set" : null,
+      hf_token: s.hf_token ? "set" : null,
+      sdk: sdkState(),
+    },
     file: settingsFile(services),
     from_env: envSettings(services.env).from,
   };
@@ -112,6 +122,7 @@ export async function writeSettings(
       if (update[field] !== undefined) put(field, normalUrl(update[field]));
     }
     if (update.api_key !== undefined) put("api_key", update.api_key?.trim() ?? null);
+    if (update.hf_token !== undefined) put("hf_token", update.hf_token?.trim() ?? null);
     if (update.deployments !== undefined) put("deployments", nonEmpty(normalDeployments(update.deployments)));
     if (update.path !== undefined) put("path", normalPath(update.path));
     if (update.paid_limit !== undefined) put("paid_limit", update.paid_limit);

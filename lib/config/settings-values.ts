@@ -9,6 +9,7 @@ export const SETTINGS_FIELDS = [
   "engine_url",
   "cloud_url",
   "api_key",
+  "hf_token",
   "deployments",
   "path",
   "paid_limit",
@@ -26,6 +27,7 @@ export type LocalVia = (typeof LOCAL_VIA)[number];
 
 export const URL_RULE = "must be an http:// or https:// address, or null";
 export const API_KEY_RULE = "must be a key of printable characters without spaces, or null to remove it";
+export const HF_TOKEN_RULE = "must be a token of printable characters without spaces, or null to remove it";
 export const PAID_LIMIT_RULE = "must be a whole number, 0 or more, or null for no cap";
 export const PATH_RULE = "must be an absolute folder path, or null";
 
@@ -55,6 +57,9 @@ export function normalUrl(value: unknown): string | null {
 export function isApiKey(value: unknown): value is string {
   return typeof value === "string" && KEY.test(value.trim());
 }
+
+/** A Hugging Face token has the shape of a key (it goes into an Authorization header the same way). */
+export const isHfToken = isApiKey;
 
 export function normalPaidLimit(value: unknown): number | null | undefined {
   if (value === null) return null;

@@ -322,6 +322,7 @@ export interface SettingsAnswer {
     engine_url: string | null;
     cloud_url: string | null;
     api_key: "set" | null;
+    hf_token: "set" | null;
     deployments: Record<string, string>;
     path: string | null;
     paid_limit: number | null;
