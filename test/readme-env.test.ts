@@ -18,13 +18,16 @@ async function files(dir: string): Promise<string[]> {
   return out;
 }
 
-/** Every variable name the code reads: `env.NAME`, `env["NAME"]`, a quoted STUDIO_/COMFY name, a target's `env`. */
+/**
+ * Every variable name the code reads: `env.NAME`, `env["NAME"]`, a quoted STUDIO_/COMFY name or other settings
+ * variable, a target's `env`.
+ */
 async function readByCode(): Promise<Set<string>> {
   const names = new Set<string>();
   const patterns = [
     /\benv\.([A-Z][A-Z0-9_]+)\b/g,
     /\benv\[\s*"([A-Z][A-Z0-9_]+)"\s*\]/g,
-    /"((?:STUDIO|COMFY)[A-Z0-9_]*|FFMPEG_PATH|FFPROBE_PATH|ESPEAK_NG_PATH|H3_[A-Z0-9_]*WORKFLOW)"/g,
+    /"((?:STUDIO|COMFY)[A-Z0-9_]*|FFMPEG_PATH|FFPROBE_PATH|ESPEAK_NG_PATH|H3_[A-Z0-9_]*WORKFLOW|HF_TOKEN|HUGGING_FACE_HUB_TOKEN)"/g,
   ];
   for (const dir of SOURCES) {
     for (const file of await files(dir)) {
