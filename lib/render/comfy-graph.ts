@@ -1,5 +1,6 @@
 // The ComfyUI graph of one take: the target's workflow patched with the take's
 // values, model files as the queue resolved them (sidecar `resolved`) and keyframes as absolute input paths.
+import { passPreset, presetExtras } from "../compile/settings.ts";
 import type { EngineJob } from "../engines/types.ts";
 import { isObject, num } from "../store/json-guards.ts";
 import { type ApiGraph, type PatchValues, patchGraph } from "../targets/graph.ts";
@@ -73,6 +74,12 @@ export async function takeGraph(
       if (k === "steps" || (values[k] !== undefined && values[k] !== null)) continue;
       values[k] = v;
     }
+  }
+  // The pass preset's other values (cfg, sampler, shift, the Wan stage split, …) where nothing above set them;
+  // model files only ever come from resolution, and the negative from the job.
+  for (const [k, v] of Object.entries(presetExtras(passPreset(spec, job.pass)))) {
+    if (k === "negative" || k in (spec.models ?? {})) continue;
+    if (values[k] === undefined || values[k] === null) values[k] = v;
   }
   const steps = num(sidecar.steps);
   if (steps !== null) values.steps = steps;

@@ -3,7 +3,7 @@
 
 import { z } from "zod";
 import { isObject } from "../store/json-guards.ts";
-import type { LoraItem, TargetSpec } from "./registry.ts";
+import type { KeyframeEnd, LoraItem, TargetSpec } from "./registry.ts";
 
 /** A link to another node's output: `[node id, output index]`. */
 export type Link = [string, number];
@@ -612,6 +612,87 @@ function ltxLastFrame(ctx: Ctx, last: string): void {
   });
 }
 
+// Wan 2.2 keyframes and expert stages (targets 3.12.3) ─────────────────────────────────────────────────────
+
+/** The single `LoadImage` feeding `input` of the one `cls` node; `null` when that input is not wired to one. */
+function loadFeeding(ctx: Ctx, cls: string, input: string): { node: string; load: string | null } {
+  const { g, spec } = ctx;
+  const ids = nodesOf(g, cls);
+  if (ids.length !== 1) {
+    throw new GraphError(spec.id, `keyframes: ${cls} matched ${ids.length} nodes, expected exactly one`);
+  }
+  const src = g[ids[0]].inputs[input];
+  const load = isLink(src) && g[src[0]]?.class_type === "LoadImage" ? src[0] : null;
+  return { node: ids[0], load };
+}
+
+function requiredReason(spec: TargetSpec, end: KeyframeEnd): string | null {
+  const why = spec.recipe.keyframe_required?.[end];
+  return typeof why === "string" ? why : null;
+}
+
+function wanI2vKeyframes(ctx: Ctx, inputs: PatchInputs): void {
+  const { g, spec } = ctx;
+  const { node, load } = loadFeeding(ctx, "WanImageToVideo", "start_image");
+  if (!inputs.first) {
+    throw new GraphError(spec.id, `no first frame: ${requiredReason(spec, "first") ?? "the shot needs one"}`);
+  }
+  if (!load) throw new GraphError(spec.id, "first frame: WanImageToVideo.start_image reads no LoadImage");
+  g[load].inputs.image = inputs.first;
+  if (!inputs.last) return;
+  // The first/last node takes the same conditioning, VAE and size; its CLIP vision input has another name.
+  const old = g[node].inputs;
+  const next: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(old)) {
+    if (k === "clip_vision_output") next.clip_vision_start_image = v;
+    else if (k !== "ref_pad_image") next[k] = v;
+  }
+  const lastLoad = addNode(
+    g,
+    freshId(g, "h3_last_frame_"),
+    "LoadImage",
+    { image: inputs.last },
+    "last frame (h3pipe)",
+  );
+  next.end_image = [lastLoad, 0];
+  g[node] = {
+    class_type: "WanFirstLastFrameToVideo",
+    inputs: next,
+    _meta: { ...g[node]._meta, title: "Wan first/last frame to video (h3pipe)" },
+  };
+}
+
+/**
+ * The two-expert split: the high noise sampler runs steps 0..split, the low noise one split..end, with
+ * `split = round(steps * frac)` kept inside 1..steps-1 (frac: the job's `split`, else 0.5); a single step all goes
+ * to the high noise expert.
+ */
+function wanStageSplit(ctx: Ctx, values: PatchValues): void {
+  const { g, spec } = ctx;
+  const stages = isObject(spec.binding.stages) ? spec.binding.stages : {};
+  const samplerOf = (stage: string): string => {
+    const st = stages[stage];
+    const title = isObject(st) && typeof st.sampler === "string" ? st.sampler : null;
+    if (!title) throw new GraphError(spec.id, `binding.stages.${stage}.sampler names no sampler title`);
+    const ids = Object.keys(g).filter((id) => titleOf(g[id]) === title);
+    if (ids.length !== 1) {
+      throw new GraphError(
+        spec.id,
+        `stages: a node titled "${title}" matched ${ids.length} nodes, expected exactly one`,
+      );
+    }
+    return ids[0];
+  };
+  const high = samplerOf("high");
+  const low = samplerOf("low");
+  const raw = values.steps ?? g[high].inputs.steps;
+  const steps = typeof raw === "number" && raw >= 1 ? Math.round(raw) : 1;
+  const frac = typeof values.split === "number" && values.split > 0 && values.split < 1 ? values.split : 0.5;
+  const split = Math.max(1, Math.min(steps - 1, Math.round(steps * frac)));
+  Object.assign(g[high].inputs, { start_at_step: 0, end_at_step: split });
+  Object.assign(g[low].inputs, { start_at_step: split, end_at_step: 10000 });
+}
+
 // Reference chains for edit targets (targets 3.12.3) ──────────────────────────────────────────────────────
 
 function referenceChains(ctx: Ctx, names: string[]): void {
@@ -732,12 +813,17 @@ function fanInReferences(ctx: Ctx, names: string[]): void {
   }
 }
 
-function targetPatch(ctx: Ctx, inputs: PatchInputs): void {
+function targetPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
   const { spec } = ctx;
   // Keyed on the binding, not the id: a show's own copy of the ltx2 target keeps its keyframe wiring.
   if (spec.binding.keyframe_patch === "ltx2") {
     ltxFirstFrame(ctx, inputs.first);
     if (inputs.last) ltxLastFrame(ctx, inputs.last);
+    return;
+  }
+  if (spec.binding.keyframe_patch === "wan22_i2v") {
+    wanI2vKeyframes(ctx, inputs);
+    wanStageSplit(ctx, values);
     return;
   }
   if (isObject(spec.binding.references)) {
@@ -822,7 +908,7 @@ export function patchGraph(
       if (typeof cls === "string") for (const id of nodesOf(g, cls)) deleteWithConsumers(g, id);
   }
 
-  targetPatch(ctx, inputs);
+  targetPatch(ctx, inputs, values);
 
   if (spec.binding.prune === true) {
     const keep = ancestors(g, saverId);
@@ -861,8 +947,10 @@ export function jobClasses(
   const values: PatchValues = { loras: shape.loras ?? null, base: shape.base === true };
   // The value is irrelevant: only which nodes each binding selects matters here.
   for (const param of Object.keys(params(spec))) if (param !== "loras") values[param] = 1;
+  // A target that needs a first frame for every shot never sends a job without one.
+  const first = shape.first === true || requiredReason(spec, "first") !== null;
   const inputs: PatchInputs = {
-    first: shape.first ? "first.png" : null,
+    first: first ? "first.png" : null,
     last: shape.last ? "last.png" : null,
     references: Array.from({ length: shape.references ?? 0 }, (_, i) => `reference_${i + 1}.png`),
   };
@@ -877,6 +965,7 @@ export function jobClasses(
 export function targetClasses(spec: TargetSpec, graph: ApiGraph, options: PatchOptions = {}): string[] {
   const shapes: JobShape[] = [{}];
   if (spec.binding.keyframe_patch === "ltx2") shapes.push({ first: true }, { last: true });
+  if (spec.binding.keyframe_patch === "wan22_i2v") shapes.push({ first: true, last: true });
   const max = typeof spec.capabilities.max_refs === "number" ? spec.capabilities.max_refs : Infinity;
   if (isObject(spec.binding.references) && max >= 1) shapes.push({ references: Math.min(max, 2) });
   const loraSpecs = asSpecs(params(spec).loras);

@@ -2,8 +2,8 @@
 // flux2_klein_edit and ltx2_voice graphs use (targets 2.2–2.4), the project's H3 savers, common save/preview
 // nodes, and loader combos filled from the configured model lists. Both combo encodings occur: legacy classes
 // carry the option list as the type, v3 classes use "COMBO" + `options`.
-// The classes of the shipped image workflows come from the node schema table read from ComfyUI's source
-// (test/fixtures/comfy-node-schemas.json): its inputs, types, bounds, option lists and outputs win over the
+// The classes of the shipped image and Wan video workflows come from the node schema table read from ComfyUI's
+// source (test/fixtures/comfy-node-schemas.json): its inputs, types, bounds, option lists and outputs win over the
 // hand-written entries here, which only add what the table leaves out (category, display name, defaults).
 import schemaTable from "../../fixtures/comfy-node-schemas.json" with { type: "json" };
 import type { Profile } from "./types.ts";
@@ -995,6 +995,38 @@ const TABLE_ONLY: Record<
     display: "Image Blend",
     defaults: { blend_factor: { default: 0.5 } },
   },
+  KSamplerAdvanced: {
+    category: "sampling",
+    display: "KSampler (Advanced)",
+    behaviour: "sampler",
+    defaults: { cfg: { default: 8, step: 0.1, round: 0.01 }, end_at_step: { default: 10000 } },
+  },
+  ModelSamplingSD3: { category: "advanced/model", defaults: { shift: { default: 3 } } },
+  WanImageToVideo: {
+    category: "conditioning/video_models",
+    outputName: ["positive", "negative", "latent"],
+    defaults: { width: { default: 832 }, height: { default: 480 }, length: { default: 81 } },
+  },
+  WanFirstLastFrameToVideo: {
+    category: "conditioning/video_models",
+    outputName: ["positive", "negative", "latent"],
+    defaults: { width: { default: 832 }, height: { default: 480 }, length: { default: 81 } },
+  },
+  Wan22ImageToVideoLatent: {
+    category: "conditioning/inpaint",
+    defaults: { width: { default: 1280 }, height: { default: 704 }, length: { default: 49 } },
+  },
+  WanVaceToVideo: {
+    category: "conditioning/video_models",
+    outputName: ["positive", "negative", "latent", "trim_latent"],
+    defaults: {
+      width: { default: 832 },
+      height: { default: 480 },
+      length: { default: 81 },
+      strength: { default: 1 },
+    },
+  },
+  TrimVideoLatent: { category: "latent/video", display: "Trim Video Latent" },
   ComfySwitchNode: {
     category: "logic",
     display: "Switch",

@@ -1,0 +1,157 @@
+// Wan 2.2 I2V renders through the ComfyUI double: POST /studio/render on a wan22_i2v series, the job store, a
+// WorkerPool and the local engine. The double accepts the patched graph against its catalogue (the node schemas read
+// from ComfyUI's source), each shot's first frame is uploaded and loaded, the experts split the steps, and the take
+// has the shot's exact frame count.
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { settingsFile } from "../lib/config/settings.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { countFrames } from "../lib/media/ffmpeg.ts";
+import { shippedRegistry } from "../lib/targets/registry.ts";
+import { renderJob } from "../workers/jobs/render.ts";
+import type { WorkerPool } from "../workers/pool.ts";
+import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
+import { startTestPool, waitFor } from "./support/jobs.ts";
+import { seriesS } from "./support/series-s.ts";
+import { makeStudio, type Studio } from "./support/studio-episode.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+type Any = any;
+
+const SCRIPT = [
+  "= e01  T",
+  "# sq01 kitchen",
+  "## sh010",
+  "dur: 2",
+  "The kettle steams.",
+  "## sh020",
+  "dur: 1",
+  "Rain on the window.",
+].join("\n");
+
+let s: Studio;
+let store: StudioJobStore;
+let double: ComfyDouble;
+const pools: WorkerPool[] = [];
+
+/** The double's own files plus every file wan22_i2v downloads. */
+function wanModels(): Record<string, string[]> {
+  const models = structuredClone(DEFAULT_MODELS);
+  const downloads = (shippedRegistry().get("wan22_i2v")?.downloads ?? {}) as Record<
+    string,
+    { folder: string }
+  >;
+  for (const [file, d] of Object.entries(downloads)) models[d.folder] = [...(models[d.folder] ?? []), file];
+  return models;
+}
+
+async function png(file: string, colour = "#336699"): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
+    .png()
+    .toFile(file);
+}
+
+beforeAll(async () => {
+  s = await makeStudio();
+  store = await s.env.services.jobs();
+  double = await startComfyDouble({ models: wanModels(), stepMs: 1 });
+  s.env.services.engines.lookups.clear();
+  const file = settingsFile(s.env.services);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify({ local_url: double.url }));
+});
+afterAll(async () => {
+  await s.env.services.engines.close();
+  await double.close();
+  await store.close();
+  await s.cleanup();
+});
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
+});
+
+const sidecar = async (ep: string, shot: string): Promise<Any> =>
+  JSON.parse(await readFile(path.join(ep, "renders_proxy", shot, `${shot}_t01.json`), "utf8"));
+const graphs = () =>
+  double.prompts
+    .filter((p) => p.status === 200)
+    .map((p: Any) => (p.body?.prompt ?? {}) as Record<string, Any>);
+const ofClass = (g: Record<string, Any>, cls: string) =>
+  Object.values(g).filter((n: Any) => n.class_type === cls);
+
+describe("wan22_i2v on the local ComfyUI", () => {
+  it("renders each shot from its own first frame with exact frame counts", async () => {
+    const series = seriesS();
+    series.series.target = "wan22_i2v";
+    const ep = await s.episode(SCRIPT, { series });
+    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+    await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
+    await png(path.join(ep, "refs", "shots", "sh020", "first.png"), "#996633");
+
+    const res = await s.call("POST", "/render", { ep });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.skipped).toEqual([]);
+    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+      ["sh010", "wan22_i2v"],
+      ["sh020", "wan22_i2v"],
+    ]);
+    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+    for (const q of res.body.queued) {
+      await waitFor(async () =>
+        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+      );
+      const j: Any = await store.get(q.prompt_id);
+      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+    }
+    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+
+    for (const shot of ["sh010", "sh020"]) {
+      const sc = await sidecar(ep, shot);
+      expect(sc).toMatchObject({ status: "ok", target: "wan22_i2v", backend: "local" });
+      expect(sc.resolved.model).toMatchObject({
+        want: "wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors",
+        how: "exact",
+      });
+      expect(sc.resolved.model_low).toMatchObject({
+        want: "wan2.2_i2v_low_noise_14B_fp8_scaled.safetensors",
+        how: "exact",
+      });
+      const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
+      expect((await stat(mp4)).size).toBeGreaterThan(0);
+      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect((sc.length - 5) % 4).toBe(0);
+    }
+
+    const first1 = (await sidecar(ep, "sh010")).inputs.first;
+    const sc2 = await sidecar(ep, "sh020");
+    expect(sc2.inputs.first).not.toBe(first1);
+    const loads = (g: Record<string, Any>) => ofClass(g, "LoadImage").map((n: Any) => n.inputs.image);
+    const g1 = graphs().find((g) => loads(g).includes(first1)) ?? {};
+    const g2 = graphs().find((g) => loads(g).includes(sc2.inputs.first)) ?? {};
+    const i2v = ofClass(g1, "WanImageToVideo");
+    expect(i2v).toHaveLength(1);
+    expect(g1[i2v[0].inputs.start_image[0]].inputs.image).toBe(first1);
+    expect(i2v[0].inputs.length).toBe((await sidecar(ep, "sh010")).length);
+    // The proxy preset's steps split between the experts, its shift and the accelerator LoRAs in place.
+    const samplers = ofClass(g1, "KSamplerAdvanced").map((n: Any) => [
+      n.inputs.start_at_step,
+      n.inputs.end_at_step,
+    ]);
+    expect(samplers.sort()).toEqual([
+      [0, 2],
+      [2, 10000],
+    ]);
+    expect(ofClass(g1, "ModelSamplingSD3").map((n: Any) => n.inputs.shift)).toEqual([5, 5]);
+    expect(ofClass(g1, "LoraLoaderModelOnly")).toHaveLength(2);
+
+    expect(g2[ofClass(g2, "WanImageToVideo")[0].inputs.start_image[0]].inputs.image).toBe(sc2.inputs.first);
+    const base = (n: string) => n.split("/").pop();
+    for (const name of [first1, sc2.inputs.first])
+      expect(double.uploads.map((u) => base(u.name))).toContain(base(name));
+  });
+});

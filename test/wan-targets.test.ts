@@ -1,0 +1,243 @@
+// The Wan 2.2 video targets' shipped workflows: each validates against the node schemas of a current ComfyUI as
+// shipped and as patched for its jobs (keyframes, LoRAs, the base preset, the pack saver), the job's values reach the
+// nodes the binding names, the two experts split the steps, and readiness names the files and nodes it needs.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  type ApiGraph,
+  GraphError,
+  isLink,
+  nodesOf,
+  type PatchValues,
+  patchGraph,
+  targetClasses,
+} from "../lib/targets/graph.ts";
+import { readiness } from "../lib/targets/models.ts";
+import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
+import { schemaErrors } from "./support/comfy-schemas.ts";
+
+const ROOT = path.join(import.meta.dirname, "..", "lib", "targets", "video");
+const registry = shippedRegistry();
+
+async function target(id: string): Promise<{ spec: TargetSpec; graph: ApiGraph }> {
+  const spec = registry.get(id);
+  if (!spec) throw new Error(`no shipped target ${id}`);
+  const graph = JSON.parse(await readFile(path.join(ROOT, id, "workflow.json"), "utf8")) as ApiGraph;
+  return { spec, graph };
+}
+
+/** The one node of a class (and title) in a graph. */
+function one(g: ApiGraph, cls: string, title?: string): ApiGraph[string] {
+  const ids = nodesOf(g, cls).filter((id) => title === undefined || g[id]._meta?.title === title);
+  expect(ids, `${cls}${title ? ` "${title}"` : ""}`).toHaveLength(1);
+  return g[ids[0]];
+}
+
+/** The node a link input reads. */
+function source(g: ApiGraph, node: ApiGraph[string], input: string): ApiGraph[string] {
+  const v = node.inputs[input];
+  if (!isLink(v)) throw new Error(`${node.class_type}.${input} is not a link`);
+  return g[v[0]];
+}
+
+const job = (over: PatchValues = {}): PatchValues => ({
+  prompt: "Ada turns to the window.",
+  negative: "blurry",
+  seed: 18446744073709551615n,
+  steps: 4,
+  width: 640,
+  height: 352,
+  length: 49,
+  fps: 24,
+  cfg: 1,
+  sampler: "euler",
+  shift: 5,
+  split: 0.5,
+  model: "high.safetensors",
+  model_low: "low.safetensors",
+  text_encoder: "umt5.safetensors",
+  vae: "vae.safetensors",
+  prefix: "studio/e01/sh010_t01",
+  ...over,
+});
+
+describe("wan22_i2v", () => {
+  it("ships a workflow that validates against ComfyUI's node schemas", async () => {
+    const { graph } = await target("wan22_i2v");
+    expect(schemaErrors(graph)).toEqual([]);
+  });
+
+  it("validates as patched for every job shape: first frame, first and last, LoRAs, the base preset, the pack saver", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    const shapes: [PatchValues, { first: string; last?: string }, "core" | "pack"][] = [
+      [job(), { first: "first.png" }, "core"],
+      [job(), { first: "first.png", last: "last.png" }, "core"],
+      [job({ loras: [{ name: "ink.safetensors", strength: 0.5 }] }), { first: "first.png" }, "core"],
+      [job({ loras: [], base: true, steps: 20, cfg: 3.5 }), { first: "first.png" }, "pack"],
+    ];
+    for (const [values, inputs, saver] of shapes) {
+      const { graph: g } = patchGraph(spec, graph, values, inputs, {
+        saver,
+        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 1, save_latent: true },
+      });
+      // The pack saver is not a core class; everything else must be.
+      const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
+      expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
+    }
+  });
+
+  it("carries the job's values to the nodes its binding names", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    const { graph: g, saver } = patchGraph(spec, graph, job(), { first: "h3pipe/sh010_first.png" });
+    expect(one(g, "UNETLoader", "Wan high noise model").inputs.unet_name).toBe("high.safetensors");
+    expect(one(g, "UNETLoader", "Wan low noise model").inputs.unet_name).toBe("low.safetensors");
+    expect(one(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "umt5.safetensors", type: "wan" });
+    expect(one(g, "VAELoader").inputs.vae_name).toBe("vae.safetensors");
+    expect(one(g, "CLIPTextEncode", "Positive prompt").inputs.text).toBe("Ada turns to the window.");
+    expect(one(g, "CLIPTextEncode", "Negative prompt").inputs.text).toBe("blurry");
+    const i2v = one(g, "WanImageToVideo");
+    expect(i2v.inputs).toMatchObject({ width: 640, height: 352, length: 49 });
+    expect(source(g, i2v, "start_image").inputs.image).toBe("h3pipe/sh010_first.png");
+    for (const id of nodesOf(g, "KSamplerAdvanced")) {
+      expect(g[id].inputs).toMatchObject({
+        noise_seed: 18446744073709551615n,
+        steps: 4,
+        cfg: 1,
+        sampler_name: "euler",
+      });
+    }
+    for (const id of nodesOf(g, "ModelSamplingSD3")) expect(g[id].inputs.shift).toBe(5);
+    expect(one(g, "CreateVideo").inputs.fps).toBe(24);
+    expect(g[saver]).toMatchObject({
+      class_type: "SaveVideo",
+      inputs: { filename_prefix: "studio/e01/sh010_t01" },
+    });
+  });
+
+  it("splits the steps between the high and the low noise expert, within 1..steps-1", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    const range = (values: PatchValues) => {
+      const { graph: g } = patchGraph(spec, graph, job(values), { first: "f.png" });
+      const high = one(g, "KSamplerAdvanced", "Wan high noise sampler").inputs;
+      const low = one(g, "KSamplerAdvanced", "Wan low noise sampler").inputs;
+      expect(source(g, one(g, "KSamplerAdvanced", "Wan low noise sampler"), "latent_image")).toBe(
+        one(g, "KSamplerAdvanced", "Wan high noise sampler"),
+      );
+      return [high.start_at_step, high.end_at_step, low.start_at_step, low.end_at_step];
+    };
+    expect(range({ steps: 4 })).toEqual([0, 2, 2, 10000]);
+    expect(range({ steps: 20, split: 0.3 })).toEqual([0, 6, 6, 10000]);
+    expect(range({ steps: 4, split: 0.99 })).toEqual([0, 3, 3, 10000]);
+    expect(range({ steps: 4, split: 0.01 })).toEqual([0, 1, 1, 10000]);
+    expect(range({ steps: 1 })).toEqual([0, 1, 1, 10000]);
+  });
+
+  it("refuses a job without a first frame with the target's own reason", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    const run = () => patchGraph(spec, graph, job(), {});
+    expect(run).toThrow(GraphError);
+    expect(run).toThrow(/no first frame: Wan I2V starts every shot from its first frame/);
+  });
+
+  it("switches to WanFirstLastFrameToVideo with a last frame, both frames loaded", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    const { graph: g } = patchGraph(spec, graph, job(), { first: "a.png", last: "b.png" });
+    expect(nodesOf(g, "WanImageToVideo")).toEqual([]);
+    const fl = one(g, "WanFirstLastFrameToVideo", "Wan first/last frame to video (h3pipe)");
+    expect(fl.inputs).toMatchObject({ width: 640, height: 352, length: 49, batch_size: 1 });
+    expect(source(g, fl, "start_image").inputs.image).toBe("a.png");
+    expect(source(g, fl, "end_image").inputs.image).toBe("b.png");
+    expect(nodesOf(g, "LoadImage").sort()).toEqual(["11", "h3_last_frame_1"]);
+    // The samplers still read the conditioning and latent of the (switched) node.
+    const high = one(g, "KSamplerAdvanced", "Wan high noise sampler");
+    expect(source(g, high, "positive")).toBe(fl);
+    expect(source(g, high, "latent_image")).toBe(fl);
+  });
+
+  it("puts each stage's LoRAs on its own expert and removes the loaders under the base preset", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    const loras = [
+      { name: "wan2.2_i2v_lightx2v_4steps_lora_v1_high_noise.safetensors", strength: 1, stage: "high" },
+      { name: "wan2.2_i2v_lightx2v_4steps_lora_v1_low_noise.safetensors", strength: 1, stage: "low" },
+      { name: "style.safetensors", strength: 0.6 },
+    ];
+    const { graph: g } = patchGraph(spec, graph, job({ loras }), { first: "f.png" });
+    const chainOf = (stage: "high" | "low") => {
+      const names: unknown[] = [];
+      let node = source(g, one(g, "KSamplerAdvanced", `Wan ${stage} noise sampler`), "model");
+      node = source(g, node, "model"); // ModelSamplingSD3 → the last loader
+      while (node.class_type === "LoraLoaderModelOnly") {
+        names.unshift(node.inputs.lora_name);
+        node = source(g, node, "model");
+      }
+      expect(node._meta?.title).toBe(`Wan ${stage} noise model`);
+      return names;
+    };
+    expect(chainOf("high")).toEqual([loras[0].name, "style.safetensors"]);
+    expect(chainOf("low")).toEqual([loras[1].name, "style.safetensors"]);
+
+    const base = patchGraph(spec, graph, job({ loras: [], base: true }), { first: "f.png" }).graph;
+    expect(nodesOf(base, "LoraLoaderModelOnly")).toEqual([]);
+    const shift = source(base, one(base, "KSamplerAdvanced", "Wan high noise sampler"), "model");
+    expect(source(base, shift, "model")._meta?.title).toBe("Wan high noise model");
+  });
+
+  it("keeps the low noise sampler's latent with the pack saver", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    const { graph: g, saver } = patchGraph(
+      spec,
+      graph,
+      job(),
+      { first: "f.png" },
+      {
+        saver: "pack",
+        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 3, save_latent: true },
+      },
+    );
+    expect(g[saver].class_type).toBe("H3SaveShot");
+    expect(g[saver].inputs).toMatchObject({ root: "/show", take: 3, fps: 24, save_frames: false });
+    expect(source(g, g[saver], "latent")._meta?.title).toBe("Wan low noise sampler");
+    expect(nodesOf(g, "SaveVideo")).toEqual([]);
+  });
+
+  it("needs the first/last node and names every file it renders with, with where to download it", async () => {
+    const { spec, graph } = await target("wan22_i2v");
+    expect(targetClasses(spec, graph)).toEqual(
+      expect.arrayContaining([
+        "KSamplerAdvanced",
+        "LoadImage",
+        "WanFirstLastFrameToVideo",
+        "WanImageToVideo",
+      ]),
+    );
+    const classes = targetClasses(spec, graph);
+    const r = await readiness(
+      spec,
+      {
+        objectInfo: classes.filter((c) => c !== "WanFirstLastFrameToVideo"),
+        models: { diffusion_models: [] },
+      },
+      { graph },
+    );
+    expect(r.status).toBe("not_ready");
+    expect(r.nodes_missing).toEqual(["WanFirstLastFrameToVideo"]);
+    const want = r.missing.map((m) => [m.param, m.want, m.folder, m.url]);
+    expect(want).toEqual(
+      expect.arrayContaining([
+        [
+          "model",
+          "wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors",
+          "diffusion_models",
+          "https://huggingface.co/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files/diffusion_models/wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors",
+        ],
+        [
+          "model_low",
+          "wan2.2_i2v_low_noise_14B_fp8_scaled.safetensors",
+          "diffusion_models",
+          "https://huggingface.co/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files/diffusion_models/wan2.2_i2v_low_noise_14B_fp8_scaled.safetensors",
+        ],
+      ]),
+    );
+  });
+});
