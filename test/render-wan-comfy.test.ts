@@ -1,7 +1,7 @@
-// Wan 2.2 I2V renders through the ComfyUI double: POST /studio/render on a wan22_i2v series, the job store, a
+// Wan 2.2 I2V and TI2V render through the ComfyUI double: POST /studio/render on a Wan series, the job store, a
 // WorkerPool and the local engine. The double accepts the patched graph against its catalogue (the node schemas read
-// from ComfyUI's source), each shot's first frame is uploaded and loaded, the experts split the steps, and the take
-// has the shot's exact frame count.
+// from ComfyUI's source), each shot's first frame is uploaded and loaded (TI2V renders from the prompt alone without
+// one), the experts split the steps, and the take has the shot's exact frame count.
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
@@ -36,14 +36,16 @@ let store: StudioJobStore;
 let double: ComfyDouble;
 const pools: WorkerPool[] = [];
 
-/** The double's own files plus every file wan22_i2v downloads. */
+/** The double's own files plus every file the Wan targets download. */
 function wanModels(): Record<string, string[]> {
   const models = structuredClone(DEFAULT_MODELS);
-  const downloads = (shippedRegistry().get("wan22_i2v")?.downloads ?? {}) as Record<
-    string,
-    { folder: string }
-  >;
-  for (const [file, d] of Object.entries(downloads)) models[d.folder] = [...(models[d.folder] ?? []), file];
+  for (const id of ["wan22_i2v", "wan22_ti2v"]) {
+    const downloads = (shippedRegistry().get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
+    for (const [file, d] of Object.entries(downloads)) {
+      const have = models[d.folder] ?? [];
+      if (!have.includes(file)) models[d.folder] = [...have, file];
+    }
+  }
   return models;
 }
 
@@ -153,5 +155,68 @@ describe("wan22_i2v on the local ComfyUI", () => {
     const base = (n: string) => n.split("/").pop();
     for (const name of [first1, sc2.inputs.first])
       expect(double.uploads.map((u) => base(u.name))).toContain(base(name));
+  });
+});
+
+describe("wan22_ti2v on the local ComfyUI", () => {
+  it("renders a shot from its first frame and one from the prompt alone, with exact frame counts", async () => {
+    const series = seriesS();
+    series.series.target = "wan22_ti2v";
+    const ep = await s.episode(SCRIPT, { series });
+    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+    await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
+    const before = graphs().length;
+
+    const res = await s.call("POST", "/render", { ep });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.skipped).toEqual([]);
+    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+      ["sh010", "wan22_ti2v"],
+      ["sh020", "wan22_ti2v"],
+    ]);
+    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+    for (const q of res.body.queued) {
+      await waitFor(async () =>
+        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+      );
+      const j: Any = await store.get(q.prompt_id);
+      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+    }
+    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+
+    for (const shot of ["sh010", "sh020"]) {
+      const sc = await sidecar(ep, shot);
+      expect(sc).toMatchObject({ status: "ok", target: "wan22_ti2v", backend: "local" });
+      expect(sc.resolved.model).toMatchObject({ want: "wan2.2_ti2v_5B_fp16.safetensors", how: "exact" });
+      expect(sc.resolved.vae).toMatchObject({ want: "wan2.2_vae.safetensors", how: "exact" });
+      const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
+      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect((sc.length - 5) % 4).toBe(0);
+    }
+
+    const first = (await sidecar(ep, "sh010")).inputs.first;
+    expect(first).toBeTruthy();
+    const mine = graphs().slice(before);
+    expect(mine).toHaveLength(2);
+    const latentOf = (g: Record<string, Any>) => {
+      const nodes = ofClass(g, "Wan22ImageToVideoLatent");
+      expect(nodes).toHaveLength(1);
+      return nodes[0];
+    };
+    const withFrame = mine.filter((g) => ofClass(g, "LoadImage").length > 0);
+    expect(withFrame).toHaveLength(1);
+    const g1 = withFrame[0];
+    expect(g1[latentOf(g1).inputs.start_image[0]].inputs.image).toBe(first);
+    expect(latentOf(g1).inputs.length).toBe((await sidecar(ep, "sh010")).length);
+    // The proxy preset's steps, cfg, sampler and shift on the one sampler.
+    expect(
+      ofClass(g1, "KSampler").map((n: Any) => [n.inputs.steps, n.inputs.cfg, n.inputs.sampler_name]),
+    ).toEqual([[12, 5, "uni_pc"]]);
+    expect(ofClass(g1, "ModelSamplingSD3").map((n: Any) => n.inputs.shift)).toEqual([8]);
+    const g2 = mine.find((g) => g !== g1) ?? {};
+    expect(latentOf(g2).inputs).not.toHaveProperty("start_image");
+    expect(latentOf(g2).inputs.length).toBe((await sidecar(ep, "sh020")).length);
   });
 });

@@ -241,3 +241,156 @@ describe("wan22_i2v", () => {
     );
   });
 });
+
+const ti2vJob = (over: PatchValues = {}): PatchValues => ({
+  prompt: "Ada turns to the window.",
+  negative: "blurry",
+  seed: 18446744073709551615n,
+  steps: 12,
+  width: 640,
+  height: 352,
+  length: 49,
+  fps: 24,
+  cfg: 5,
+  sampler: "uni_pc",
+  shift: 8,
+  model: "ti2v.safetensors",
+  text_encoder: "umt5.safetensors",
+  vae: "vae22.safetensors",
+  prefix: "studio/e01/sh010_t01",
+  ...over,
+});
+
+describe("wan22_ti2v", () => {
+  it("ships a workflow that validates against ComfyUI's node schemas", async () => {
+    const { graph } = await target("wan22_ti2v");
+    expect(schemaErrors(graph)).toEqual([]);
+  });
+
+  it("validates as patched for every job shape: with and without a first frame, LoRAs, the pack saver", async () => {
+    const { spec, graph } = await target("wan22_ti2v");
+    const shapes: [PatchValues, { first?: string }, "core" | "pack"][] = [
+      [ti2vJob(), {}, "core"],
+      [ti2vJob(), { first: "first.png" }, "core"],
+      [ti2vJob({ loras: [{ name: "ink.safetensors", strength: 0.5 }] }), {}, "core"],
+      [ti2vJob(), { first: "first.png" }, "pack"],
+    ];
+    for (const [values, inputs, saver] of shapes) {
+      const { graph: g } = patchGraph(spec, graph, values, inputs, {
+        saver,
+        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 1, save_latent: true },
+      });
+      const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
+      expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
+    }
+  });
+
+  it("carries the job's values to the nodes its binding names", async () => {
+    const { spec, graph } = await target("wan22_ti2v");
+    const { graph: g, saver } = patchGraph(spec, graph, ti2vJob(), { first: "h3pipe/sh010_first.png" });
+    expect(one(g, "UNETLoader").inputs.unet_name).toBe("ti2v.safetensors");
+    expect(one(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "umt5.safetensors", type: "wan" });
+    expect(one(g, "VAELoader").inputs.vae_name).toBe("vae22.safetensors");
+    expect(one(g, "CLIPTextEncode", "Positive prompt").inputs.text).toBe("Ada turns to the window.");
+    expect(one(g, "CLIPTextEncode", "Negative prompt").inputs.text).toBe("blurry");
+    const latent = one(g, "Wan22ImageToVideoLatent");
+    expect(latent.inputs).toMatchObject({ width: 640, height: 352, length: 49 });
+    expect(source(g, latent, "start_image").inputs.image).toBe("h3pipe/sh010_first.png");
+    const sampler = one(g, "KSampler");
+    expect(sampler.inputs).toMatchObject({
+      seed: 18446744073709551615n,
+      steps: 12,
+      cfg: 5,
+      sampler_name: "uni_pc",
+    });
+    expect(source(g, sampler, "latent_image")).toBe(latent);
+    expect(one(g, "ModelSamplingSD3").inputs.shift).toBe(8);
+    expect(one(g, "CreateVideo").inputs.fps).toBe(24);
+    expect(g[saver]).toMatchObject({
+      class_type: "SaveVideo",
+      inputs: { filename_prefix: "studio/e01/sh010_t01" },
+    });
+  });
+
+  it("renders from the prompt alone without a first frame: the input and its loader go", async () => {
+    const { spec, graph } = await target("wan22_ti2v");
+    const { graph: g, notes } = patchGraph(spec, graph, ti2vJob(), {});
+    expect(one(g, "Wan22ImageToVideoLatent").inputs).not.toHaveProperty("start_image");
+    expect(nodesOf(g, "LoadImage")).toEqual([]);
+    expect(notes).toEqual([]);
+    const withLast = patchGraph(spec, graph, ti2vJob(), { first: "a.png", last: "b.png" });
+    expect(nodesOf(withLast.graph, "LoadImage")).toHaveLength(1);
+    expect(withLast.notes.join(" ")).toMatch(/takes no last frame/);
+  });
+
+  it("puts LoRAs between the model and the shift, and keeps the sampler's latent with the pack saver", async () => {
+    const { spec, graph } = await target("wan22_ti2v");
+    const loras = [
+      { name: "a.safetensors", strength: 0.6 },
+      { name: "b.safetensors", strength: 1 },
+    ];
+    const { graph: g } = patchGraph(spec, graph, ti2vJob({ loras }), {});
+    const names: unknown[] = [];
+    let node = source(g, one(g, "ModelSamplingSD3"), "model");
+    while (node.class_type === "LoraLoaderModelOnly") {
+      names.unshift(node.inputs.lora_name);
+      node = source(g, node, "model");
+    }
+    expect(node.class_type).toBe("UNETLoader");
+    expect(names).toEqual(["a.safetensors", "b.safetensors"]);
+
+    const pack = patchGraph(
+      spec,
+      graph,
+      ti2vJob(),
+      {},
+      {
+        saver: "pack",
+        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 2, save_latent: true },
+      },
+    );
+    const saver = pack.graph[pack.saver];
+    expect(saver.class_type).toBe("H3SaveShot");
+    expect(saver.inputs).toMatchObject({ root: "/show", take: 2, fps: 24, save_frames: false });
+    expect(source(pack.graph, saver, "latent").class_type).toBe("KSampler");
+    expect(nodesOf(pack.graph, "SaveVideo")).toEqual([]);
+  });
+
+  it("needs LoadImage for a first frame and names every file it renders with, with where to download it", async () => {
+    const { spec, graph } = await target("wan22_ti2v");
+    const classes = targetClasses(spec, graph);
+    expect(classes).toEqual(expect.arrayContaining(["KSampler", "LoadImage", "Wan22ImageToVideoLatent"]));
+    const r = await readiness(
+      spec,
+      {
+        objectInfo: classes.filter((c) => c !== "Wan22ImageToVideoLatent"),
+        models: { diffusion_models: [], vae: [], text_encoders: [] },
+      },
+      { graph },
+    );
+    expect(r.status).toBe("not_ready");
+    expect(r.nodes_missing).toEqual(["Wan22ImageToVideoLatent"]);
+    expect(r.missing.map((m) => [m.param, m.want, m.folder, m.url])).toEqual(
+      expect.arrayContaining([
+        [
+          "model",
+          "wan2.2_ti2v_5B_fp16.safetensors",
+          "diffusion_models",
+          "https://huggingface.co/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files/diffusion_models/wan2.2_ti2v_5B_fp16.safetensors",
+        ],
+        [
+          "vae",
+          "wan2.2_vae.safetensors",
+          "vae",
+          "https://huggingface.co/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files/vae/wan2.2_vae.safetensors",
+        ],
+        [
+          "text_encoder",
+          "umt5_xxl_fp8_e4m3fn_scaled.safetensors",
+          "text_encoders",
+          "https://huggingface.co/Comfy-Org/Wan_2.1_ComfyUI_repackaged/resolve/main/split_files/text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors",
+        ],
+      ]),
+    );
+  });
+});

@@ -631,14 +631,28 @@ function requiredReason(spec: TargetSpec, end: KeyframeEnd): string | null {
   return typeof why === "string" ? why : null;
 }
 
+/**
+ * The first frame into the `LoadImage` feeding `start_image` of the one `cls` node, whose id it returns; without a
+ * frame the input is removed, so the prune drops the loader and the node starts from noise.
+ */
+function wanStartImage(ctx: Ctx, cls: string, first: string | null | undefined): string {
+  const { g, spec } = ctx;
+  const { node, load } = loadFeeding(ctx, cls, "start_image");
+  if (!first) {
+    delete g[node].inputs.start_image;
+    return node;
+  }
+  if (!load) throw new GraphError(spec.id, `first frame: ${cls}.start_image reads no LoadImage`);
+  g[load].inputs.image = first;
+  return node;
+}
+
 function wanI2vKeyframes(ctx: Ctx, inputs: PatchInputs): void {
   const { g, spec } = ctx;
-  const { node, load } = loadFeeding(ctx, "WanImageToVideo", "start_image");
   if (!inputs.first) {
     throw new GraphError(spec.id, `no first frame: ${requiredReason(spec, "first") ?? "the shot needs one"}`);
   }
-  if (!load) throw new GraphError(spec.id, "first frame: WanImageToVideo.start_image reads no LoadImage");
-  g[load].inputs.image = inputs.first;
+  const node = wanStartImage(ctx, "WanImageToVideo", inputs.first);
   if (!inputs.last) return;
   // The first/last node takes the same conditioning, VAE and size; its CLIP vision input has another name.
   const old = g[node].inputs;
@@ -826,6 +840,12 @@ function targetPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
     wanStageSplit(ctx, values);
     return;
   }
+  if (spec.binding.keyframe_patch === "wan22_ti2v") {
+    // One model, one sampler: the first frame is optional and a last frame has no input to go to.
+    wanStartImage(ctx, "Wan22ImageToVideoLatent", inputs.first);
+    if (inputs.last) ctx.notes.push(`${spec.short} takes no last frame; the shot renders without it`);
+    return;
+  }
   if (isObject(spec.binding.references)) {
     if (spec.binding.references.inputs !== undefined) fanInReferences(ctx, inputs.references ?? []);
     else referenceChains(ctx, inputs.references ?? []);
@@ -958,14 +978,19 @@ export function jobClasses(
   return [...new Set(Object.values(g).map((n) => n.class_type))].sort();
 }
 
+/** The keyframe inputs each keyframe patch can wire, as the job shapes that add their nodes. */
+const KEYFRAME_SHAPES: Record<string, JobShape[]> = {
+  ltx2: [{ first: true }, { last: true }],
+  wan22_i2v: [{ first: true, last: true }],
+  wan22_ti2v: [{ first: true }],
+};
+
 /**
  * Every node class jobs on this target can send: a plain job's, plus what each optional input adds (first and last
  * keyframes, reference pictures, a LoRA chain), since a class missing there fails only the jobs that read it.
  */
 export function targetClasses(spec: TargetSpec, graph: ApiGraph, options: PatchOptions = {}): string[] {
-  const shapes: JobShape[] = [{}];
-  if (spec.binding.keyframe_patch === "ltx2") shapes.push({ first: true }, { last: true });
-  if (spec.binding.keyframe_patch === "wan22_i2v") shapes.push({ first: true, last: true });
+  const shapes: JobShape[] = [{}, ...(KEYFRAME_SHAPES[String(spec.binding.keyframe_patch)] ?? [])];
   const max = typeof spec.capabilities.max_refs === "number" ? spec.capabilities.max_refs : Infinity;
   if (isObject(spec.binding.references) && max >= 1) shapes.push({ references: Math.min(max, 2) });
   const loraSpecs = asSpecs(params(spec).loras);
