@@ -107,6 +107,8 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
   const inputs: Record<string, string> = {};
   const first = p.first_frame ? await fileInside(showFence(p.ep), p.first_frame) : null;
   if (first) inputs.first = first;
+  const last = p.last_frame ? await fileInside(showFence(p.ep), p.last_frame) : null;
+  if (last) inputs.last = last;
   const plate = await plateOf(vi, t.shot);
   if (plate) inputs.plate = plate;
   const spec = vi?.env.targets.get(p.target) ?? input.services.targets.get(p.target);

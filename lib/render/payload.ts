@@ -17,6 +17,8 @@ export interface RenderPayload {
   chain: "first" | "latent" | null;
   /** The first keyframe the target reads (absolute), or null. */
   first_frame: string | null;
+  /** The last keyframe the target reads (absolute), or null; absent on older payloads. */
+  last_frame?: string | null;
   save_frames: boolean;
   save_latent: boolean;
   /** The target's workflow resolved at queue time; absent on older payloads (the job resolves it). */
@@ -48,6 +50,7 @@ export const renderPayload: z.ZodType<RenderPayload> = z.object({
   backend: z.string().min(1),
   chain: z.enum(["first", "latent"]).nullable(),
   first_frame: z.string().nullable(),
+  last_frame: z.string().nullish(),
   save_frames: z.boolean(),
   save_latent: z.boolean(),
   workflow: z

@@ -121,6 +121,8 @@ export interface PlannedShot {
   chain: Continuous | null;
   /** The first keyframe the target reads (absolute), or null. */
   firstFrame: string | null;
+  /** The last keyframe the target reads (absolute), or null. */
+  lastFrame: string | null;
   /** Model files checked against the backend (mismatch, missing), or null when not (built-in, other lanes). */
   resolved: Record<string, ResolvedParam> | null;
   /** The accelerator fallback is in force: the preset's `base` renders. */
@@ -488,12 +490,16 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
       : chain === "first"
         ? path.join(vi.ep, "refs", "shots", safeShot(shot), "first.png")
         : null;
+  const lastRel = typeof keyframes.last === "string" ? keyframes.last : null;
+  const lastFrame = lastRel !== null ? c.resolve(lastRel) : null;
 
   // The classes this shot's graph sends (its keyframe and LoRAs decide which) must all exist on the engine. The job
-  // reads the first keyframe when the file is there at its start: there now, or cut then from the previous shot.
+  // reads the first keyframe when the file is there at its start: there now, or cut then from the previous shot;
+  // the last keyframe when it is there now (nothing cuts one).
   if (workflow && models) {
     const first = firstFrame !== null && (chain === "first" || (await c.probe.exists(firstFrame)));
-    const shape = { loras: models.loras, base: models.base, first };
+    const last = lastFrame !== null && (await c.probe.exists(lastFrame));
+    const shape = { loras: models.loras, base: models.base, first, last };
     const nodes = await nodeProblem(c, spec, workflow.graph, shape);
     if (typeof nodes === "string") return { shot, error: nodes };
     if (nodes.length) {
@@ -567,6 +573,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     note: req.note ?? overrideNote ?? "",
     chain,
     firstFrame,
+    lastFrame,
     resolved: models ? resolvedParams(models) : null,
     base: models?.base ?? false,
     baseValues: models?.base ? { ...models.values } : null,

@@ -358,6 +358,7 @@ export async function queueRender(
         backend: p.lane,
         chain: p.chain,
         first_frame: p.firstFrame,
+        last_frame: p.lastFrame,
         save_frames: p.saveFrames,
         save_latent: p.saveLatent,
         ...(p.workflow ? { workflow: p.workflow } : {}),
