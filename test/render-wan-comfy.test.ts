@@ -1,7 +1,8 @@
-// Wan 2.2 I2V and TI2V render through the ComfyUI double: POST /studio/render on a Wan series, the job store, a
+// Wan 2.2 I2V, TI2V and VACE render through the ComfyUI double: POST /studio/render on a Wan series, the job store, a
 // WorkerPool and the local engine. The double accepts the patched graph against its catalogue (the node schemas read
 // from ComfyUI's source), each shot's first frame is uploaded and loaded (TI2V renders from the prompt alone without
-// one), the experts split the steps, and the take has the shot's exact frame count.
+// one; VACE turns it into a control video), the experts split the steps, and the take has the shot's exact frame
+// count.
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
@@ -39,7 +40,7 @@ const pools: WorkerPool[] = [];
 /** The double's own files plus every file the Wan targets download. */
 function wanModels(): Record<string, string[]> {
   const models = structuredClone(DEFAULT_MODELS);
-  for (const id of ["wan22_i2v", "wan22_ti2v"]) {
+  for (const id of ["wan22_i2v", "wan22_ti2v", "wan22_vace"]) {
     const downloads = (shippedRegistry().get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
     for (const [file, d] of Object.entries(downloads)) {
       const have = models[d.folder] ?? [];
@@ -218,5 +219,73 @@ describe("wan22_ti2v on the local ComfyUI", () => {
     const g2 = mine.find((g) => g !== g1) ?? {};
     expect(latentOf(g2).inputs).not.toHaveProperty("start_image");
     expect(latentOf(g2).inputs.length).toBe((await sidecar(ep, "sh020")).length);
+  });
+});
+
+describe("wan22_vace on the local ComfyUI", () => {
+  it("renders a shot with its first frame as a control video and one from the prompt alone", async () => {
+    const series = seriesS();
+    series.series.target = "wan22_vace";
+    const ep = await s.episode(SCRIPT, { series });
+    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+    await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
+    const before = graphs().length;
+
+    const res = await s.call("POST", "/render", { ep });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.skipped).toEqual([]);
+    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+      ["sh010", "wan22_vace"],
+      ["sh020", "wan22_vace"],
+    ]);
+    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+    for (const q of res.body.queued) {
+      await waitFor(async () =>
+        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+      );
+      const j: Any = await store.get(q.prompt_id);
+      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+    }
+    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+
+    for (const shot of ["sh010", "sh020"]) {
+      const sc = await sidecar(ep, shot);
+      expect(sc).toMatchObject({ status: "ok", target: "wan22_vace", backend: "local" });
+      expect(sc.resolved.model).toMatchObject({
+        want: "wan2.2_fun_vace_high_noise_14B_fp8_scaled.safetensors",
+        how: "exact",
+      });
+      const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
+      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+    }
+
+    const first = (await sidecar(ep, "sh010")).inputs.first;
+    const n = (await sidecar(ep, "sh010")).length;
+    const mine = graphs().slice(before);
+    expect(mine).toHaveLength(2);
+    const vaceOf = (g: Record<string, Any>) => {
+      const nodes = ofClass(g, "WanVaceToVideo");
+      expect(nodes).toHaveLength(1);
+      return nodes[0];
+    };
+    const g1 = mine.find((g) => ofClass(g, "LoadImage").some((l: Any) => l.inputs.image === first)) ?? {};
+    const v1 = vaceOf(g1);
+    expect(v1.inputs.length).toBe(n);
+    // The first frame scaled to the render size, then n-1 grey frames to generate.
+    const video = g1[v1.inputs.control_video[0]];
+    expect(video.class_type).toBe("ImageBatch");
+    const scaled = g1[video.inputs.image1[0]];
+    expect(scaled.class_type).toBe("ImageScale");
+    expect(g1[scaled.inputs.image[0]].inputs.image).toBe(first);
+    expect(g1[video.inputs.image2[0]].inputs).toMatchObject({ batch_size: n - 1, color: 0x7f7f7f });
+    expect(g1[v1.inputs.control_masks[0]].class_type).toBe("ImageToMask");
+    expect(ofClass(g1, "LoraLoaderModelOnly")).toHaveLength(2);
+    expect(ofClass(g1, "TrimVideoLatent")).toHaveLength(1);
+
+    const g2 = mine.find((g) => g !== g1) ?? {};
+    for (const input of ["control_video", "control_masks", "reference_image"])
+      expect(vaceOf(g2).inputs).not.toHaveProperty(input);
   });
 });

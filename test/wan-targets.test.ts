@@ -394,3 +394,197 @@ describe("wan22_ti2v", () => {
     );
   });
 });
+
+describe("wan22_vace", () => {
+  const vaceJob = (over: PatchValues = {}): PatchValues =>
+    job({
+      model: "vace_high.safetensors",
+      model_low: "vace_low.safetensors",
+      shift: 8,
+      vace_strength: 0.8,
+      ...over,
+    });
+
+  it("ships a workflow that validates against ComfyUI's node schemas", async () => {
+    const { graph } = await target("wan22_vace");
+    expect(schemaErrors(graph)).toEqual([]);
+  });
+
+  it("validates as patched for every job shape: reference, keyframes, LoRAs, the base preset, the pack saver", async () => {
+    const { spec, graph } = await target("wan22_vace");
+    const lightx = [
+      { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_high_noise.safetensors", strength: 1, stage: "high" },
+      { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_low_noise.safetensors", strength: 1, stage: "low" },
+    ];
+    const shapes: [PatchValues, { first?: string; last?: string; references?: string[] }, "core" | "pack"][] =
+      [
+        [vaceJob(), {}, "core"],
+        [vaceJob(), { references: ["ref.png"] }, "core"],
+        [vaceJob(), { first: "a.png" }, "core"],
+        [vaceJob(), { last: "b.png" }, "core"],
+        [vaceJob({ loras: lightx }), { first: "a.png", last: "b.png", references: ["ref.png"] }, "core"],
+        [vaceJob({ loras: [], base: true, steps: 20, cfg: 3.5 }), { first: "a.png" }, "pack"],
+      ];
+    for (const [values, inputs, saver] of shapes) {
+      const { graph: g } = patchGraph(spec, graph, values, inputs, {
+        saver,
+        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 1, save_latent: true },
+      });
+      const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
+      expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
+    }
+  });
+
+  it("carries the job's values to the nodes its binding names and splits the steps", async () => {
+    const { spec, graph } = await target("wan22_vace");
+    const { graph: g } = patchGraph(spec, graph, vaceJob({ steps: 20, split: 0.3 }), {
+      references: ["r.png"],
+    });
+    expect(one(g, "UNETLoader", "Wan high noise model").inputs.unet_name).toBe("vace_high.safetensors");
+    expect(one(g, "UNETLoader", "Wan low noise model").inputs.unet_name).toBe("vace_low.safetensors");
+    const vace = one(g, "WanVaceToVideo");
+    expect(vace.inputs).toMatchObject({ width: 640, height: 352, length: 49, strength: 0.8 });
+    expect(source(g, vace, "reference_image").inputs.image).toBe("r.png");
+    expect(vace.inputs).not.toHaveProperty("control_video");
+    for (const id of nodesOf(g, "ModelSamplingSD3")) expect(g[id].inputs.shift).toBe(8);
+    const high = one(g, "KSamplerAdvanced", "Wan high noise sampler").inputs;
+    const low = one(g, "KSamplerAdvanced", "Wan low noise sampler").inputs;
+    expect([high.start_at_step, high.end_at_step, low.start_at_step, low.end_at_step]).toEqual([
+      0, 6, 6, 10000,
+    ]);
+    // The decoder reads the low noise latent with the reference's leading frame trimmed.
+    const trim = source(g, one(g, "VAEDecode"), "samples");
+    expect(trim.class_type).toBe("TrimVideoLatent");
+    expect(source(g, trim, "samples")._meta?.title).toBe("Wan low noise sampler");
+    expect(source(g, trim, "trim_amount")).toBe(vace);
+  });
+
+  it("without a reference or keyframes renders from the prompt alone", async () => {
+    const { spec, graph } = await target("wan22_vace");
+    const { graph: g } = patchGraph(spec, graph, vaceJob(), {});
+    const vace = one(g, "WanVaceToVideo");
+    for (const input of ["reference_image", "control_video", "control_masks"])
+      expect(vace.inputs).not.toHaveProperty(input);
+    expect(nodesOf(g, "LoadImage")).toEqual([]);
+  });
+
+  it("turns the keyframes into a control video: scaled keyframes around grey frames, masked keep/generate", async () => {
+    const { spec, graph } = await target("wan22_vace");
+    const { graph: g } = patchGraph(spec, graph, vaceJob({ length: 49 }), { first: "a.png", last: "b.png" });
+    const vace = one(g, "WanVaceToVideo");
+    /** The frames an ImageBatch chain joins, in order, as [class, frames, colour or file]. */
+    const frames = (node: ApiGraph[string]): unknown[][] => {
+      if (node.class_type === "ImageBatch")
+        return [...frames(source(g, node, "image1")), ...frames(source(g, node, "image2"))];
+      if (node.class_type === "ImageScale") {
+        expect(node.inputs).toMatchObject({
+          width: 640,
+          height: 352,
+          upscale_method: "lanczos",
+          crop: "center",
+        });
+        return [["key", 1, source(g, node, "image").inputs.image]];
+      }
+      expect(node.class_type).toBe("EmptyImage");
+      expect(node.inputs).toMatchObject({ width: 640, height: 352 });
+      return [["plain", node.inputs.batch_size, node.inputs.color]];
+    };
+    expect(frames(source(g, vace, "control_video"))).toEqual([
+      ["key", 1, "a.png"],
+      ["plain", 47, 0x7f7f7f],
+      ["key", 1, "b.png"],
+    ]);
+    const mask = source(g, vace, "control_masks");
+    expect(mask.inputs.channel).toBe("red");
+    expect(frames(source(g, mask, "image"))).toEqual([
+      ["plain", 1, 0],
+      ["plain", 47, 0xffffff],
+      ["plain", 1, 0],
+    ]);
+    for (const id of Object.keys(g).filter((k) => !/^\d+$/.test(k))) expect(id).toMatch(/^h3_vace_key_\d+$/);
+
+    const lastOnly = patchGraph(spec, graph, vaceJob({ length: 9 }), { last: "b.png" }).graph;
+    const v2 = one(lastOnly, "WanVaceToVideo");
+    const chain = source(lastOnly, v2, "control_video");
+    expect(source(lastOnly, chain, "image1").inputs.batch_size).toBe(8);
+    expect(source(lastOnly, source(lastOnly, chain, "image2"), "image").inputs.image).toBe("b.png");
+  });
+
+  it("refuses keyframes that leave no frame to generate", async () => {
+    const { spec, graph } = await target("wan22_vace");
+    expect(() => patchGraph(spec, graph, vaceJob({ length: 2 }), { first: "a.png", last: "b.png" })).toThrow(
+      /control video: 2 frames leave no frame between 2 keyframes/,
+    );
+  });
+
+  it("inserts each stage's LoRAs after its own expert and keeps the trimmed latent with the pack saver", async () => {
+    const { spec, graph } = await target("wan22_vace");
+    const loras = [
+      { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_high_noise.safetensors", strength: 1, stage: "high" },
+      { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_low_noise.safetensors", strength: 1, stage: "low" },
+    ];
+    const { graph: g } = patchGraph(spec, graph, vaceJob({ loras }), {});
+    for (const [stage, lora] of [
+      ["high", loras[0]],
+      ["low", loras[1]],
+    ] as const) {
+      const shift = source(g, one(g, "KSamplerAdvanced", `Wan ${stage} noise sampler`), "model");
+      const loader = source(g, shift, "model");
+      expect(loader.inputs.lora_name).toBe(lora.name);
+      expect(source(g, loader, "model")._meta?.title).toBe(`Wan ${stage} noise model`);
+    }
+    const pack = patchGraph(
+      spec,
+      graph,
+      vaceJob(),
+      {},
+      { saver: "pack", saverValues: { project_root: "/show", subfolder: "x", take: 1, save_latent: true } },
+    );
+    expect(source(pack.graph, pack.graph[pack.saver], "latent").class_type).toBe("TrimVideoLatent");
+  });
+
+  it("needs the control video nodes and names every file, with where to download it", async () => {
+    const { spec, graph } = await target("wan22_vace");
+    const classes = targetClasses(spec, graph);
+    expect(classes).toEqual(
+      expect.arrayContaining([
+        "EmptyImage",
+        "ImageBatch",
+        "ImageScale",
+        "ImageToMask",
+        "LoadImage",
+        "TrimVideoLatent",
+        "WanVaceToVideo",
+      ]),
+    );
+    const r = await readiness(
+      spec,
+      {
+        objectInfo: classes.filter((c) => c !== "ImageToMask"),
+        models: { diffusion_models: [], loras: [], vae: [], text_encoders: [] },
+      },
+      { graph },
+    );
+    expect(r.status).toBe("not_ready");
+    expect(r.nodes_missing).toEqual(["ImageToMask"]);
+    const want = r.missing.map((m) => [m.param, m.want, m.folder, m.url]);
+    expect(want).toEqual(
+      expect.arrayContaining([
+        ["model", "wan2.2_fun_vace_high_noise_14B_fp8_scaled.safetensors", "diffusion_models", null],
+        ["model_low", "wan2.2_fun_vace_low_noise_14B_fp8_scaled.safetensors", "diffusion_models", null],
+        [
+          "vae",
+          "wan_2.1_vae.safetensors",
+          "vae",
+          "https://huggingface.co/Comfy-Org/Wan_2.2_ComfyUI_Repackaged/resolve/main/split_files/vae/wan_2.1_vae.safetensors",
+        ],
+      ]),
+    );
+    const lora = r.missing.find(
+      (m) => m.want === "wan2.2_t2v_lightx2v_4steps_lora_250928_high_noise.safetensors",
+    );
+    expect(lora?.url).toBe(
+      "https://huggingface.co/lightx2v/Wan2.2-Lightning/resolve/main/Wan2.2-T2V-A14B-4steps-lora-250928/high_noise_model.safetensors",
+    );
+  });
+});

@@ -676,6 +676,74 @@ function wanI2vKeyframes(ctx: Ctx, inputs: PatchInputs): void {
   };
 }
 
+/** A colour of the VACE control video: the recipe's `control` value, else the usual one. */
+function controlColour(spec: TargetSpec, key: "grey" | "keep" | "generate", fallback: number): number {
+  const control = (spec.recipe as Record<string, unknown>).control;
+  const v = isObject(control) ? control[key] : undefined;
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 0xffffff ? v : fallback;
+}
+
+/**
+ * Wan VACE: the composed reference picture into the `LoadImage` feeding `reference_image` (none: the input is
+ * removed and the prompt alone leads), and the keyframes as a control video. The video is each keyframe scaled to
+ * the render size with mid-grey frames between them; its mask keeps the keyframes (black) and generates the grey
+ * frames (white), read from the red channel.
+ */
+function wanVaceInputs(ctx: Ctx, inputs: PatchInputs): void {
+  const { g, spec } = ctx;
+  const refs = inputs.references ?? [];
+  const { node: vace, load } = loadFeeding(ctx, "WanVaceToVideo", "reference_image");
+  if (refs.length === 0) delete g[vace].inputs.reference_image;
+  else {
+    if (!load) throw new GraphError(spec.id, "reference: WanVaceToVideo.reference_image reads no LoadImage");
+    g[load].inputs.image = refs[0];
+    if (refs.length > 1)
+      ctx.notes.push(`${spec.short} reads one composed reference picture; ${refs.length - 1} more unused`);
+  }
+  const keys = [inputs.first, inputs.last];
+  const count = keys.filter(Boolean).length;
+  if (count === 0) return;
+  const { width: w, height: h, length: n } = g[vace].inputs;
+  if (typeof w !== "number" || typeof h !== "number" || typeof n !== "number") {
+    throw new GraphError(spec.id, "control video: WanVaceToVideo's width, height and length must be numbers");
+  }
+  const middle = n - count;
+  if (middle < 1) {
+    throw new GraphError(spec.id, `control video: ${n} frames leave no frame between ${count} keyframes`);
+  }
+  const add = (cls: string, inputs: Record<string, unknown>, title: string) =>
+    addNode(g, freshId(g, "h3_vace_key_"), cls, inputs, `${title} (h3pipe)`);
+  const plain = (frames: number, colour: number, title: string) =>
+    add("EmptyImage", { width: w, height: h, batch_size: frames, color: colour }, title);
+  const video: string[] = [];
+  const masks: string[] = [];
+  const keep = controlColour(spec, "keep", 0);
+  const key = (file: string, end: string) => {
+    const loaded = add("LoadImage", { image: file }, `${end} frame`);
+    video.push(
+      add(
+        "ImageScale",
+        { image: [loaded, 0], upscale_method: "lanczos", width: w, height: h, crop: "center" },
+        `${end} frame scaled`,
+      ),
+    );
+    masks.push(plain(1, keep, `${end} frame kept`));
+  };
+  if (inputs.first) key(inputs.first, "first");
+  video.push(plain(middle, controlColour(spec, "grey", 0x7f7f7f), "frames to generate"));
+  masks.push(plain(middle, controlColour(spec, "generate", 0xffffff), "frames to generate, mask"));
+  if (inputs.last) key(inputs.last, "last");
+  const batch = (ids: string[], title: string) =>
+    ids.slice(1).reduce((acc, id) => add("ImageBatch", { image1: [acc, 0], image2: [id, 0] }, title), ids[0]);
+  g[vace].inputs.control_video = [batch(video, "control video"), 0];
+  const mask = add(
+    "ImageToMask",
+    { image: [batch(masks, "control mask"), 0], channel: "red" },
+    "control mask",
+  );
+  g[vace].inputs.control_masks = [mask, 0];
+}
+
 /**
  * The two-expert split: the high noise sampler runs steps 0..split, the low noise one split..end, with
  * `split = round(steps * frac)` kept inside 1..steps-1 (frac: the job's `split`, else 0.5); a single step all goes
@@ -840,6 +908,11 @@ function targetPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
     wanStageSplit(ctx, values);
     return;
   }
+  if (spec.binding.keyframe_patch === "wan22_vace") {
+    wanVaceInputs(ctx, inputs);
+    wanStageSplit(ctx, values);
+    return;
+  }
   if (spec.binding.keyframe_patch === "wan22_ti2v") {
     // One model, one sampler: the first frame is optional and a last frame has no input to go to.
     wanStartImage(ctx, "Wan22ImageToVideoLatent", inputs.first);
@@ -965,8 +1038,10 @@ export function jobClasses(
   shape: JobShape = {},
 ): string[] {
   const values: PatchValues = { loras: shape.loras ?? null, base: shape.base === true };
-  // The value is irrelevant: only which nodes each binding selects matters here.
-  for (const param of Object.keys(params(spec))) if (param !== "loras") values[param] = 1;
+  // The value is irrelevant: only which nodes each binding selects matters here, though a length must leave room
+  // for keyframes in a control video.
+  for (const param of Object.keys(params(spec)))
+    if (param !== "loras") values[param] = param === "length" ? 81 : 1;
   // A target that needs a first frame for every shot never sends a job without one.
   const first = shape.first === true || requiredReason(spec, "first") !== null;
   const inputs: PatchInputs = {
@@ -983,6 +1058,7 @@ const KEYFRAME_SHAPES: Record<string, JobShape[]> = {
   ltx2: [{ first: true }, { last: true }],
   wan22_i2v: [{ first: true, last: true }],
   wan22_ti2v: [{ first: true }],
+  wan22_vace: [{ first: true, last: true, references: 1 }],
 };
 
 /**

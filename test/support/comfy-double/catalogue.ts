@@ -1027,6 +1027,8 @@ const TABLE_ONLY: Record<
     },
   },
   TrimVideoLatent: { category: "latent/video", display: "Trim Video Latent" },
+  ImageBatch: { category: "Legacy/image", display: "Batch Images" },
+  ImageToMask: { category: "mask", display: "Convert Image to Mask" },
   ComfySwitchNode: {
     category: "logic",
     display: "Switch",
