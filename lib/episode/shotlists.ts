@@ -8,7 +8,7 @@ import type { Story } from "../script/types.ts";
 import { cacheSlot, type WithCaches } from "../store/caches.ts";
 
 /** The reference's default target: a shot list without `target` is an H3 Ref2VA document. */
-const UNNAMED_TARGET = "minimax_h3_ref2va";
+export const UNNAMED_TARGET = "minimax_h3_ref2va";
 
 export interface BuiltShot {
   id: string;

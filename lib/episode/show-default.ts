@@ -1,8 +1,11 @@
 // The default video target of a show, and why: the settings' chosen default, else the target of the show's last
 // build (so a show folder opens unchanged), else the engine's detected default, else the built-in animatic.
+import path from "node:path";
 import type { Settings } from "../config/settings.ts";
+import { episodeFence, readShowJson } from "../paths/guarded.ts";
 import type { WithCaches } from "../store/caches.ts";
-import { readBuild } from "./shotlists.ts";
+import { isObject } from "../store/json-guards.ts";
+import { UNNAMED_TARGET } from "./shotlists.ts";
 
 export type DefaultSource = "settings" | "last_build" | "detected" | "builtin";
 
@@ -13,10 +16,21 @@ export interface ShowDefault {
   why: string;
 }
 
-/** The target the show's last build made its shot lists for (final pass, else proxy); null when never built. */
+/**
+ * The target the show's last build made its shot lists for (final pass, else proxy); null when never built. Only
+ * the main shot list is read (through the JSON cache, no folder listing), since every status read asks this too.
+ */
 export async function lastBuiltTarget(services: WithCaches, ep: string): Promise<string | null> {
-  const build = (await readBuild(services, ep, "final")) ?? (await readBuild(services, ep, "proxy"));
-  return build?.seriesTarget ?? null;
+  for (const name of ["shotlist.json", "shotlist_proxy.json"]) {
+    const doc = await readShowJson(
+      services,
+      episodeFence(ep),
+      path.join(ep, "shotlist", name),
+      `shotlist/${name}`,
+    );
+    if (isObject(doc)) return typeof doc.target === "string" && doc.target ? doc.target : UNNAMED_TARGET;
+  }
+  return null;
 }
 
 /** Pure choice; `isVideo` says whether a last build's target is still a video target here. */
