@@ -166,9 +166,9 @@ describe("H3 entries as the original tool writes them", () => {
       { subject: "mom", sample: "" },
       { subject: "ada", sample: "refs/voices/ada_take2.wav" },
     ]);
-    const todo = JSON.parse(await readFile(path.join(ep, "refs_todo.json"), "utf8"));
-    expect(todo.map((t: { path: string }) => t.path)).not.toContain("refs/voices/mom.wav");
-    expect(todo.map((t: { path: string }) => t.path)).toContain("refs/voices/ada_take2.wav");
+    const workOrder = JSON.parse(await readFile(path.join(ep, "refs_todo.json"), "utf8"));
+    expect(workOrder.map((t: { path: string }) => t.path)).not.toContain("refs/voices/mom.wav");
+    expect(workOrder.map((t: { path: string }) => t.path)).toContain("refs/voices/ada_take2.wav");
     expect(body.passes.final.report.warnings.join("\n")).toMatch(/sh010: .*mom has no voice_sample/);
   });
 });

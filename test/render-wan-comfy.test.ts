@@ -85,33 +85,47 @@ const graphs = () =>
 const ofClass = (g: Record<string, Any>, cls: string) =>
   Object.values(g).filter((n: Any) => n.class_type === cls);
 
+/**
+ * A two-shot episode on `target` with the kitchen plate and the first frames given (shot → colour), rendered through
+ * POST /studio/render and a worker pool; every job succeeded and the double refused no graph. Answers the episode
+ * and how many graphs the double had before.
+ */
+async function renderEpisode(
+  target: string,
+  firsts: Record<string, string>,
+): Promise<{ ep: string; before: number }> {
+  const series = seriesS();
+  series.series.target = target;
+  const ep = await s.episode(SCRIPT, { series });
+  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+  await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+  for (const [shot, colour] of Object.entries(firsts))
+    await png(path.join(ep, "refs", "shots", shot, "first.png"), colour);
+  const before = graphs().length;
+
+  const res = await s.call("POST", "/render", { ep });
+  expect(res.status).toBe(200);
+  expect(res.body.errors).toEqual([]);
+  expect(res.body.skipped).toEqual([]);
+  expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+    ["sh010", target],
+    ["sh020", target],
+  ]);
+  pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+  for (const q of res.body.queued) {
+    await waitFor(async () =>
+      ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+    );
+    const j: Any = await store.get(q.prompt_id);
+    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+  }
+  expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+  return { ep, before };
+}
+
 describe("wan22_i2v on the local ComfyUI", () => {
   it("renders each shot from its own first frame with exact frame counts", async () => {
-    const series = seriesS();
-    series.series.target = "wan22_i2v";
-    const ep = await s.episode(SCRIPT, { series });
-    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
-    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
-    await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
-    await png(path.join(ep, "refs", "shots", "sh020", "first.png"), "#996633");
-
-    const res = await s.call("POST", "/render", { ep });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([]);
-    expect(res.body.skipped).toEqual([]);
-    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
-      ["sh010", "wan22_i2v"],
-      ["sh020", "wan22_i2v"],
-    ]);
-    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-    for (const q of res.body.queued) {
-      await waitFor(async () =>
-        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
-      );
-      const j: Any = await store.get(q.prompt_id);
-      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
-    }
-    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+    const { ep } = await renderEpisode("wan22_i2v", { sh010: "#336699", sh020: "#996633" });
 
     for (const shot of ["sh010", "sh020"]) {
       const sc = await sidecar(ep, shot);
@@ -161,31 +175,7 @@ describe("wan22_i2v on the local ComfyUI", () => {
 
 describe("wan22_ti2v on the local ComfyUI", () => {
   it("renders a shot from its first frame and one from the prompt alone, with exact frame counts", async () => {
-    const series = seriesS();
-    series.series.target = "wan22_ti2v";
-    const ep = await s.episode(SCRIPT, { series });
-    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
-    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
-    await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
-    const before = graphs().length;
-
-    const res = await s.call("POST", "/render", { ep });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([]);
-    expect(res.body.skipped).toEqual([]);
-    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
-      ["sh010", "wan22_ti2v"],
-      ["sh020", "wan22_ti2v"],
-    ]);
-    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-    for (const q of res.body.queued) {
-      await waitFor(async () =>
-        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
-      );
-      const j: Any = await store.get(q.prompt_id);
-      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
-    }
-    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+    const { ep, before } = await renderEpisode("wan22_ti2v", { sh010: "#336699" });
 
     for (const shot of ["sh010", "sh020"]) {
       const sc = await sidecar(ep, shot);
@@ -224,31 +214,7 @@ describe("wan22_ti2v on the local ComfyUI", () => {
 
 describe("wan22_vace on the local ComfyUI", () => {
   it("renders a shot with its first frame as a control video and one from the prompt alone", async () => {
-    const series = seriesS();
-    series.series.target = "wan22_vace";
-    const ep = await s.episode(SCRIPT, { series });
-    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
-    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
-    await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
-    const before = graphs().length;
-
-    const res = await s.call("POST", "/render", { ep });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([]);
-    expect(res.body.skipped).toEqual([]);
-    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
-      ["sh010", "wan22_vace"],
-      ["sh020", "wan22_vace"],
-    ]);
-    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-    for (const q of res.body.queued) {
-      await waitFor(async () =>
-        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
-      );
-      const j: Any = await store.get(q.prompt_id);
-      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
-    }
-    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+    const { ep, before } = await renderEpisode("wan22_vace", { sh010: "#336699" });
 
     for (const shot of ["sh010", "sh020"]) {
       const sc = await sidecar(ep, shot);

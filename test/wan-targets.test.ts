@@ -27,6 +27,22 @@ async function target(id: string): Promise<{ spec: TargetSpec; graph: ApiGraph }
   return { spec, graph };
 }
 
+/** Every job shape, patched with its saver, passes the node schemas (the pack saver is not a core class). */
+function expectShapesValid(
+  spec: TargetSpec,
+  graph: ApiGraph,
+  shapes: [PatchValues, Parameters<typeof patchGraph>[3], "core" | "pack"][],
+): void {
+  for (const [values, inputs, saver] of shapes) {
+    const { graph: g } = patchGraph(spec, graph, values, inputs, {
+      saver,
+      saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 1, save_latent: true },
+    });
+    const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
+    expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
+  }
+}
+
 /** The one node of a class (and title) in a graph. */
 function one(g: ApiGraph, cls: string, title?: string): ApiGraph[string] {
   const ids = nodesOf(g, cls).filter((id) => title === undefined || g[id]._meta?.title === title);
@@ -76,15 +92,7 @@ describe("wan22_i2v", () => {
       [job({ loras: [{ name: "ink.safetensors", strength: 0.5 }] }), { first: "first.png" }, "core"],
       [job({ loras: [], base: true, steps: 20, cfg: 3.5 }), { first: "first.png" }, "pack"],
     ];
-    for (const [values, inputs, saver] of shapes) {
-      const { graph: g } = patchGraph(spec, graph, values, inputs, {
-        saver,
-        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 1, save_latent: true },
-      });
-      // The pack saver is not a core class; everything else must be.
-      const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
-      expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
-    }
+    expectShapesValid(spec, graph, shapes);
   });
 
   it("carries the job's values to the nodes its binding names", async () => {
@@ -275,14 +283,7 @@ describe("wan22_ti2v", () => {
       [ti2vJob({ loras: [{ name: "ink.safetensors", strength: 0.5 }] }), {}, "core"],
       [ti2vJob(), { first: "first.png" }, "pack"],
     ];
-    for (const [values, inputs, saver] of shapes) {
-      const { graph: g } = patchGraph(spec, graph, values, inputs, {
-        saver,
-        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 1, save_latent: true },
-      });
-      const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
-      expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
-    }
+    expectShapesValid(spec, graph, shapes);
   });
 
   it("carries the job's values to the nodes its binding names", async () => {
@@ -425,14 +426,7 @@ describe("wan22_vace", () => {
         [vaceJob({ loras: lightx }), { first: "a.png", last: "b.png", references: ["ref.png"] }, "core"],
         [vaceJob({ loras: [], base: true, steps: 20, cfg: 3.5 }), { first: "a.png" }, "pack"],
       ];
-    for (const [values, inputs, saver] of shapes) {
-      const { graph: g } = patchGraph(spec, graph, values, inputs, {
-        saver,
-        saverValues: { project_root: "/show", subfolder: "e01/renders/sh010", take: 1, save_latent: true },
-      });
-      const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
-      expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
-    }
+    expectShapesValid(spec, graph, shapes);
   });
 
   it("carries the job's values to the nodes its binding names and splits the steps", async () => {

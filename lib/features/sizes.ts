@@ -23,13 +23,13 @@ export async function downloadSizes(
 ): Promise<{ sizes: Record<string, number | null> }> {
   const kept = services.caches.of(SIZES);
   const urls = recordedUrls(services);
-  const todo = urls.filter((u) => !kept.has(u));
-  if (todo.length) {
+  const unasked = urls.filter((u) => !kept.has(u));
+  if (unasked.length) {
     const token = await hfToken(services);
     let next = 0;
     const ask = async () => {
-      while (next < todo.length) {
-        const url = todo[next++];
+      while (next < unasked.length) {
+        const url = unasked[next++];
         const size = remoteSize(downloadAddress(url, services.env), {
           env: services.env,
           token,
@@ -39,7 +39,7 @@ export async function downloadSizes(
         await size;
       }
     };
-    await Promise.all(Array.from({ length: Math.min(AT_ONCE, todo.length) }, ask));
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, unasked.length) }, ask));
   }
   const sizes: Record<string, number | null> = {};
   for (const url of urls) sizes[url] = (await kept.get(url)) ?? null;
