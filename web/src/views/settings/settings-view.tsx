@@ -1,12 +1,14 @@
 // The Settings view: what the server is (GET /studio/info), which backends answer, the engine and review copy
 // (config), the settings fields (each saved on its own, its error beside it; fields the environment sets are
-// shown read-only with the variable), and every target's readiness with what is missing.
+// shown read-only with the variable), every target's readiness with what is missing, and the model files and node
+// packs the targets need with their installs.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api.ts";
 import { useStudio } from "../../context.ts";
 import type { BackendsAnswer, Config, SettingsAnswer } from "../../types.ts";
 import { ErrorText, Panel, useAction } from "../../ui.tsx";
+import { FeaturesPanel, useInstall } from "./features-panel.tsx";
 import { deploymentsValue, infoFacts, paidLimitValue, textValue } from "./settings-model.ts";
 import { TargetsPanel } from "./targets-panel.tsx";
 import { useAnswer } from "./use-answer.ts";
@@ -23,6 +25,7 @@ export function SettingsView() {
   // Bumped by each save: backends and readiness depend on the addresses, so they are asked again.
   const [generation, setGeneration] = useState(0);
   const backends = useAnswer<BackendsAnswer>("backends", {}, generation);
+  const install = useInstall(generation);
   const saved = (answer: SettingsAnswer) => {
     setSaved(answer);
     setGeneration((g) => g + 1);
@@ -51,7 +54,8 @@ export function SettingsView() {
         </Panel>
       </div>
       <div class="settings-col">
-        <TargetsPanel generation={generation} />
+        <FeaturesPanel install={install} />
+        <TargetsPanel generation={generation} install={install} />
       </div>
     </div>
   );
@@ -207,7 +211,14 @@ function SettingsFields({
       <LocalVia value={s.local_via} envVar={env.local_via ?? null} onSaved={onSaved} />
       {text("path", "ComfyUI folder", "On this machine: model files are read there.", "/path/to/ComfyUI")}
       {text("cloud_url", "Comfy Cloud", "The cloud backend's address.", "https://…")}
-      <ApiKey value={s.api_key} envVar={env.api_key ?? null} onSaved={onSaved} />
+      <SecretSetting
+        field="api_key"
+        label="Cloud API key"
+        noun="key"
+        value={s.api_key}
+        envVar={env.api_key ?? null}
+        onSaved={onSaved}
+      />
       <Deployments value={s.deployments} envVar={env.deployments ?? null} onSaved={onSaved} />
       {text(
         "paid_limit",
@@ -215,6 +226,15 @@ function SettingsFields({
         "Blank: no cap. The queue holds paid runs past it.",
         "no cap",
       )}
+      <SecretSetting
+        field="hf_token"
+        label="Download token"
+        noun="token"
+        hint="A Hugging Face token, for model files whose licence must be accepted first."
+        value={s.hf_token}
+        envVar={env.hf_token ?? null}
+        onSaved={onSaved}
+      />
       <DefaultTargets
         value={s.default_targets}
         detected={s.detected_targets}
@@ -351,49 +371,59 @@ function LocalVia({
   );
 }
 
-function ApiKey({
+/** A write-only credential: the field says only whether one is set; a new value replaces it, Remove clears it. */
+function SecretSetting({
+  field,
+  label,
+  noun,
+  hint,
   value,
   envVar,
   onSaved,
 }: {
-  value: Settings["api_key"];
+  field: "api_key" | "hf_token";
+  label: string;
+  noun: string;
+  hint?: string;
+  value: "set" | null;
   envVar: string | null;
   onSaved: (a: SettingsAnswer) => void;
 }) {
-  const [key, setKey] = useState("");
+  const [secret, setSecret] = useState("");
   const put = usePutSettings(async (a) => {
-    setKey("");
+    setSecret("");
     onSaved(a);
   });
+  const id = `setting-${field}`;
   return (
     <SettingRow
-      id="setting-api_key"
-      label="Cloud API key"
-      hint={value ? "A key is set (it is never shown)." : "No key set."}
+      id={id}
+      label={label}
+      hint={`${value ? `A ${noun} is set (it is never shown).` : `No ${noun} set.`}${hint ? ` ${hint}` : ""}`}
       envVar={envVar}
       error={put.error}
     >
       {envVar ? (
-        <input id="setting-api_key" value={value ? "set" : "not set"} readOnly />
+        <input id={id} value={value ? "set" : "not set"} readOnly />
       ) : (
         <form
           class="inline"
           onSubmit={(e) => {
             e.preventDefault();
-            if (key.trim()) void put.run({ api_key: key.trim() });
+            if (secret.trim()) void put.run({ [field]: secret.trim() });
           }}
         >
           <input
-            id="setting-api_key"
+            id={id}
             type="password"
             autocomplete="off"
-            value={key}
-            placeholder={value ? "set: type a new key to replace it" : "paste a key"}
-            onInput={(e) => setKey(e.currentTarget.value)}
+            value={secret}
+            placeholder={value ? `set: type a new ${noun} to replace it` : `paste a ${noun}`}
+            onInput={(e) => setSecret(e.currentTarget.value)}
           />
-          {key.trim() ? (
+          {secret.trim() ? (
             <button type="submit" class="primary" disabled={put.busy}>
-              {value ? "Replace key" : "Set key"}
+              {value ? `Replace ${noun}` : `Set ${noun}`}
             </button>
           ) : null}
           {value ? (
@@ -401,9 +431,9 @@ function ApiKey({
               type="button"
               class="danger"
               disabled={put.busy}
-              onClick={() => put.run({ api_key: null })}
+              onClick={() => put.run({ [field]: null })}
             >
-              Remove key
+              Remove {noun}
             </button>
           ) : null}
         </form>

@@ -1,6 +1,9 @@
 // Every target by kind with its readiness on its backend (GET /studio/targets?kind=…&ready=1): ready, or which model
-// files are missing by tier (with where to get them) and which nodes the engine lacks.
+// files are missing by tier (with where to get them) and which nodes the engine lacks; missing files the service
+// records an address for are installed from here, with the same progress as the models panel.
 import { ErrorText, Panel } from "../../ui.tsx";
+import { downloadableFiles, isActive, tasksForFiles } from "./features-model.ts";
+import { InstallButton, type InstallState, TaskLine } from "./features-panel.tsx";
 import {
   detailSummary,
   passesNote,
@@ -24,18 +27,21 @@ interface TargetsAnswer {
   default: Partial<Record<Kind, string>>;
 }
 
-/** Asks again whenever `generation` changes (a saved setting can change what the engines have). */
-export function TargetsPanel({ generation }: { generation: number }) {
+/**
+ * Asks again whenever `generation` changes (a saved setting can change what the engines have) and when an install
+ * job ends.
+ */
+export function TargetsPanel({ generation, install }: { generation: number; install: InstallState }) {
   return (
     <>
       {KINDS.map((kind) => (
-        <KindTargets key={kind} kind={kind} ask={generation} />
+        <KindTargets key={kind} kind={kind} ask={`${generation}:${install.ended}`} install={install} />
       ))}
     </>
   );
 }
 
-function KindTargets({ kind, ask }: { kind: Kind; ask: number }) {
+function KindTargets({ kind, ask, install }: { kind: Kind; ask: string; install: InstallState }) {
   const load = useAnswer<TargetsAnswer>("targets", { kind, ready: 1 }, ask);
   const answer = load.value;
   const rows = answer ? readinessRows(answer.targets, answer.default[kind] ?? null) : [];
@@ -58,7 +64,7 @@ function KindTargets({ kind, ask }: { kind: Kind; ask: number }) {
       {answer ? (
         <ul class="targets" aria-label={TITLES[kind]}>
           {rows.map((r) => (
-            <TargetRow key={r.id} row={r} />
+            <TargetRow key={r.id} row={r} install={install} />
           ))}
         </ul>
       ) : load.busy ? (
@@ -68,8 +74,10 @@ function KindTargets({ kind, ask }: { kind: Kind; ask: number }) {
   );
 }
 
-function TargetRow({ row }: { row: ReadinessRow }) {
+function TargetRow({ row, install }: { row: ReadinessRow; install: InstallState }) {
   const tone = row.status.replace(" ", "_");
+  const files = downloadableFiles(row.missing.flatMap((g) => g.files));
+  const tasks = tasksForFiles(install.tasks, files);
   return (
     <li class={`target ${tone}`}>
       <div class="target-line">
@@ -107,6 +115,24 @@ function TargetRow({ row }: { row: ReadinessRow }) {
               </ul>
             </div>
           ))}
+          {files.length ? (
+            <div class="target-install">
+              <InstallButton
+                install={install}
+                body={{ files }}
+                label="Install missing files"
+                name={row.label}
+                disabled={tasks.some(isActive)}
+              />
+              {tasks.length ? (
+                <ul class="tasks" aria-label={`Installs for ${row.label}`}>
+                  {tasks.map((t) => (
+                    <TaskLine key={t.key} task={t} />
+                  ))}
+                </ul>
+              ) : null}
+            </div>
+          ) : null}
           {row.nodes.length ? (
             <div class="missing">
               <span class="muted">nodes the engine lacks</span>
