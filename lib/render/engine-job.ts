@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Entry } from "../compile/types.ts";
 import type { Services } from "../context.ts";
 import { captionPlan, shotBeats, titleLine } from "../engines/builtin/caption-plan.ts";
-import type { EngineJob, Prepared } from "../engines/types.ts";
+import type { EngineJob } from "../engines/types.ts";
 import { hashFile, refResolver } from "../episode/staleness.ts";
 import type { ViewInputs } from "../episode/view-inputs.ts";
 import { episodeFence, fileInside, guardPath, readShowText, showFence } from "../paths/guarded.ts";
@@ -152,19 +152,20 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
 
 /**
  * SHA-1 of every recorded reference the engine read, by recorded path: a keyframe cut at job start did not
- * exist at queue time, and the take must not read as made without it.
+ * exist at queue time, and the take must not read as made without it. Matched against the engine job's own
+ * inputs (files on this machine), not the prepared ones: those are upload names on ComfyUI.
  */
 export async function usedRefs(
   services: Pick<Services, "caches">,
   t: TakeRef,
   home: string,
-  prepared: Prepared,
+  job: Pick<EngineJob, "inputs">,
 ): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   const sc = await readSidecarNow(t);
   const refs = Array.isArray(sc?.refs) ? sc.refs : [];
   const resolve = refResolver(services, t.ep, home);
-  const read = new Set(Object.values(prepared.inputs).map((p) => path.resolve(p)));
+  const read = new Set(Object.values(job.inputs).map((p) => path.resolve(p)));
   for (const r of refs) {
     if (!isObject(r) || typeof r.path !== "string") continue;
     const abs = resolve(r.path);

@@ -95,7 +95,7 @@ export const renderJob = defineJobKind({
         s.status === "queued" ? { ...s, backend_prompt_id: backendId } : null,
       );
       const outputs = await engine.collect(engineJob, submitted, hooks);
-      const used = await usedRefs(ctx.services, t, vi?.home ?? p.ep, prepared);
+      const used = await usedRefs(ctx.services, t, vi?.home ?? p.ep, engineJob);
       const closed = await finishTake({
         services: ctx.services,
         t,
