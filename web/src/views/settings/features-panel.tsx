@@ -260,7 +260,7 @@ function FeatureLine({ feature: f, install }: { feature: FeatureRow; install: In
           <InstallButton install={install} body={{ features: [f.id] }} label="Install" name={f.label} />
         ) : null}
       </div>
-      <details class="feature-items" open={f.active}>
+      <details class="feature-items">
         <summary>
           {f.items.length} item{f.items.length === 1 ? "" : "s"}
         </summary>

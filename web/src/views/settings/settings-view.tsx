@@ -52,9 +52,9 @@ export function SettingsView() {
           <ErrorText error={loaded.error} />
           {settings ? <SettingsFields answer={settings} onSaved={saved} /> : null}
         </Panel>
+        <FeaturesPanel install={install} />
       </div>
       <div class="settings-col">
-        <FeaturesPanel install={install} />
         <TargetsPanel generation={generation} install={install} />
       </div>
     </div>
