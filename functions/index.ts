@@ -57,6 +57,12 @@ import pick from "./pick/put.ts";
 import postDelete from "./post/delete.ts";
 import postOptions from "./post/options.get.ts";
 import postQueue from "./post/post.ts";
+import presets from "./presets/get.ts";
+import presetsImage from "./presets/image.get.ts";
+import presetsOwn from "./presets/own.post.ts";
+import presetsOwnDelete from "./presets/own/delete.post.ts";
+import presetsOwnPicture from "./presets/own/picture.post.ts";
+import presetsOwnRender from "./presets/own/render.post.ts";
 import promoteGet from "./promote/get.ts";
 import promotePost from "./promote/post.ts";
 import refsCopyTake from "./refs/copy-take.post.ts";
@@ -201,6 +207,12 @@ export const functions: readonly StudioFunction[] = [
   queue,
   targets,
   modelsPicker,
+  presets,
+  presetsImage,
+  presetsOwn,
+  presetsOwnPicture,
+  presetsOwnRender,
+  presetsOwnDelete,
 ] as StudioFunction[];
 
 /** What a server mounts: the table plus a 501 answer for each contract route not built yet. */

@@ -1,7 +1,7 @@
 // The job model shared by the API (queueing, listing) and the worker pool (claiming, running).
 import type { Pass } from "../compile/types.ts";
 
-/** Contract kinds first; `assemble`, `install`, `step`, `master` and `align` are internal kinds the contract's list does not name. */
+/** Contract kinds first; `assemble`, `install`, `step`, `master`, `align` and `preset` are internal kinds the contract's list does not name. */
 export type JobKind =
   | "render"
   | "ref"
@@ -12,7 +12,8 @@ export type JobKind =
   | "install"
   | "step"
   | "master"
-  | "align";
+  | "align"
+  | "preset";
 export type JobStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 
 export interface JobInfo {

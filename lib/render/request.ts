@@ -77,7 +77,7 @@ export interface RenderRequest {
   backend: string | null;
 }
 
-function lorasOf(v: unknown): Lora[] | null {
+export function lorasOf(v: unknown): Lora[] | null {
   if (v === undefined || v === null || v === "") return null;
   try {
     return parseLoras(v);
@@ -86,7 +86,7 @@ function lorasOf(v: unknown): Lora[] | null {
   }
 }
 
-function sizeOf(v: unknown): { width: number; height: number } | null {
+export function sizeOf(v: unknown): { width: number; height: number } | null {
   if (v === undefined || v === null || v === "") return null;
   let w: unknown;
   let h: unknown;

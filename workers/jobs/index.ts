@@ -11,6 +11,7 @@ import { assembleJob } from "./assemble.ts";
 import { installJob } from "./install.ts";
 import { masterJob } from "./master.ts";
 import { postJob } from "./post.ts";
+import { presetJob } from "./preset.ts";
 import { refJob } from "./ref.ts";
 import { renderJob } from "./render.ts";
 import { stepJob } from "./step.ts";
@@ -23,6 +24,7 @@ export const jobKinds = {
   install: installJob,
   master: masterJob,
   post: postJob,
+  preset: presetJob,
   ref: refJob,
   render: renderJob,
   step: stepJob,
