@@ -119,6 +119,8 @@ export const SAMPLERS: string[] = [...TABLE.samplers];
 export const SCHEDULERS: string[] = [...TABLE.schedulers];
 const SAVE_HIDDEN = { prompt: "PROMPT", extra_pnginfo: "EXTRA_PNGINFO" };
 const LTX = "comfy_extras.nodes_lt";
+/** The IC-LoRA nodes are not core ComfyUI: they come from the ComfyUI-LTXVideo node pack. */
+const LTX_PACK = "custom_nodes.ComfyUI-LTXVideo.iclora";
 const H3 = "custom_nodes.h3pipe";
 const H3_SAVER_COMMON: Record<string, InputDef> = {
   root: str(""),
@@ -554,15 +556,15 @@ const OWN_DEFS: Record<string, NodeDef> = {
     output: ["LATENT"],
   },
   LTXICLoRALoaderModelOnly: {
-    category: "loaders",
-    module: LTX,
+    category: "Lightricks/LTXV/Loaders",
+    module: LTX_PACK,
     required: { model: link("MODEL"), lora_name: models("loras", true), strength_model: float(1, -100, 100) },
     output: ["MODEL", "INT"],
     outputName: ["model", "latent_downscale_factor"],
   },
   LTXAddVideoICLoRAGuide: {
-    category: "conditioning/video_models",
-    module: LTX,
+    category: "Lightricks/LTXV/Guidance",
+    module: LTX_PACK,
     required: {
       positive: link("CONDITIONING"),
       negative: link("CONDITIONING"),
@@ -591,8 +593,8 @@ const OWN_DEFS: Record<string, NodeDef> = {
       min_seconds: float(1, 0.1, 60, 0.1),
       max_seconds: float(20, 0.1, 60, 0.1),
     },
-    output: ["INT"],
-    outputName: ["length"],
+    output: ["INT", "FLOAT"],
+    outputName: ["num_frames", "seconds"],
   },
   LTXVAudioOnlyModel: {
     category: "advanced/model",
@@ -1029,6 +1031,12 @@ const TABLE_ONLY: Record<
   TrimVideoLatent: { category: "latent/video", display: "Trim Video Latent" },
   ImageBatch: { category: "Legacy/image", display: "Batch Images" },
   ImageToMask: { category: "mask", display: "Convert Image to Mask" },
+  LTXVAudioVAELoader: { category: "model/loaders", display: "Load LTXV Audio VAE" },
+  LTXAVTextEncoderLoader: {
+    category: "model/loaders",
+    display: "Load LTXV Audio Text Encoder",
+    defaults: { device: { advanced: true } },
+  },
   ComfySwitchNode: {
     category: "logic",
     display: "Switch",
