@@ -5,6 +5,7 @@ import type { EngineJob } from "../engines/types.ts";
 import { isObject, num } from "../store/json-guards.ts";
 import { type ApiGraph, type PatchValues, patchGraph } from "../targets/graph.ts";
 import type { LoraItem, TargetSpec } from "../targets/registry.ts";
+import { shotListOptions } from "../targets/patches/h3-shotlist.ts";
 import { resolveWorkflow } from "../targets/workflow.ts";
 import type { Sidecar } from "./sidecar.ts";
 
@@ -83,9 +84,15 @@ export async function takeGraph(
   }
   const steps = num(sidecar.steps);
   if (steps !== null) values.steps = steps;
-  const patched = patchGraph(spec, workflow, values, {
-    first: job.inputs.first ?? null,
-    last: job.inputs.last ?? null,
-  });
+  const patched = patchGraph(
+    spec,
+    workflow,
+    values,
+    {
+      first: job.inputs.first ?? null,
+      last: job.inputs.last ?? null,
+    },
+    shotListOptions(spec, job),
+  );
   return { graph: patched.graph, notes: patched.notes };
 }

@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { isObject } from "../store/json-guards.ts";
+import { h3Fl2vaInputs, shotListLoader } from "./patches/h3.ts";
 import type { KeyframeEnd, LoraItem, TargetSpec } from "./registry.ts";
 
 /** A link to another node's output: `[node id, output index]`. */
@@ -47,6 +48,8 @@ export interface PatchInputs {
   first?: string | null;
   last?: string | null;
   references?: string[];
+  /** A dub's dialogue slice (an uploaded audio file) that a target anchors the take's sound to. */
+  audio?: string | null;
 }
 
 export interface PatchOptions {
@@ -180,7 +183,7 @@ function spliceOut(g: ApiGraph, id: string, input: string): void {
 }
 
 /** A new id: `stem` plus the smallest unused positive integer (targets 3.12.5). */
-function freshId(g: ApiGraph, stem: string): string {
+export function freshId(g: ApiGraph, stem: string): string {
   for (let i = 1; ; i++) if (!(`${stem}${i}` in g)) return `${stem}${i}`;
 }
 
@@ -191,7 +194,7 @@ function nextNumericId(g: ApiGraph): string {
   return String(max + 1);
 }
 
-function addNode(g: ApiGraph, id: string, classType: string, inputs: Record<string, unknown>, title: string) {
+export function addNode(g: ApiGraph, id: string, classType: string, inputs: Record<string, unknown>, title: string) {
   g[id] = { class_type: classType, inputs, _meta: { title } };
   return id;
 }
@@ -913,6 +916,7 @@ function targetPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
     wanStageSplit(ctx, values);
     return;
   }
+  if (spec.binding.keyframe_patch === "minimax_h3_fl2va") return h3Fl2vaInputs(ctx.g, spec, inputs);
   if (spec.binding.keyframe_patch === "wan22_ti2v") {
     // One model, one sampler: the first frame is optional and a last frame has no input to go to.
     wanStartImage(ctx, "Wan22ImageToVideoLatent", inputs.first);
@@ -946,7 +950,8 @@ export function patchGraph(
 ): PatchResult {
   const g = copyGraph(graph);
   const saver = saverSpec(spec);
-  const mode = options.saver ?? "core";
+  // A loader target reads the shot list through the pack, whose saver it then needs as well.
+  const mode = isObject(spec.binding.loader) ? "pack" : (options.saver ?? "core");
   const skip = new Set<string>();
   if (mode === "core" && saver) skip.add(saver.class_type);
   if (mode === "pack" && saver) {
@@ -958,6 +963,7 @@ export function patchGraph(
   const p = params(spec);
 
   const saverId = mode === "pack" && saver ? placePackSaver(ctx, saver) : findCoreSaver(ctx, saver);
+  shotListLoader(g, spec, saverId, options.saverValues ?? {});
 
   if (values.model) setParam(ctx, "model", values.model);
   if (values.loras !== undefined && values.loras !== null) {
@@ -1025,6 +1031,8 @@ export interface JobShape {
   first?: boolean;
   last?: boolean;
   references?: number;
+  /** A dialogue slice to anchor the sound to (a dub). */
+  audio?: boolean;
 }
 
 /**
@@ -1048,6 +1056,7 @@ export function jobClasses(
     first: first ? "first.png" : null,
     last: shape.last ? "last.png" : null,
     references: Array.from({ length: shape.references ?? 0 }, (_, i) => `reference_${i + 1}.png`),
+    audio: shape.audio ? "dialogue.wav" : null,
   };
   const { graph: g } = patchGraph(spec, graph, values, inputs, options);
   return [...new Set(Object.values(g).map((n) => n.class_type))].sort();
@@ -1059,6 +1068,7 @@ const KEYFRAME_SHAPES: Record<string, JobShape[]> = {
   wan22_i2v: [{ first: true, last: true }],
   wan22_ti2v: [{ first: true }],
   wan22_vace: [{ first: true, last: true, references: 1 }],
+  minimax_h3_fl2va: [{ first: true, last: true, audio: true }],
 };
 
 /**

@@ -8,6 +8,7 @@ import type { Behaviour, NodeDef } from "./catalogue.ts";
 import { type Dirs, savePath } from "./files.ts";
 import { type MediaMaker, planAudio, planImage, planLoadedVideo, planVideo } from "./media.ts";
 import { pyStr } from "./py.ts";
+import { withShotList } from "./shotlist-loader.ts";
 import type { FileItem, Graph, UiOutput } from "./types.ts";
 
 export interface SaveContext {
@@ -155,11 +156,13 @@ export async function runSaver(behaviour: Behaviour, c: SaveContext): Promise<Ui
       return { text: [text] };
     }
     case "h3_shot": {
-      const plan = planVideo(graph, id, def);
+      // A shot-list loader feeding the graph hands on the frozen shot list's size, length and shot id.
+      const loaded = await withShotList(graph);
+      const plan = planVideo(loaded, id, def);
       const subfolder = safeSubfolder(strInput(graph, id, "subfolder"), "h3pipe");
       const folder = path.join(dirs.output, subfolder);
       await mkdir(folder, { recursive: true });
-      const shot = strInput(graph, id, "shot_id")?.replace(/[^\w.-]/g, "_");
+      const shot = strInput(loaded, id, "shot_id")?.replace(/[^\w.-]/g, "_");
       const take = graph[id]?.inputs?.take;
       const stem = shot
         ? `${shot}_t${String(typeof take === "number" ? take : 1).padStart(2, "0")}`
