@@ -443,6 +443,10 @@ function baseInputs(): Record<string, Input> {
     "POST /clip/queue": { ep, shot: "sh010", pass: "proxy", still: true, image_target: "no_such_target" },
     "POST /clips/ensure": { root },
     "POST /clips/new": { title: "Corpus clips", root },
+    "GET /presets": { ep },
+    "POST /presets/own": { ep, label: "Corpus", kind: "image", target: "card" },
+    "POST /presets/own/picture": { id: "corpus", source_path: path.join(ep, "ep01.md") },
+    "POST /presets/own/render": { ep, id: "corpus" },
   };
 }
 

@@ -40,7 +40,6 @@ export default defineFunction({
   async handler(input, ctx) {
     if (input) {
       const sourcePath = jsonSourcePath(input);
-      ownPresetOf(await readOwnPresets(ctx), input.id);
       const real = await presetSourceFile(ctx, sourcePath);
       return keep(ctx, input.id, real, sourcePath);
     }
