@@ -91,6 +91,7 @@ import passthroughModelsFolder from "./root/models/folder.get.ts";
 import passthroughModels from "./root/models/get.ts";
 import passthroughObjectInfo from "./root/object_info/node.get.ts";
 import queue from "./root/queue/get.ts";
+import routerModels from "./router/models.get.ts";
 import sdkInstall from "./sdk/install.post.ts";
 import serverStop from "./server/stop.post.ts";
 import settingsGet from "./settings/get.ts";
@@ -103,6 +104,9 @@ import sourceHistory from "./source/history.get.ts";
 import sourcePut from "./source/put.ts";
 import sourceVersion from "./source/version.get.ts";
 import targets from "./targets/get.ts";
+import targetsLimits from "./targets/limits.put.ts";
+import targetsRouterDryrun from "./targets/router-dryrun.post.ts";
+import targetsRouterInspect from "./targets/router-inspect.post.ts";
 import thumb from "./thumb/get.ts";
 import timeline from "./timeline/get.ts";
 import track from "./track/post.ts";
@@ -213,6 +217,10 @@ export const functions: readonly StudioFunction[] = [
   presetsOwnPicture,
   presetsOwnRender,
   presetsOwnDelete,
+  routerModels,
+  targetsRouterInspect,
+  targetsRouterDryrun,
+  targetsLimits,
 ] as StudioFunction[];
 
 /** What a server mounts: the table plus a 501 answer for each contract route not built yet. */

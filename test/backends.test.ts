@@ -136,7 +136,12 @@ describe("GET /studio/backends", () => {
     expect(body).toEqual({
       backends: [
         { name: "local", kind: "comfyui", where: fake.url, down: null },
-        { name: "router", kind: "router", where: null, down: "no hosted-model provider is configured" },
+        {
+          name: "router",
+          kind: "router",
+          where: "https://cloud.comfy.org",
+          down: "no API key is set (settings api_key, or STUDIO_API_KEY)",
+        },
         { name: "builtin", kind: "builtin", where: "this process (ffmpeg and sharp)", down: null },
       ],
       api_key: false,

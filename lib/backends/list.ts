@@ -35,7 +35,8 @@ export const DEFAULT_CLOUD = "https://cloud.comfy.org";
 /** Where `comfy-api-proxy`, the self-hosted Comfy API v2, listens unless told otherwise (engines B.8). */
 export const DEFAULT_PROXY = "http://127.0.0.1:8189";
 export const BUILTIN_WHERE = "this process (ffmpeg and sharp)";
-export const ROUTER_DOWN = "no hosted-model provider is configured";
+/** The hosted-model router's API, under the cloud address (lib/router/provider.ts). */
+export const ROUTER_API = "/api/router/v1";
 
 /**
  * The ComfyUI whose native routes (/models, /object_info, /queue) the service passes through: `local_url`, else
@@ -59,7 +60,8 @@ export function configuredBackends(s: EffectiveSettings): Backend[] {
   for (const target of Object.keys(s.deployments).sort()) {
     out.push({ name: deploymentLane(target), kind: "comfy-deployment", where: s.deployments[target] });
   }
-  out.push({ name: "router", kind: "router", where: null });
+  // The hosted-model router shares the cloud's address and key.
+  out.push({ name: "router", kind: "router", where: s.cloud_url ?? DEFAULT_CLOUD });
   out.push({ name: "builtin", kind: "builtin", where: BUILTIN_WHERE });
   return out;
 }
@@ -93,8 +95,16 @@ export async function probe(
     switch (backend.kind) {
       case "builtin":
         return null;
-      case "router":
-        return ROUTER_DOWN;
+      case "router": {
+        if (!apiKey) return "no API key is set (settings api_key, or STUDIO_API_KEY)";
+        const res = await callBackend(where, `${ROUTER_API}/models`, {
+          ...call,
+          headers: { authorization: `Bearer ${apiKey}` },
+        });
+        if (res.status === 401 || res.status === 403) return `${where} refused the API key (${res.status})`;
+        if (res.status === 404) return `${where} offers no hosted-model router (${ROUTER_API} answered 404)`;
+        return res.status === 200 ? null : `${where} answered ${res.status} to ${ROUTER_API}/models`;
+      }
       case "comfyui": {
         const res = await callBackend(where, "/system_stats", call);
         return res.status === 200 ? null : `${where} answered ${res.status} to /system_stats`;

@@ -1,14 +1,17 @@
 // Which engine runs a backend: the built-in one always; `local` the ComfyUI engine at the settings' local
-// address; `cloud` and `deployment:<target>` the Comfy API v2 engine with the settings' address and key. A process
+// address; `cloud` and `deployment:<target>` the Comfy API v2 engine with the settings' address and key; `router` the
+// hosted-model router at the cloud address with the same key. A process
 // makes one registry (its services hold it), so every job on a backend shares that backend's engine.
 import { DEFAULT_CLOUD, engineAddress } from "../backends/list.ts";
 import { type EffectiveSettings, effectiveSettings } from "../config/settings-store.ts";
 import type { Services } from "../context.ts";
 import { deploymentTarget } from "../jobs/lanes.ts";
+import { routerAddress, routerProblem } from "../router/connect.ts";
 import { BUILTIN_BACKEND, createBuiltinEngine } from "./builtin/index.ts";
 import { type ComfyV2Backend, type ComfyV2Engine, createComfyV2Engine } from "./comfy-v2/index.ts";
 import { type ComfyEngine, createComfyEngine } from "./comfyui/index.ts";
 import { type ComfyLookups, createComfyLookups } from "./comfyui/readiness.ts";
+import { createRouterEngine, type RouterEngine } from "./router/index.ts";
 import type { Engine, EngineJob } from "./types.ts";
 
 export interface Engines {
@@ -45,6 +48,7 @@ export async function laneUnready(
   backend: string,
   services: Pick<Services, "home" | "env" | "caches">,
 ): Promise<string | null> {
+  if (backend === "router") return routerProblem(await effectiveSettings(services));
   if (backend !== "cloud" && deploymentTarget(backend) === null) return null;
   return laneProblem(backend, await effectiveSettings(services));
 }
@@ -54,6 +58,8 @@ export function createEngines(services: Pick<Services, "env" | "home" | "media" 
   // One ComfyUI engine per address; one Comfy API v2 engine per backend, address and key.
   const comfies = new Map<string, ComfyEngine>();
   const v2s = new Map<string, ComfyV2Engine>();
+  // One router engine per address and key.
+  const routers = new Map<string, RouterEngine>();
   // The settings-driven lanes (local, cloud, deployments), one per lane.
   const lanes = new Map<string, Engine>();
   const lookups = createComfyLookups();
@@ -78,9 +84,20 @@ export function createEngines(services: Pick<Services, "env" | "home" | "media" 
   }
 
   /** The real engine of a settings-driven lane, from the settings in force now. */
-  async function pick(backend: ComfyV2Backend | "local"): Promise<Engine> {
+  async function pick(backend: ComfyV2Backend | "local" | "router"): Promise<Engine> {
     if (backend === "local") return comfyAt(await localAddress(services));
     const s = await effectiveSettings(services);
+    if (backend === "router") {
+      const problem = routerProblem(s);
+      if (problem) throw new Error(problem);
+      const key = `${routerAddress(s)}\n${s.api_key}`;
+      let engine = routers.get(key);
+      if (!engine) {
+        engine = createRouterEngine({ url: routerAddress(s), apiKey: s.api_key });
+        routers.set(key, engine);
+      }
+      return engine;
+    }
     const problem = laneProblem(backend, s);
     if (problem) throw new Error(problem);
     const target = deploymentTarget(backend);
@@ -92,7 +109,7 @@ export function createEngines(services: Pick<Services, "env" | "home" | "media" 
    * A lane whose engine comes from the settings: they are read when a job starts (they may change while the
    * service runs), and the job then stays on that engine for its submit, collect and cancel.
    */
-  function laneEngine(backend: ComfyV2Backend | "local"): Engine {
+  function laneEngine(backend: ComfyV2Backend | "local" | "router"): Engine {
     const pinned = new WeakMap<EngineJob, Promise<Engine>>();
     const at = (job: EngineJob): Promise<Engine> => {
       let p = pinned.get(job);
@@ -120,7 +137,7 @@ export function createEngines(services: Pick<Services, "env" | "home" | "media" 
         builtin ??= createBuiltinEngine(services.media);
         return builtin;
       }
-      if (backend === "local" || isV2(backend)) {
+      if (backend === "local" || backend === "router" || isV2(backend)) {
         let engine = lanes.get(backend);
         if (!engine) {
           engine = laneEngine(backend);
@@ -129,15 +146,16 @@ export function createEngines(services: Pick<Services, "env" | "home" | "media" 
         return engine;
       }
       throw new Error(
-        `backend '${backend}' is not configured: the engines are builtin, local (ComfyUI), cloud and deployment:<target>`,
+        `backend '${backend}' is not configured: the engines are builtin, local (ComfyUI), cloud, router and deployment:<target>`,
       );
     },
     comfyAt,
     lookups,
     async close() {
-      const all: { close(): Promise<void> }[] = [...comfies.values(), ...v2s.values()];
+      const all: { close(): Promise<void> }[] = [...comfies.values(), ...v2s.values(), ...routers.values()];
       comfies.clear();
       v2s.clear();
+      routers.clear();
       lanes.clear();
       await Promise.all([...all.map((e) => e.close().catch(() => {})), lookups.close()]);
     },

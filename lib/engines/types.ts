@@ -47,6 +47,8 @@ export interface EngineJob {
    * `inputs`' absolute paths is replaced by that file's uploaded name at submit.
    */
   graph?: ApiGraph;
+  /** Hosted-model engines (router): the provider task to submit (lib/router/target.ts routerTask). */
+  task?: Record<string, unknown>;
 }
 
 /** What the built-in engine knows of the reference it makes a picture or voice for. */
@@ -116,6 +118,8 @@ export interface EngineOutputs {
   strip?: string;
   /** The delivered video's size and rate, when the engine wrote exactly these (no probe needed). */
   picture?: { width: number; height: number; fps: number };
+  /** Fields the engine adds to the take's sidecar when it closes (the router's `draft`). */
+  sidecar?: Record<string, unknown>;
   notes: string[];
 }
 

@@ -9,6 +9,7 @@ import type { EngineJob } from "../engines/types.ts";
 import { hashFile, refResolver } from "../episode/staleness.ts";
 import type { ViewInputs } from "../episode/view-inputs.ts";
 import { episodeFence, fileInside, guardPath, readShowText, showFence } from "../paths/guarded.ts";
+import { draftTaskOf, isRouterTarget, routerTask } from "../router/target.ts";
 import { parseJson } from "../store/json-file.ts";
 import { isObject, num, trimmed } from "../store/json-guards.ts";
 import { takeGraph } from "./comfy-graph.ts";
@@ -140,6 +141,12 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
     ...(drawn ? { figures: drawn.figures } : {}),
     workDir,
   };
+  // Router targets: the provider task (a final made from a draft names the draft's task alone).
+  if (spec && isRouterTarget(spec)) {
+    const task = await routerTask(spec, { ...job, fromDraft: draftTaskOf(sidecar.from_draft) });
+    job.task = task.body;
+    return { job, notes: task.notes };
+  }
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {

@@ -130,6 +130,7 @@ export async function finishTake(f: FinishTake): Promise<Sidecar | null> {
             : r,
         );
       if (continuity) out.continuity = continuity;
+      if (outputs.sidecar) Object.assign(out, outputs.sidecar);
       return out;
     });
   });

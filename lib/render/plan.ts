@@ -27,11 +27,13 @@ import { safeShot, type TakeRecord, takeStatus, takeUsable } from "../episode/ta
 import { loadViewInputs, type ViewInputs } from "../episode/view-inputs.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { showFence } from "../paths/guarded.ts";
+import { isRouterTarget, routerLaneProblem } from "../router/target.ts";
 import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
 import { errorMessage, isObject, type JsonObject, num } from "../store/json-guards.ts";
 import type { ApiGraph, JobShape } from "../targets/graph.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
+import { shotOverLimits } from "../targets/limit-check.ts";
 import { type MissingFile, type ModelsResolution, resolveModels } from "../targets/models.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
@@ -157,7 +159,7 @@ const two = (n: number) => String(n).padStart(2, "0");
 
 /** The backend a target renders on when the request names none: the built-in engine's own, else `local`. */
 export const targetBackend = (spec: TargetSpec | undefined) =>
-  spec?.backend === "builtin" ? "builtin" : "local";
+  spec?.backend === "builtin" ? "builtin" : isRouterTarget(spec) ? "router" : "local";
 
 /** Whether the target's saver can keep the sampler's latent (targets 3.12.1). */
 export function keepsLatent(spec: TargetSpec): boolean {
@@ -384,6 +386,8 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
       error: `the builtin backend renders only the animatic; ${shot} renders on ${target} (send it to a backend that runs ${spec.short})`,
     };
   }
+  const laneMismatch = routerLaneProblem(spec, lane);
+  if (laneMismatch) return { shot, error: `${shot}: ${laneMismatch}` };
 
   // Rules 4 and 5 (model files) concern only targets that load models; the local ComfyUI is asked which it has.
   let models: ModelsResolution | null = null;
@@ -515,6 +519,8 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
   const refs = await recordRefs(c, slots, exists);
   const fps = current.fps;
   const length = num(current.entry.length) ?? num(eff.length) ?? 1;
+  const over = await shotOverLimits(c.services, spec, { frames: length, fps, width, height });
+  if (over) return { shot, error: `${shot} ${over}` };
   const defaults = current.defaults;
   const docBase = vi.build.docs[target] ?? vi.build.docs[built.target];
   const { shots: _shots, ...docFields } = docBase ?? { shots: [] };
