@@ -58,7 +58,8 @@ export const presetJob = defineJobKind({
     await mkdir(dir, { recursive: true });
     // The built-in engine writes only inside the folder the job names: the presets' own folder, by its real path.
     const place = await realpath(dir);
-    const stem = `sample_${p.preset}`;
+    // A take-shaped stem gives the work folder the name the start-up sweep removes once its job is gone.
+    const stem = `sample_${p.preset}_t01`;
     const workDir = jobWorkPath(place, stem, job.id);
     let engine: Engine | null = null;
     let engineJob: EngineJob | null = null;
