@@ -90,9 +90,11 @@ export function useInstall(generation: number): InstallState {
       if (answer.job) reload.current();
       return answer;
     },
+    // The answer's tasks may be older than the worker's last event (it stops after the answer is written): the
+    // listing read when the job ends is the word that counts, so only a fresh read is asked for here.
     async cancel() {
-      const answer = await api.post<{ canceled: string[]; job: FeaturesAnswer["job"] }>("features/cancel");
-      setTasks(answer.job.tasks);
+      await api.post("features/cancel");
+      reload.current();
     },
   };
 }
@@ -104,6 +106,7 @@ export function InstallButton({
   label,
   name,
   disabled,
+  quiet,
 }: {
   install: InstallState;
   body: InstallBody;
@@ -111,6 +114,8 @@ export function InstallButton({
   /** What the button installs, for screen readers. */
   name: string;
   disabled?: boolean;
+  /** A plain button, for the many per-file ones. */
+  quiet?: boolean;
 }) {
   const [said, setSaid] = useState<InstallAnswer | null>(null);
   const run = useAction(async () => {
@@ -121,7 +126,7 @@ export function InstallButton({
     <span class="install-action">
       <button
         type="button"
-        class="primary"
+        class={quiet ? undefined : "primary"}
         disabled={run.busy || disabled}
         aria-label={`${label}: ${name}`}
         onClick={() => run.run()}
@@ -276,28 +281,35 @@ function FeatureLine({ feature: f, install }: { feature: FeatureRow; install: In
 
 function ItemLine({ item: i, install }: { item: ItemRow; install: InstallState }) {
   const active = isActive(i.task);
+  const fraction = i.task ? taskFraction(i.task) : null;
   return (
     <li class={`feature-item ${i.status}`}>
       <span class="badge">{i.kind}</span>
-      <span class="item-name">{i.name}</span>
-      <code class="muted">{itemPlace(i)}</code>
-      {i.kind === "model" ? <span class="muted item-size">{formatBytes(i.size)}</span> : null}
-      {i.tier && i.tier !== "required" ? <span class="badge">{i.feature ?? i.tier}</span> : null}
-      {i.gated ? <span class="badge warn">gated: needs a token</span> : null}
-      {i.licence ? <span class="badge">licence: {i.licence}</span> : null}
+      <span class="item-main">
+        <span class="item-name">{i.name}</span>
+        <span class="item-facts">
+          <code class="muted">{itemPlace(i)}</code>
+          {i.tier && i.tier !== "required" ? <span class="badge">{i.feature ?? i.tier}</span> : null}
+          {i.gated ? <span class="badge warn">gated: needs a token</span> : null}
+          {i.licence ? <span class="badge">licence: {i.licence}</span> : null}
+        </span>
+      </span>
+      <span class="muted item-size">{i.kind === "model" ? formatBytes(i.size) : ""}</span>
       <span class={`readiness ${i.status}`}>
+        {active && i.task ? (
+          <progress
+            aria-label={`Download of ${i.name}`}
+            max={1}
+            {...(fraction === null ? {} : { value: fraction })}
+          />
+        ) : null}
         {i.task && i.status !== "installed" ? taskText(i.task) : itemStatusText(i.status)}
       </span>
-      {active && i.task ? (
-        <progress
-          aria-label={`Download of ${i.name}`}
-          max={1}
-          {...(taskFraction(i.task) === null ? {} : { value: taskFraction(i.task) ?? 0 })}
-        />
-      ) : null}
-      {i.installable && !active ? (
-        <InstallButton install={install} body={{ files: [i.name] }} label="Install" name={i.name} />
-      ) : null}
+      <span class="item-action">
+        {i.installable && !active ? (
+          <InstallButton install={install} body={{ files: [i.name] }} label="Install" name={i.name} quiet />
+        ) : null}
+      </span>
       {i.note ? <span class="muted item-note">{i.note}</span> : null}
     </li>
   );

@@ -122,6 +122,7 @@ function TargetRow({ row, install }: { row: ReadinessRow; install: InstallState 
                 body={{ files }}
                 label="Install missing files"
                 name={row.label}
+                quiet
                 disabled={tasks.some(isActive)}
               />
               {tasks.length ? (
