@@ -177,6 +177,14 @@ describe("POST /studio/presets/own", () => {
     refusal(await own({ ...base, label: "  " }), 400, /label/);
   });
 
+  it("loses no preset when several are saved at once", async () => {
+    const labels = ["P one", "P two", "P three", "P four", "P five"];
+    const got = await Promise.all(labels.map((label) => own({ label, kind: "image", target: "card" })));
+    expect(got.map((g) => g.status)).toEqual([200, 200, 200, 200, 200]);
+    const file = JSON.parse(await readFile(presetsFile(home()), "utf8"));
+    expect(file.presets.map((p: Any) => p.label)).toEqual(expect.arrayContaining(labels));
+  });
+
   it("makes ids that stay file names", () => {
     expect(idFromLabel("Héllo / wörld!", new Set())).toBe("hello-world");
     expect(idFromLabel("???", new Set(["preset"]))).toBe("preset-2");
@@ -284,6 +292,20 @@ describe("POST /studio/presets/own/render", () => {
     expect(
       (await readdir(path.dirname(picturePath(home(), "sample")))).filter((n) => n.startsWith(".")),
     ).toEqual([]);
+  });
+
+  it("keeps no picture for a preset deleted while its sample waited", async () => {
+    await own({ id: "brief", label: "Brief", kind: "image", target: "card", size: "64x64" });
+    await store.pause("builtin", true);
+    const got = await render({ id: "brief" });
+    expect(got.status).toBe(200);
+    expect((await s.call("POST", "/presets/own/delete", { id: "brief" })).status).toBe(200);
+    await store.pause("builtin", false);
+    const ended = await jobEnded(store, got.body.job.id);
+    expect(ended.status).toBe("succeeded");
+    expect(ended.log.join("\n")).toMatch(/brief was deleted meanwhile: the sample is not kept/);
+    await expect(readFile(picturePath(home(), "brief"))).rejects.toThrow(/ENOENT/);
+    expect((await list({ kind: "image" })).body.presets.some((p: Any) => p.id === "brief")).toBe(false);
   });
 
   it("refuses video presets, shipped and unknown ids, backends that do not run the target", async () => {
