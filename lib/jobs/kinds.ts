@@ -38,6 +38,8 @@ export interface JobKindSpec<P = unknown> {
   run(job: Job<P>, ctx: JobContext): Promise<void>;
   /** The new job for a retry of an ended one (may write files: a render reserves a new take); a plain copy when absent. */
   retry?(job: Job<P>, services: Services): Promise<NewJob<P>>;
+  /** Once the retry's job is in the store: jobs that must wait on it (a render re-queues the rest of its chain). */
+  afterRetry?(added: Job<P>, old: Job<P>, services: Services, store: JobStore): Promise<void>;
 }
 
 /** Kind → spec. Keys are strings so extension kinds (STUDIO_WORKER_EXTRA_HANDLERS) fit the same table. */
@@ -71,5 +73,7 @@ export async function retryJob(services: Services, store: JobStore, job: Job): P
     throw conflict(`job ${job.id} cannot be retried: ${errorMessage(err)}`);
   }
   const next = await spec.retry(typed, services);
-  return store.add({ ...next, after: next.after ?? null });
+  const added = await store.add({ ...next, after: next.after ?? null });
+  await spec.afterRetry?.({ ...added, payload: next.payload }, typed, services, store);
+  return added;
 }

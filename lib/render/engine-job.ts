@@ -12,6 +12,7 @@ import { episodeFence, fileInside, guardPath, readShowText, showFence } from "..
 import { draftTaskOf, isRouterTarget, routerTask } from "../router/target.ts";
 import { parseJson } from "../store/json-file.ts";
 import { isObject, num, trimmed } from "../store/json-guards.ts";
+import { type ChainHold, holdInGraph } from "./chain.ts";
 import { takeGraph } from "./comfy-graph.ts";
 import { jobFigures } from "./job-figures.ts";
 import type { RenderPayload } from "./payload.ts";
@@ -96,6 +97,8 @@ export interface EngineJobInput {
   /** The episode as the page sees it (null when it cannot be read: no captions, plate or track then). */
   vi: ViewInputs | null;
   workDir: string;
+  /** A latent chain's hold of the previous take (ComfyUI targets only), or null. */
+  hold?: ChainHold | null;
 }
 
 /**
@@ -153,6 +156,10 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
     const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph);
     job.graph = patched.graph;
     notes.push(...patched.notes);
+    if (input.hold) {
+      inputs.hold = input.hold.file;
+      job.graph = holdInGraph(spec, job.graph, input.hold);
+    }
   }
   return { job, notes };
 }

@@ -250,6 +250,14 @@ async function chainOf(
         error: `${p.shot} continues ${prev.shot} (continuous: first) but ${prev.shot} has no usable take and none is queued: render ${prev.shot} first, or both in one request`,
       };
     }
+    // A latent chain on an engine that holds it needs a take to hold when its job starts (the built-in draws a cut).
+    if (mode === "latent" && p.lane !== "builtin") {
+      return {
+        after: null,
+        sidecar,
+        error: `${p.shot} continues ${prev.shot} (continuous: latent) but ${prev.shot} has no usable take to hold and none is queued: render ${prev.shot} first, or both in one request`,
+      };
+    }
     return { after: null, sidecar };
   }
   if (mode !== "first" || !frame) return { after: null, sidecar };

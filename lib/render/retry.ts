@@ -5,6 +5,7 @@ import { conflict, StudioError } from "../errors.ts";
 import type { Job, NewJob } from "../jobs/types.ts";
 import { episodeFence, readShowText, writeShowFile } from "../paths/guarded.ts";
 import { withLock } from "../store/lock.ts";
+import { retryAfter } from "./chain.ts";
 import type { RenderPayload } from "./payload.ts";
 import { frozenPath, jobTitle, reserveTake } from "./queue.ts";
 import { readSidecarNow, type Sidecar, stemOf, type TakeRef, takeEvent } from "./sidecar.ts";
@@ -58,7 +59,7 @@ export function retrySidecar(old: Sidecar, oldTake: number, take: number, queued
 
 export async function retryRender(
   job: Job<RenderPayload>,
-  services: Pick<Services, "events" | "now" | "caches" | "locks">,
+  services: Pick<Services, "events" | "now" | "caches" | "locks" | "jobs">,
 ): Promise<NewJob<RenderPayload>> {
   const p = job.payload;
   const old: TakeRef = { ep: p.ep, pass: p.pass, shot: p.shot, take: p.take };
@@ -94,6 +95,7 @@ export async function retryRender(
     title: jobTitle(t),
     info: { ...job.info, take },
     payload,
-    after: null,
+    // A latent chain's take waits again on the take it continues while that one still renders.
+    after: await retryAfter(await services.jobs(), job),
   };
 }

@@ -7,6 +7,8 @@ import { loadViewInputs } from "../../lib/episode/view-inputs.ts";
 import { defineJobKind, type JobContext } from "../../lib/jobs/kinds.ts";
 import type { Job } from "../../lib/jobs/types.ts";
 import { episodeFence, mkdirShow } from "../../lib/paths/guarded.ts";
+import { type HoldAtStart, holdAtStart } from "../../lib/render/chain.ts";
+import { requeueChain } from "../../lib/render/chain-retry.ts";
 import { recutAtStart } from "../../lib/render/continuity.ts";
 import { engineJobFor, frozenEntry, usedRefs } from "../../lib/render/engine-job.ts";
 import { finishTake } from "../../lib/render/finish-take.ts";
@@ -35,6 +37,9 @@ async function canceledByUser(job: Job, ctx: JobContext): Promise<boolean> {
 export const renderJob = defineJobKind({
   payload: renderPayload,
   retry: retryRender,
+  async afterRetry(added, old, services, store) {
+    await requeueChain(added, old, services, store);
+  },
   async run(job, ctx) {
     const p = job.payload;
     const t: TakeRef = { ep: p.ep, pass: p.pass, shot: p.shot, take: p.take };
@@ -69,7 +74,39 @@ export const renderJob = defineJobKind({
           ctx.signal,
         );
       }
-      const made = await engineJobFor({ services: ctx.services, t, payload: p, sidecar, entry, vi, workDir });
+      // A latent chain holds the end of the take the cut plays before it now (contract rendering rule 8); the
+      // built-in engine draws it as a plain cut.
+      const spec = vi?.env.targets.get(p.target) ?? ctx.services.targets.get(p.target);
+      let held: HoldAtStart | null = null;
+      if (p.chain === "latent" && vi && spec && spec.backend !== "builtin" && p.backend !== "builtin") {
+        held = await holdAtStart({
+          services: ctx.services,
+          store: ctx.store,
+          after: job.after,
+          ep: p.ep,
+          pass: p.pass,
+          shot: p.shot,
+          build: vi.build,
+          spec,
+          fps: typeof sidecar.fps === "number" ? sidecar.fps : 24,
+          built: typeof entry.hold === "number" ? entry.hold : null,
+          workDir,
+        });
+        if (held) {
+          const rec = held.record;
+          await updateSidecar(ctx.services, t, (s) => (s.status === "queued" ? { ...s, ...rec } : null));
+        }
+      }
+      const made = await engineJobFor({
+        services: ctx.services,
+        t,
+        payload: p,
+        sidecar,
+        entry,
+        vi,
+        workDir,
+        hold: held?.hold ?? null,
+      });
       engineJob = made.job;
       // The take folder must still lie inside the episode: a renders folder linked out of it is refused.
       await mkdirShow(episodeFence(t.ep), workDir);

@@ -14,7 +14,7 @@ export type InputDef =
   | { t: "link"; type: string; opts?: Record<string, unknown> }
   | { t: "combo"; options: string[]; v3: boolean; opts?: Record<string, unknown> }
   | { t: "models"; folder: string; v3: boolean; opts?: Record<string, unknown> }
-  | { t: "files"; kind: "image" | "audio" | "video"; opts?: Record<string, unknown> };
+  | { t: "files"; kind: "image" | "audio" | "video" | "latent"; opts?: Record<string, unknown> };
 
 /** What running a node does in the double. */
 export type Behaviour =
@@ -968,6 +968,39 @@ const OWN_DEFS: Record<string, NodeDef> = {
     required: { path: str("") },
     output: ["LATENT"],
   },
+  // The project pack's latent-chain hold (targets 5.4): the previous take's latent written into the head of the
+  // new one; `previous_latent` given, it reads nothing from the project itself.
+  H3ChainLatent: {
+    category: "h3pipe",
+    module: H3,
+    display: "H3 Chain Latent",
+    required: {
+      latent: link("LATENT"),
+      project_root: str(""),
+      shot: str(""),
+      pass_: combo(["final", "proxy"]),
+      overlap: int(39, 5, 360, 17),
+      hold_audio: bool(true),
+    },
+    optional: {
+      video_vae: link("VAE"),
+      audio_vae: link("VAE"),
+      sidecar: str(""),
+      fps: int(24, 1, 240),
+      previous_latent: link("LATENT"),
+    },
+    output: ["LATENT"],
+  },
+  // nodes.py LoadLatent: `.latent` files (safetensors) at the top of the input folder; VALIDATE_INPUTS checks the
+  // annotated path exists, so an uploaded `studio/<name>.latent` loads too.
+  LoadLatent: {
+    category: "_for_testing",
+    module: "nodes",
+    display: "Load Latent",
+    required: { latent: { t: "files", kind: "latent" } },
+    output: ["LATENT"],
+    customValidate: ["latent"],
+  },
   // --- a stand-in custom node whose UI output uses a key core never emits (engines A.8) ---
   ComfyDoubleVideos: {
     category: "_double",
@@ -1197,7 +1230,7 @@ export const NODE_DEFS: Record<string, NodeDef> = withSchemaTable(OWN_DEFS);
 export const FINISHING_PACK_NODES: Readonly<Record<string, readonly string[]>> = {
   "ComfyUI-SeedVR2_VideoUpscaler": ["SeedVR2LoadDiTModel", "SeedVR2LoadVAEModel", "SeedVR2VideoUpscaler"],
   "ComfyUI-SUPIR": ["SUPIR_Upscale"],
-  h3pipe: ["H3MotionBlur", "H3HoldAudio", "H3LoadTakeLatent"],
+  h3pipe: ["H3MotionBlur", "H3HoldAudio", "H3LoadTakeLatent", "H3ChainLatent"],
 };
 
 /** The classes offered when the options name none: every class but the finishing packs'. */
@@ -1260,7 +1293,7 @@ export interface CatalogueContext {
   profile: Profile;
   models: Record<string, string[]>;
   /** Top-level files of the input folder, by kind (LoadImage / LoadAudio options). */
-  inputFiles: (kind: "image" | "audio" | "video") => string[];
+  inputFiles: (kind: "image" | "audio" | "video" | "latent") => string[];
 }
 
 /** One input as the wire shows it: `[type, options?]`. */

@@ -61,16 +61,19 @@ const AUDIO_EXT = new Set([
   ".mkv",
 ]);
 const VIDEO_EXT = new Set([".mp4", ".webm", ".mov", ".mkv", ".avi", ".gif"]);
+/** LoadLatent lists only these. */
+const LATENT_EXT = new Set([".latent"]);
 
 /** Top-level input files offered by LoadImage / LoadAudio combos (sorted). */
-export function inputFiles(dirs: Dirs, kind: "image" | "audio" | "video"): string[] {
+export function inputFiles(dirs: Dirs, kind: "image" | "audio" | "video" | "latent"): string[] {
   let names: string[] = [];
   try {
     names = readdirSync(dirs.input).filter((n) => statSync(path.join(dirs.input, n)).isFile());
   } catch {
     return [];
   }
-  const exts = kind === "image" ? IMAGE_EXT : kind === "video" ? VIDEO_EXT : AUDIO_EXT;
+  const exts =
+    kind === "image" ? IMAGE_EXT : kind === "video" ? VIDEO_EXT : kind === "latent" ? LATENT_EXT : AUDIO_EXT;
   return names.filter((n) => exts.has(path.extname(n).toLowerCase())).sort();
 }
 

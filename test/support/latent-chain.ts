@@ -1,0 +1,137 @@
+// Latent chains in tests: a studio whose local backend is the ComfyUI double (offering the project pack's
+// H3ChainLatent), a test-only target `ltx2_chain` (ltx2's workflow and binding with a `continuous` block that holds
+// latents: a hold of 17 frames, the first SamplerCustomAdvanced, the video VAELoader), and a three-shot episode
+// whose sh020 and sh030 continue the shot before them. The target is a show's own (`targets/ltx2_chain` beside series.json).
+import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { settingsFile } from "../../lib/config/settings.ts";
+import type { StudioJobStore } from "../../lib/jobs/store.ts";
+import { renderJob } from "../../workers/jobs/render.ts";
+import type { WorkerPool } from "../../workers/pool.ts";
+import { type ComfyDouble, DEFAULT_MODELS, DEFAULT_NODES, startComfyDouble } from "./comfy-double/index.ts";
+import { startTestPool } from "./jobs.ts";
+import { seriesS } from "./series-s.ts";
+import { makeStudio, type Studio } from "./studio-episode.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+export type Any = any;
+
+export const CHAIN_TARGET = "ltx2_chain";
+
+export const CHAIN_SCRIPT = [
+  "= e01  T",
+  "# sq01 kitchen",
+  "## sh010",
+  "dur: 1",
+  "The kettle steams.",
+  "## sh020",
+  "continuous: latent",
+  "dur: 1",
+  "Steam fills the window.",
+  "## sh030",
+  "continuous: latent",
+  "dur: 1",
+  "The window fogs over.",
+].join("\n");
+
+/** ltx2's target.json with a `continuous` block that holds latents (what only H3 declares among the shipped ones). */
+async function chainTargetJson(): Promise<Record<string, unknown>> {
+  const raw = JSON.parse(await readFile(path.join(LTX2_DIR, "target.json"), "utf8"));
+  return {
+    ...raw,
+    id: CHAIN_TARGET,
+    label: "LTX-2 chained (test)",
+    continuous: {
+      modes: ["latent"],
+      latent: {
+        overlap: 17,
+        hold_audio: false,
+        sampler: { class: "SamplerCustomAdvanced", input: "latent_image" },
+        video_vae: { class_type: "VAELoader", output: 0, title: "Load video VAE" },
+      },
+    },
+  };
+}
+
+const LTX2_DIR = path.join(import.meta.dirname, "..", "..", "lib", "targets", "video", "ltx2");
+
+export interface ChainStudio {
+  s: Studio;
+  store: StudioJobStore;
+  double: ComfyDouble;
+  pool(): WorkerPool;
+}
+
+/** Registers the hooks; fields are filled before the first test runs. */
+export function useChainStudio(): ChainStudio {
+  const pools: WorkerPool[] = [];
+  const c = {
+    pool() {
+      const pool = startTestPool(c.s.env.services, c.store, { render: renderJob });
+      pools.push(pool);
+      return pool;
+    },
+  } as ChainStudio;
+  beforeAll(async () => {
+    c.s = await makeStudio();
+    c.store = (await c.s.env.services.jobs()) as StudioJobStore;
+    c.double = await startComfyDouble({
+      models: DEFAULT_MODELS,
+      nodes: [...DEFAULT_NODES, "H3ChainLatent"],
+      stepMs: 1,
+    });
+    c.s.env.services.engines.lookups.clear();
+    const file = settingsFile(c.s.env.services);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, JSON.stringify({ local_url: c.double.url }));
+  });
+  afterAll(async () => {
+    await c.s.env.services.engines.close();
+    await c.double.close();
+    await c.store.close();
+    await c.s.cleanup();
+  });
+  afterEach(async () => {
+    for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
+    for (const j of (await c.store.list()).jobs) {
+      if (j.status === "queued") await c.store.cancel(j.id);
+      if (j.status === "running") await c.store.finish(j.id, j.lease_owner ?? "", "failed", "test cleanup");
+    }
+    await c.store.pause("local", false);
+  });
+  return c;
+}
+
+async function png(file: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await sharp({ create: { width: 64, height: 64, channels: 3, background: "#336699" } })
+    .png()
+    .toFile(file);
+}
+
+/** The chain episode on `ltx2_chain` (a target of the show's own), with its kitchen plate, built. */
+export async function chainEpisode(s: Studio): Promise<string> {
+  const series = seriesS();
+  series.series.target = CHAIN_TARGET;
+  const ep = await s.episode(CHAIN_SCRIPT, { series, build: false });
+  // The show folder is the one holding series.json: here the episode folder itself.
+  const dir = path.join(ep, "targets", CHAIN_TARGET);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, "target.json"), JSON.stringify(await chainTargetJson(), null, 2));
+  await copyFile(path.join(LTX2_DIR, "workflow.json"), path.join(dir, "workflow.json"));
+  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+  await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+  const built = await s.call("POST", "/build", { ep });
+  if (!built.body.ok) throw new Error(`build failed: ${JSON.stringify(built.body)}`);
+  return ep;
+}
+
+export const sidecarOf = async (ep: string, shot: string, take: number): Promise<Any> =>
+  JSON.parse(
+    await readFile(
+      path.join(ep, "renders_proxy", shot, `${shot}_t${String(take).padStart(2, "0")}.json`),
+      "utf8",
+    ),
+  );
