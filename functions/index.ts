@@ -103,7 +103,10 @@ import sourceGet from "./source/get.ts";
 import sourceHistory from "./source/history.get.ts";
 import sourcePut from "./source/put.ts";
 import sourceVersion from "./source/version.get.ts";
+import targetsCustomDelete from "./targets/custom.delete.ts";
+import targetsCustomPut from "./targets/custom.put.ts";
 import targets from "./targets/get.ts";
+import targetsInspect from "./targets/inspect.post.ts";
 import targetsLimits from "./targets/limits.put.ts";
 import targetsRouterDryrun from "./targets/router-dryrun.post.ts";
 import targetsRouterInspect from "./targets/router-inspect.post.ts";
@@ -115,6 +118,9 @@ import upscaleKeep from "./upscale/keep.put.ts";
 import upscaleOptions from "./upscale/options.get.ts";
 import upscalePost from "./upscale/post.ts";
 import upscaleRecipe from "./upscale/recipe.put.ts";
+import workflowInstallDelete from "./workflow/install.delete.ts";
+import workflowInstallPost from "./workflow/install.post.ts";
+import workflows from "./workflows/get.ts";
 
 export const functions: readonly StudioFunction[] = [
   info,
@@ -211,6 +217,12 @@ export const functions: readonly StudioFunction[] = [
   queue,
   targets,
   modelsPicker,
+  workflowInstallPost,
+  workflowInstallDelete,
+  workflows,
+  targetsInspect,
+  targetsCustomPut,
+  targetsCustomDelete,
   presets,
   presetsImage,
   presetsOwn,

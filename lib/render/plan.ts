@@ -32,6 +32,7 @@ import { continues } from "../script/story.ts";
 import type { Continuous } from "../script/types.ts";
 import { errorMessage, isObject, type JsonObject, num } from "../store/json-guards.ts";
 import type { ApiGraph, JobShape } from "../targets/graph.ts";
+import { draftProblem } from "../targets/custom-draft.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
 import { shotOverLimits } from "../targets/limit-check.ts";
 import { type MissingFile, type ModelsResolution, resolveModels } from "../targets/models.ts";
@@ -307,6 +308,8 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
   if (spec?.kind !== "video") {
     return { shot, error: `${shot}'s target '${target}' is not a video target this episode knows` };
   }
+  const held = await draftProblem(c.services, spec);
+  if (held) return { shot, error: `${shot}: ${held}` };
   const current = sc.next.value;
   const takes = await folderTakes(vi, vi.ep, req.pass, shot);
   const onTarget = takes.filter((t) => takeTarget(t, built.target) === target);

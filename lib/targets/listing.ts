@@ -10,6 +10,7 @@ import { readShowText } from "../paths/guarded.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
 import { seriesHome } from "../paths/series-home.ts";
 import { errorMessage, isObject, oneOf } from "../store/json-guards.ts";
+import { heldDraft } from "./custom-draft.ts";
 import { type GraphView, graphView } from "./graph-view.ts";
 import { targetLimits } from "./limits.ts";
 import {
@@ -116,7 +117,7 @@ export interface DescribeOptions {
 export function describeTarget(spec: TargetSpec, o: DescribeOptions): Record<string, unknown> {
   const builtin = isBuiltinTarget(spec);
   const custom = spec.custom === true;
-  // A target shipped as a draft stays one until settings enable it; a show's own draft until its flag is flipped.
+  // A draft (shipped as one, or a show's own until its flag is cleared) stays one until settings enable it.
   const shippedDraft = !custom && spec.draft === true;
   return {
     id: spec.id,
@@ -139,7 +140,7 @@ export function describeTarget(spec: TargetSpec, o: DescribeOptions): Record<str
     limits: targetLimits(spec, o.limits),
     backend: builtin ? "builtin" : "local",
     custom,
-    draft: custom ? spec.draft === true : shippedDraft && !o.enabledDrafts.includes(spec.id),
+    draft: heldDraft(spec, o.enabledDrafts),
     shipped_draft: shippedDraft,
     scope: custom ? "show" : "shipped",
   };

@@ -1,0 +1,42 @@
+// PUT /studio/targets/custom: save a show's own target (`{ep, target, graph?}`, validated against its workflow, a
+// draft until enabled) or flip an existing one's draft flag (`{ep, id, draft}`).
+import { z } from "zod";
+import { badRequest } from "../../lib/errors.ts";
+import { resolveEpisode } from "../../lib/paths/index.ts";
+import { boundedJson, ep, targetId } from "../../lib/schema/fields.ts";
+import { saveCustomTarget, setCustomDraft } from "../../lib/targets/custom.ts";
+import { showDirOf } from "../../lib/targets/listing.ts";
+import { defineFunction } from "../fn.ts";
+
+export default defineFunction({
+  method: "PUT",
+  path: "/targets/custom",
+  summary:
+    "Save a custom target in the show (400 with every problem when its binding does not fit its workflow), or flip its draft flag",
+  input: z.object({
+    ep,
+    target: boundedJson
+      .optional()
+      .describe("The target.json to save (as POST /studio/targets/inspect proposed it)"),
+    graph: boundedJson
+      .optional()
+      .describe("The workflow itself (API or canvas), saved beside the target.json as its workflow.json"),
+    id: targetId.optional().describe("With `draft`: the custom target whose draft flag is set"),
+    draft: z
+      .unknown()
+      .optional()
+      .describe("With `id`: true keeps the target out of pickers and renders, false enables it"),
+  }),
+  async handler(input, ctx) {
+    const epReal = await resolveEpisode(input.ep, ctx);
+    const showDir = await showDirOf(ctx, epReal);
+    let answer: Record<string, unknown>;
+    if (input.target !== undefined)
+      answer = await saveCustomTarget(ctx, showDir, { target: input.target, graph: input.graph });
+    else if (input.id !== undefined) answer = await setCustomDraft(ctx, showDir, input.id, input.draft);
+    else
+      throw badRequest("send `target` (a target.json to save) or `id` and `draft` (to flip its draft flag)");
+    ctx.events.emit("studio.episode", { ep: epReal });
+    return answer;
+  },
+});
