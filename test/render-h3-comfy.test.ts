@@ -1,0 +1,221 @@
+// MiniMax H3 Ref2VA and FL2VA render through the ComfyUI double: POST /studio/render on an H3 series, the job store, a
+// WorkerPool and the local engine. Ref2VA's graph reads the take's frozen shot list through the pack's loader and
+// saves with the pack's saver; FL2VA reads a shot's first frame or renders from the prompt alone; each take has the
+// shot's exact frame count. Without the pack, Ref2VA is not ready and its shots are skipped naming the classes.
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { settingsFile } from "../lib/config/settings.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { countFrames } from "../lib/media/ffmpeg.ts";
+import { shippedRegistry } from "../lib/targets/registry.ts";
+import { renderJob } from "../workers/jobs/render.ts";
+import type { WorkerPool } from "../workers/pool.ts";
+import {
+  type ComfyDouble,
+  DEFAULT_MODELS,
+  DEFAULT_NODES,
+  startComfyDouble,
+} from "./support/comfy-double/index.ts";
+import { startTestPool, waitFor } from "./support/jobs.ts";
+import { seriesS } from "./support/series-s.ts";
+import { makeStudio, type Studio } from "./support/studio-episode.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+type Any = any;
+
+const SCRIPT = [
+  "= e01  T",
+  "# sq01 kitchen",
+  "## sh010",
+  "dur: 2",
+  "The kettle steams.",
+  "## sh020",
+  "dur: 1",
+  "Rain on the window.",
+].join("\n");
+
+let s: Studio;
+let store: StudioJobStore;
+let double: ComfyDouble;
+const pools: WorkerPool[] = [];
+
+/** The double's own files plus every file the H3 targets name for download. */
+function h3Models(): Record<string, string[]> {
+  const models = structuredClone(DEFAULT_MODELS);
+  for (const id of ["minimax_h3_ref2va", "minimax_h3_fl2va"]) {
+    const downloads = (shippedRegistry().get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
+    for (const [file, d] of Object.entries(downloads)) {
+      if (file.startsWith("_")) continue;
+      const have = models[d.folder] ?? [];
+      if (!have.includes(file)) models[d.folder] = [...have, file];
+    }
+  }
+  return models;
+}
+
+async function png(file: string, colour = "#336699"): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
+    .png()
+    .toFile(file);
+}
+
+async function useDouble(d: ComfyDouble): Promise<void> {
+  s.env.services.engines.lookups.clear();
+  const file = settingsFile(s.env.services);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify({ local_url: d.url }));
+}
+
+beforeAll(async () => {
+  s = await makeStudio();
+  store = await s.env.services.jobs();
+  double = await startComfyDouble({ models: h3Models(), stepMs: 1 });
+  await useDouble(double);
+});
+afterAll(async () => {
+  await s.env.services.engines.close();
+  await double.close();
+  await store.close();
+  await s.cleanup();
+});
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
+});
+
+const sidecar = async (ep: string, shot: string): Promise<Any> =>
+  JSON.parse(await readFile(path.join(ep, "renders_proxy", shot, `${shot}_t01.json`), "utf8"));
+const graphs = () =>
+  double.prompts
+    .filter((p) => p.status === 200)
+    .map((p: Any) => (p.body?.prompt ?? {}) as Record<string, Any>);
+const ofClass = (g: Record<string, Any>, cls: string) =>
+  Object.values(g).filter((n: Any) => n.class_type === cls);
+
+async function episodeOn(target: string, firsts: Record<string, string> = {}): Promise<string> {
+  const series = seriesS();
+  series.series.target = target;
+  const ep = await s.episode(SCRIPT, { series });
+  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+  await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+  for (const [shot, colour] of Object.entries(firsts))
+    await png(path.join(ep, "refs", "shots", shot, "first.png"), colour);
+  return ep;
+}
+
+/** Render both shots through POST /studio/render and a worker pool; every job succeeds, the double refuses nothing. */
+async function renderEpisode(ep: string, target: string): Promise<number> {
+  const before = graphs().length;
+  const res = await s.call("POST", "/render", { ep });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.errors).toEqual([]);
+  expect(res.body.skipped).toEqual([]);
+  expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+    ["sh010", target],
+    ["sh020", target],
+  ]);
+  pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+  for (const q of res.body.queued) {
+    await waitFor(async () =>
+      ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+    );
+    const j: Any = await store.get(q.prompt_id);
+    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+  }
+  expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+  return before;
+}
+
+describe("minimax_h3_ref2va on the local ComfyUI", { timeout: 120_000 }, () => {
+  it("renders each shot from its frozen shot list through the pack's loader and saver, with exact frame counts", async () => {
+    const ep = await episodeOn("minimax_h3_ref2va");
+    const before = await renderEpisode(ep, "minimax_h3_ref2va");
+    const mine = graphs().slice(before);
+    expect(mine).toHaveLength(2);
+    for (const shot of ["sh010", "sh020"]) {
+      const sc = await sidecar(ep, shot);
+      expect(sc).toMatchObject({ status: "ok", target: "minimax_h3_ref2va", backend: "local" });
+      expect((sc.length - 5) % 17).toBe(0);
+      const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
+      expect((await stat(mp4)).size).toBeGreaterThan(0);
+      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      const frozen = path.join(ep, "renders_proxy", shot, `${shot}_t01.shotlist.json`);
+      const g =
+        mine.find((x) =>
+          ofClass(x, "H3ShotListLoader").some((n: Any) =>
+            n.inputs.shotlist.endsWith(`${shot}_t01.shotlist.json`),
+          ),
+        ) ?? {};
+      const loader: Any = ofClass(g, "H3ShotListLoader")[0];
+      expect(path.resolve(loader.inputs.root, loader.inputs.shotlist)).toBe(frozen);
+      expect(loader.inputs.index).toBe(0);
+      expect(ofClass(g, "H3SaveShot")).toHaveLength(1);
+      expect(ofClass(g, "SaveVideo")).toHaveLength(0);
+      expect(ofClass(g, "MiniMaxH3ReferenceToVideo")).toHaveLength(1);
+    }
+  });
+});
+
+describe("minimax_h3_fl2va on the local ComfyUI", { timeout: 120_000 }, () => {
+  it("renders a shot from its first frame and one from the prompt alone, with exact frame counts", async () => {
+    const ep = await episodeOn("minimax_h3_fl2va", { sh010: "#336699" });
+    const before = await renderEpisode(ep, "minimax_h3_fl2va");
+    const mine = graphs().slice(before);
+    expect(mine).toHaveLength(2);
+    for (const shot of ["sh010", "sh020"]) {
+      const sc = await sidecar(ep, shot);
+      expect(sc).toMatchObject({ status: "ok", target: "minimax_h3_fl2va", backend: "local" });
+      const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
+      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect((sc.length - 5) % 17).toBe(0);
+    }
+    const first = (await sidecar(ep, "sh010")).inputs.first;
+    expect(first).toBeTruthy();
+    const i2vOf = (g: Record<string, Any>) => {
+      const nodes = ofClass(g, "MiniMaxH3ImageToVideo");
+      expect(nodes).toHaveLength(1);
+      return nodes[0];
+    };
+    const g1 = mine.find((g) => ofClass(g, "LoadImage").length > 0) ?? {};
+    expect(g1[i2vOf(g1).inputs.first_frame[0]].inputs.image).toBe(first);
+    expect(i2vOf(g1).inputs).toMatchObject({
+      width: 448,
+      height: 256,
+      length: (await sidecar(ep, "sh010")).length,
+    });
+    expect(ofClass(g1, "LoraLoaderModelOnly")).toHaveLength(1);
+    const g2 = mine.find((g) => g !== g1) ?? {};
+    expect(i2vOf(g2).inputs).not.toHaveProperty("first_frame");
+  });
+});
+
+describe("minimax_h3_ref2va without the project's node pack", { timeout: 120_000 }, () => {
+  it("is not ready, naming the pack's classes, and its shots are skipped before a take is reserved", async () => {
+    const bare = await startComfyDouble({
+      models: h3Models(),
+      stepMs: 1,
+      nodes: DEFAULT_NODES.filter((n) => !n.startsWith("H3")),
+    });
+    try {
+      await useDouble(bare);
+      const ep = await episodeOn("minimax_h3_ref2va");
+      const listed = await s.call("GET", "/targets", { ready: "1", kind: "video", ep });
+      expect(listed.status).toBe(200);
+      const h3 = listed.body.targets.find((t: Any) => t.id === "minimax_h3_ref2va");
+      expect(h3.readiness.status).toBe("not_ready");
+      expect(h3.readiness.nodes_missing).toEqual(["H3SaveShot", "H3ShotListLoader"]);
+      const res = await s.call("POST", "/render", { ep });
+      expect(res.status).toBe(200);
+      expect(res.body.queued).toEqual([]);
+      expect(res.body.skipped.map((k: Any) => k.missing_nodes)).toEqual([
+        ["H3SaveShot", "H3ShotListLoader"],
+        ["H3SaveShot", "H3ShotListLoader"],
+      ]);
+    } finally {
+      await useDouble(double);
+      await bare.close();
+    }
+  });
+});
