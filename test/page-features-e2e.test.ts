@@ -214,8 +214,7 @@ describe("the models and node packs panel", () => {
     const names = await installable();
     const name = names[0];
     const details = page.locator("details.feature-items").filter({ hasText: name }).first();
-    if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open)))
-      await details.locator("summary").click();
+    if (!(await details.evaluate((d) => d.hasAttribute("open")))) await details.locator("summary").click();
     await details
       .getByRole("listitem")
       .filter({ hasText: name })
@@ -247,8 +246,7 @@ describe("the models and node packs panel", () => {
         has: page.getByRole("button", { name: `Install missing files: ${target.label}` }),
       });
     const details = row.locator("details.target-details");
-    if (!(await details.evaluate((d) => (d as HTMLDetailsElement).open)))
-      await details.locator("summary").click();
+    if (!(await details.evaluate((d) => d.hasAttribute("open")))) await details.locator("summary").click();
     await row.getByRole("button", { name: `Install missing files: ${target.label}` }).click();
     const own = row.getByRole("list", { name: `Installs for ${target.label}` });
     await expect.poll(() => own.getByRole("listitem").count(), { timeout: 15_000 }).toBeGreaterThan(0);

@@ -216,6 +216,9 @@ export function FeaturesPanel({ install }: { install: InstallState }) {
               {" · "}download token {answer.hf_token ? "set" : "not set"}
             </span>
           </p>
+          {answer.job.restart ? (
+            <p class="warn">ComfyUI loads what was installed when it starts again: restart it.</p>
+          ) : null}
           {install.tasks.length ? (
             <div class="install-job">
               <span class="muted">{install.running ? "Installing" : "Last install"}</span>
