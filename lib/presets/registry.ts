@@ -6,7 +6,7 @@ import type { TargetRegistryView } from "../targets/registry.ts";
 import { targetsForShow } from "../targets/target-tree.ts";
 
 export async function presetTargets(
-  services: Parameters<typeof resolveEpisode>[1] & Pick<Services, "targets" | "caches">,
+  services: Pick<Services, "home" | "env" | "caches" | "targets">,
   ep: string | undefined,
 ): Promise<{ registry: TargetRegistryView; show: string | null }> {
   if (!ep) return { registry: services.targets, show: null };

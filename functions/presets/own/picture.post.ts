@@ -8,8 +8,7 @@ import { listedOwn } from "../../../lib/presets/listing.ts";
 import { pictureBytes, setPicture } from "../../../lib/presets/picture.ts";
 import { presetSourceFile } from "../../../lib/presets/source.ts";
 import { presetEvent, readOwnPresets } from "../../../lib/presets/store.ts";
-import type { Ctx } from "../../fn.ts";
-import { defineFunction } from "../../fn.ts";
+import { type Ctx, defineFunction } from "../../fn.ts";
 
 const formFields = z.object({ id: presetIdText });
 
