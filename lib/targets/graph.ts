@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { isObject } from "../store/json-guards.ts";
 import { h3Fl2vaInputs, shotListLoader } from "./patches/h3.ts";
+import { ltx2IngredientsPatch, ltx2Patch } from "./patches/ltx2.ts";
 import type { KeyframeEnd, LoraItem, TargetSpec } from "./registry.ts";
 
 /** A link to another node's output: `[node id, output index]`. */
@@ -48,6 +49,10 @@ export interface PatchInputs {
   first?: string | null;
   last?: string | null;
   references?: string[];
+  /** The composed reference sheet (ltx2, ltx2_ingredients). */
+  sheet?: string | null;
+  /** Panel pictures of the shot on disk: a target whose sheet is required refuses a job with panels but no sheet. */
+  panels?: number;
   /** A dub's dialogue slice (an uploaded audio file) that a target anchors the take's sound to. */
   audio?: string | null;
 }
@@ -64,6 +69,13 @@ export interface PatchOptions {
    * wires the sampler named by `binding.saver.latent` into the saver's `latent` input.
    */
   saverValues?: Record<string, unknown>;
+  /** Node classes the engine knows (its `/object_info`), when known: optional features whose nodes are missing stay off. */
+  known?: ReadonlySet<string> | null;
+  /**
+   * Keep the workflow's review nodes (`binding.review_nodes`: review_copy is on, so the backend also writes a second
+   * copy). Off (default): they are deleted with what consumes them, never the saver or what feeds it.
+   */
+  review?: boolean;
 }
 
 export interface PatchResult {
@@ -72,6 +84,8 @@ export interface PatchResult {
   saver: string;
   /** Things a person should know about this patch (unused values, removed features). */
   notes: string[];
+  /** `predicted`: every length widget reads the duration head's frame count (targets 3.12.4). */
+  length_source?: "predicted";
 }
 
 // The binding's specs as target.json writes them; a spec that does not fit its shape is refused by name.
@@ -157,14 +171,14 @@ export function consumers(g: ApiGraph, id: string, slot?: number): { node: strin
 }
 
 /** Point every reader of `from` (node, output) at `to`, except readers in `except`. */
-function repoint(g: ApiGraph, from: Link, to: Link, except: ReadonlySet<string> = new Set()): void {
+export function repoint(g: ApiGraph, from: Link, to: Link, except: ReadonlySet<string> = new Set()): void {
   for (const c of consumers(g, from[0], from[1])) {
     if (!except.has(c.node)) g[c.node].inputs[c.input] = [to[0], to[1]];
   }
 }
 
 /** Delete `id` and, recursively, every node that reads it (a consumer without its input cannot run). */
-function deleteWithConsumers(g: ApiGraph, id: string): void {
+export function deleteWithConsumers(g: ApiGraph, id: string): void {
   if (!g[id]) return;
   const readers = [...new Set(consumers(g, id).map((c) => c.node))];
   delete g[id];
@@ -172,7 +186,7 @@ function deleteWithConsumers(g: ApiGraph, id: string): void {
 }
 
 /** Remove `id`, giving each reader of its output the source of `input` instead (a pass-through splice). */
-function spliceOut(g: ApiGraph, id: string, input: string): void {
+export function spliceOut(g: ApiGraph, id: string, input: string): void {
   const src = g[id]?.inputs[input];
   if (!isLink(src)) {
     deleteWithConsumers(g, id);
@@ -262,15 +276,19 @@ function asSpecs(raw: unknown): Record<string, unknown>[] {
 
 // ─── the patch ───────────────────────────────────────────────────────────────────────────────────────────────
 
-interface Ctx {
+/** One patch in progress: the graph being changed and what the target patches report back. */
+export interface Ctx {
   spec: TargetSpec;
   g: ApiGraph;
   notes: string[];
   /** Classes whose specs are skipped: they only exist with the other saver. */
   skipClasses: Set<string>;
+  /** Classes the engine knows, when known (a feature whose nodes are missing is left out). */
+  known?: ReadonlySet<string> | null;
+  lengthSource?: "predicted";
 }
 
-function setParam(ctx: Ctx, param: string, value: unknown): void {
+export function setParam(ctx: Ctx, param: string, value: unknown): void {
   for (const s of asSpecs(params(ctx.spec)[param])) {
     if (s.via === "loader") continue;
     const parsed = widgetSpec.safeParse(s);
@@ -462,157 +480,6 @@ function applyLoras(ctx: Ctx, ls: LoraSpec, items: LoraItem[], base: boolean): v
     repoint(g, [first, 0], [last, 0], chain);
     if (isClipLoader) repoint(g, [first, 1], [last, 1], chain);
   }
-}
-
-// ltx2 keyframes (targets 3.12.3) ────────────────────────────────────────────────────────────────────────────
-
-interface LtxStage {
-  sampler: string;
-  guider: string;
-  concat: string;
-  separate: string | null;
-}
-
-function singleReader(g: ApiGraph, id: string, slot: number, cls: string): string | null {
-  const r = consumers(g, id, slot).filter((c) => g[c.node].class_type === cls);
-  return r.length ? r[0].node : null;
-}
-
-function ltxStages(ctx: Ctx): LtxStage[] {
-  const { g, spec } = ctx;
-  const samplers = nodesOf(g, "SamplerCustomAdvanced");
-  const ups = nodesOf(g, "LTXVLatentUpsampler");
-  if (ups.length > 1)
-    throw new GraphError(spec.id, `keyframes: ${ups.length} LTXVLatentUpsampler nodes, expected at most one`);
-  const describeStage = (sampler: string): LtxStage => {
-    const n = g[sampler].inputs;
-    const guider = isLink(n.guider) ? n.guider[0] : null;
-    const concat = isLink(n.latent_image) ? n.latent_image[0] : null;
-    if (!guider || !concat || g[concat]?.class_type !== "LTXVConcatAVLatent") {
-      throw new GraphError(
-        spec.id,
-        `keyframes: sampler ${sampler} must read a guider and an LTXVConcatAVLatent latent_image`,
-      );
-    }
-    return { sampler, guider, concat, separate: singleReader(g, sampler, 0, "LTXVSeparateAVLatent") };
-  };
-  if (ups.length === 0) {
-    if (samplers.length !== 1) {
-      throw new GraphError(
-        spec.id,
-        `keyframes: ${samplers.length} SamplerCustomAdvanced nodes in a one-stage graph`,
-      );
-    }
-    return [describeStage(samplers[0])];
-  }
-  // Stage 1 is the sampler whose separated video (possibly through a crop) feeds the upsampler.
-  const upSrc = g[ups[0]].inputs.samples;
-  let src = isLink(upSrc) ? upSrc[0] : null;
-  if (src && g[src]?.class_type === "LTXVCropGuides") {
-    const l = g[src].inputs.latent;
-    src = isLink(l) ? l[0] : null;
-  }
-  const sepIn = src && g[src]?.class_type === "LTXVSeparateAVLatent" ? g[src].inputs.av_latent : null;
-  const first = isLink(sepIn) ? sepIn[0] : null;
-  if (!first || !samplers.includes(first) || samplers.length !== 2) {
-    throw new GraphError(
-      spec.id,
-      "keyframes: cannot tell the two stages apart (the upsampler must read stage 1's separated video latent)",
-    );
-  }
-  return [describeStage(first), describeStage(samplers.find((s) => s !== first)!)];
-}
-
-function strengthOf(spec: TargetSpec, key: string, fallback: number): number {
-  const ks = spec.recipe.keyframe_strength;
-  const v = isObject(ks) ? ks[key] : undefined;
-  return typeof v === "number" ? v : fallback;
-}
-
-function ltxFirstFrame(ctx: Ctx, first: string | null | undefined): void {
-  const { g, spec } = ctx;
-  const i2v = nodesOf(g, "LTXVImgToVideoInplace");
-  if (!first) {
-    for (const id of i2v) spliceOut(g, id, "latent");
-    return;
-  }
-  const loads = nodesOf(g, "LoadImage");
-  if (loads.length !== 1) {
-    throw new GraphError(
-      spec.id,
-      `first frame: LoadImage matched ${loads.length} nodes, expected exactly one`,
-    );
-  }
-  if (i2v.length === 0)
-    throw new GraphError(spec.id, "first frame: the workflow has no LTXVImgToVideoInplace");
-  g[loads[0]].inputs.image = first;
-  for (const id of i2v) {
-    const lat = g[id].inputs.latent;
-    const base = isLink(lat) && g[lat[0]]?.class_type === "EmptyLTXVLatentVideo";
-    g[id].inputs.bypass = false;
-    g[id].inputs.strength = base ? strengthOf(spec, "first", 0.7) : strengthOf(spec, "first_refine", 1.0);
-  }
-}
-
-function ltxLastFrame(ctx: Ctx, last: string): void {
-  const { g, spec } = ctx;
-  const stages = ltxStages(ctx);
-  const vaeSrc = (() => {
-    for (const cls of ["VAEDecodeTiled", "VAEDecode", "LTXVLatentUpsampler", "LTXVImgToVideoInplace"]) {
-      for (const id of nodesOf(g, cls)) {
-        const vae = g[id].inputs.vae;
-        if (isLink(vae)) return vae;
-      }
-    }
-    throw new GraphError(spec.id, "last frame: no video VAE found (VAEDecodeTiled.vae)");
-  })();
-  const load = addNode(g, "h3_last_load1", "LoadImage", { image: last }, "last frame (h3pipe)");
-  const pre = addNode(
-    g,
-    freshId(g, "h3_last_pre"),
-    "LTXVPreprocess",
-    { image: [load, 0], img_compression: 18 },
-    "last frame preprocess (h3pipe)",
-  );
-  const strength = strengthOf(spec, "last", 1.0);
-  stages.forEach((st, i) => {
-    const guider = g[st.guider].inputs;
-    const concat = g[st.concat].inputs;
-    const guide = addNode(
-      g,
-      freshId(g, `h3_guide${i + 1}_`),
-      "LTXVAddGuide",
-      {
-        positive: guider.positive,
-        negative: guider.negative,
-        vae: vaeSrc,
-        latent: concat.video_latent,
-        image: [pre, 0],
-        frame_idx: -1,
-        strength,
-      },
-      `last frame guide, stage ${i + 1} (h3pipe)`,
-    );
-    guider.positive = [guide, 0];
-    guider.negative = [guide, 1];
-    concat.video_latent = [guide, 2];
-    if (!st.separate) return;
-    // The guide frames ride at the end of the latent: crop them before the upsampler or the decoder reads it.
-    const existing = consumers(g, st.separate, 0).find((c) => g[c.node].class_type === "LTXVCropGuides");
-    let crop = existing?.node;
-    if (!crop) {
-      crop = addNode(
-        g,
-        freshId(g, `h3_crop${i + 1}_`),
-        "LTXVCropGuides",
-        { latent: [st.separate, 0] },
-        `crop guides, stage ${i + 1} (h3pipe)`,
-      );
-      repoint(g, [st.separate, 0], [crop, 2], new Set([crop]));
-    }
-    g[crop].inputs.positive = [guide, 0];
-    g[crop].inputs.negative = [guide, 1];
-  });
 }
 
 // Wan 2.2 keyframes and expert stages (targets 3.12.3) ─────────────────────────────────────────────────────
@@ -901,9 +768,14 @@ function fanInReferences(ctx: Ctx, names: string[]): void {
 function targetPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
   const { spec } = ctx;
   // Keyed on the binding, not the id: a show's own copy of the ltx2 target keeps its keyframe wiring.
-  if (spec.binding.keyframe_patch === "ltx2") {
-    ltxFirstFrame(ctx, inputs.first);
-    if (inputs.last) ltxLastFrame(ctx, inputs.last);
+  const ltx =
+    spec.binding.keyframe_patch === "ltx2"
+      ? ltx2Patch
+      : spec.binding.keyframe_patch === "ltx2_ingredients"
+        ? ltx2IngredientsPatch
+        : null;
+  if (ltx) {
+    ltx(ctx, inputs, values);
     return;
   }
   if (spec.binding.keyframe_patch === "wan22_i2v") {
@@ -959,7 +831,7 @@ export function patchGraph(
     if (replaced) skip.add(replaced);
     for (const d of saver.drop ?? []) skip.add(d);
   }
-  const ctx: Ctx = { spec, g, notes: [], skipClasses: skip };
+  const ctx: Ctx = { spec, g, notes: [], skipClasses: skip, known: options.known ?? null };
   const p = params(spec);
 
   const saverId = mode === "pack" && saver ? placePackSaver(ctx, saver) : findCoreSaver(ctx, saver);
@@ -1001,16 +873,23 @@ export function patchGraph(
     Object.assign(g[saverId].inputs, saver.core.set ?? {});
   }
 
-  const review = spec.binding.review_nodes;
-  if (Array.isArray(review)) {
+  const review = Array.isArray(spec.binding.review_nodes)
+    ? spec.binding.review_nodes.filter((c): c is string => typeof c === "string")
+    : [];
+  if (options.review !== true) {
+    const feeds = ancestors(g, saverId);
     for (const cls of review)
-      if (typeof cls === "string") for (const id of nodesOf(g, cls)) deleteWithConsumers(g, id);
+      for (const id of nodesOf(g, cls)) if (g[id] && !feeds.has(id)) deleteWithConsumers(g, id);
   }
 
   targetPatch(ctx, inputs, values);
 
   if (spec.binding.prune === true) {
     const keep = ancestors(g, saverId);
+    // Kept review nodes stay with what they read.
+    if (options.review === true)
+      for (const cls of review)
+        for (const id of nodesOf(g, cls)) for (const a of ancestors(g, id)) keep.add(a);
     for (const id of Object.keys(g)) if (!keep.has(id)) delete g[id];
   }
   for (const [id, n] of Object.entries(g)) {
@@ -1020,7 +899,12 @@ export function patchGraph(
       }
     }
   }
-  return { graph: g, saver: saverId, notes: ctx.notes };
+  return {
+    graph: g,
+    saver: saverId,
+    notes: ctx.notes,
+    ...(ctx.lengthSource ? { length_source: ctx.lengthSource } : {}),
+  };
 }
 
 /** What shapes a job's graph beyond widget values: its LoRAs, the accelerator fallback and the pictures it reads. */
@@ -1031,6 +915,8 @@ export interface JobShape {
   first?: boolean;
   last?: boolean;
   references?: number;
+  /** A reference sheet with its IC-LoRA installed. */
+  sheet?: boolean;
   /** A dialogue slice to anchor the sound to (a dub). */
   audio?: boolean;
 }
@@ -1056,15 +942,19 @@ export function jobClasses(
     first: first ? "first.png" : null,
     last: shape.last ? "last.png" : null,
     references: Array.from({ length: shape.references ?? 0 }, (_, i) => `reference_${i + 1}.png`),
+    sheet: shape.sheet ? "sheet.png" : null,
     audio: shape.audio ? "dialogue.wav" : null,
   };
+  // A sheet shape is one whose IC-LoRA is installed (else the sheet is off and adds nothing).
+  if (shape.sheet) values.reference_lora = "reference_lora.safetensors";
   const { graph: g } = patchGraph(spec, graph, values, inputs, options);
   return [...new Set(Object.values(g).map((n) => n.class_type))].sort();
 }
 
 /** The keyframe inputs each keyframe patch can wire, as the job shapes that add their nodes. */
 const KEYFRAME_SHAPES: Record<string, JobShape[]> = {
-  ltx2: [{ first: true }, { last: true }],
+  ltx2: [{ first: true }, { last: true }, { sheet: true }],
+  ltx2_ingredients: [{ sheet: true }],
   wan22_i2v: [{ first: true, last: true }],
   wan22_ti2v: [{ first: true }],
   wan22_vace: [{ first: true, last: true, references: 1 }],
