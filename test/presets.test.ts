@@ -168,7 +168,12 @@ describe("POST /studio/presets/own", () => {
     refusal(
       await own({ ...base, target: "animatic" }),
       400,
-      "target: animatic is a video target, not a image target",
+      "target: animatic is a video target, not an image target",
+    );
+    refusal(
+      await own({ ...base, kind: "video", target: "card" }),
+      400,
+      "target: card is an image target, not a video target",
     );
     refusal(await own({ ...base, kind: "audio" }), 400, /kind/);
     refusal(await own({ ...base, loras: 5 }), 400, /^loras: /);

@@ -64,6 +64,8 @@ export function idFromLabel(label: string, taken: ReadonlySet<string>): string {
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }
 
+const article = (word: string) => (/^[aeiou]/.test(word) ? "an" : "a");
+
 export interface SavedPresets {
   preset: ListedPreset;
   presets: ListedPreset[];
@@ -89,7 +91,9 @@ export async function saveOwnPreset(
     );
   }
   if (spec.kind !== body.kind)
-    throw badRequest(`target: ${spec.id} is a ${spec.kind} target, not a ${body.kind} target`);
+    throw badRequest(
+      `target: ${spec.id} is ${article(spec.kind)} ${spec.kind} target, not ${article(body.kind)} ${body.kind} target`,
+    );
   const loras = lorasOf(body.loras);
   const size = sizeOf(body.size);
   const model = body.model?.trim() || null;
