@@ -28,6 +28,7 @@ import cutCopy from "./cut/copy.post.ts";
 import cutPut from "./cut/put.ts";
 import cutReset from "./cut/reset.post.ts";
 import discard from "./discard/post.ts";
+import drafts from "./drafts/get.ts";
 import episode from "./episode/get.ts";
 import episodeNewGet from "./episode/new.get.ts";
 import episodeNewPost from "./episode/new.post.ts";
@@ -233,6 +234,7 @@ export const functions: readonly StudioFunction[] = [
   targetsRouterInspect,
   targetsRouterDryrun,
   targetsLimits,
+  drafts,
 ] as StudioFunction[];
 
 /** What a server mounts: the table plus a 501 answer for each contract route not built yet. */

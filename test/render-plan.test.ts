@@ -354,7 +354,7 @@ describe("settings, targets and sizes", () => {
     refusal(
       await render({ ep, pass: "final", from_draft: { sh010: 2 } }),
       400,
-      /^from_draft: .*draft-capable backend/,
+      /^from_draft: sh010 t02 is not a proxy take of sh010/,
     );
     expect(s.env.events).toEqual([]);
   });

@@ -3,6 +3,7 @@
 
 import { staleBuildWarning } from "../../lib/episode/build-failure.ts";
 import { resolveEpisode } from "../../lib/paths/episode.ts";
+import { withDrafts } from "../../lib/render/drafts.ts";
 import { queueRender } from "../../lib/render/queue.ts";
 import { renderBody, renderRequest } from "../../lib/render/request.ts";
 import { defineFunction } from "../fn.ts";
@@ -17,7 +18,7 @@ export default defineFunction({
   input: renderBody,
   async handler(input, ctx) {
     const ep = await resolveEpisode(input.ep, ctx);
-    const req = renderRequest(input);
+    const req = await withDrafts(ctx, ep, renderRequest(input));
     const store = await ctx.jobs();
     const [answer, warning] = await Promise.all([
       queueRender(ctx, ep, req, {

@@ -171,6 +171,8 @@ function queueSidecar(
     if (p.baseValues && Object.keys(p.baseValues).length) s.base_values = p.baseValues;
   }
   s.inputs = {};
+  const draft = req.fromDraft?.[p.shot];
+  if (draft) s.from_draft = { shot: p.shot, take: draft.take, task: draft.task };
   Object.assign(s, extra);
   s.notes = p.notes;
   if (p.negativeSource !== "none") s.negative_source = p.negativeSource;

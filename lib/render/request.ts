@@ -6,6 +6,7 @@ import { badRequest, shown } from "../errors.ts";
 import { ep, pass, seed, shotId, targetIdOrBlank } from "../schema/fields.ts";
 import { type Lora, parseLoras } from "../series/load.ts";
 import { errorMessage } from "../store/json-guards.ts";
+import { type DraftSource, parseFromDraft } from "./drafts.ts";
 
 export type SeedMode = "auto" | "new" | "same";
 
@@ -47,7 +48,12 @@ export const renderBody = z.object({
     .string()
     .nullish()
     .describe("The backend to render on: local, cloud, deployment:<target> or router"),
-  from_draft: z.unknown().optional().describe("Make a final from a draft (needs a draft-capable backend)"),
+  from_draft: z
+    .unknown()
+    .optional()
+    .describe(
+      "{shot: proxy draft take}: make those shots' finals from their drafts (final pass, router targets)",
+    ),
 });
 
 export type RenderBody = z.output<typeof renderBody>;
@@ -75,6 +81,10 @@ export interface RenderRequest {
   saveFrames: boolean;
   saveLatent: boolean | null;
   backend: string | null;
+  /** `from_draft` as sent ({shot: take}), or null. */
+  fromDraftTakes?: Record<string, number> | null;
+  /** The drafts the finals are made from, once checked (lib/render/drafts.ts withDrafts). */
+  fromDraft?: Record<string, DraftSource> | null;
 }
 
 export function lorasOf(v: unknown): Lora[] | null {
@@ -108,16 +118,6 @@ const blankToNull = (v: string | null | undefined): string | null =>
 
 /** The normalised request; 400 naming the field for anything the contract refuses. */
 export function renderRequest(body: RenderBody): RenderRequest {
-  const draft = body.from_draft;
-  if (
-    draft !== undefined &&
-    draft !== null &&
-    !(typeof draft === "object" && !Array.isArray(draft) && Object.keys(draft).length === 0)
-  ) {
-    throw badRequest(
-      "from_draft: a final made from a draft needs a draft-capable backend, and none is available in this service yet",
-    );
-  }
   return {
     pass: body.pass,
     shots: body.shots ? [...new Set(body.shots)] : null,
@@ -138,5 +138,6 @@ export function renderRequest(body: RenderBody): RenderRequest {
     saveFrames: body.save_frames ?? false,
     saveLatent: body.save_latent ?? null,
     backend: blankToNull(body.backend),
+    fromDraftTakes: parseFromDraft(body.from_draft),
   };
 }
