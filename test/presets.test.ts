@@ -293,6 +293,15 @@ describe("POST /studio/presets/own/render", () => {
     expect(listed.body.presets.find((p: Any) => p.id === "sample").picture).toMatch(
       /^\/studio\/presets\/image\?id=sample&v=/,
     );
+    // A retry draws the same picture again and keeps it anew.
+    const before = listed.body.presets.find((p: Any) => p.id === "sample").picture;
+    await new Promise((r) => setTimeout(r, 5));
+    const retried = await s.call("POST", "/jobs/retry", { id: got.body.job.id });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    const again = (await store.list()).jobs.find((j) => j.kind === "preset" && j.id !== got.body.job.id);
+    expect((await jobEnded(store, again?.id ?? "none")).status).toBe("succeeded");
+    const after = (await list({ kind: "image" })).body.presets.find((p: Any) => p.id === "sample").picture;
+    expect(after).not.toBe(before);
     // No work folder is left beside the pictures.
     expect(
       (await readdir(path.dirname(picturePath(home(), "sample")))).filter((n) => n.startsWith(".")),
