@@ -47,6 +47,8 @@ export interface EngineJob {
    * `inputs`' absolute paths is replaced by that file's uploaded name at submit.
    */
   graph?: ApiGraph;
+  /** The graph's node that writes the take: its output is the take, not a review copy the graph also writes. */
+  saver?: string;
   /** Hosted-model engines (router): the provider task to submit (lib/router/target.ts routerTask). */
   task?: Record<string, unknown>;
 }

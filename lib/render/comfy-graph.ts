@@ -3,7 +3,7 @@
 import { passPreset, presetExtras } from "../compile/settings.ts";
 import type { EngineJob } from "../engines/types.ts";
 import { isObject, num } from "../store/json-guards.ts";
-import { type ApiGraph, type PatchValues, patchGraph } from "../targets/graph.ts";
+import { type ApiGraph, type PatchOptions, type PatchValues, patchGraph } from "../targets/graph.ts";
 import type { LoraItem, TargetSpec } from "../targets/registry.ts";
 import { shotListOptions } from "../targets/patches/h3-shotlist.ts";
 import { resolveWorkflow } from "../targets/workflow.ts";
@@ -45,7 +45,8 @@ export async function takeGraph(
   job: EngineJob,
   env: Record<string, string | undefined>,
   chosen?: ApiGraph | null,
-): Promise<{ graph: ApiGraph; notes: string[] }> {
+  options: PatchOptions = {},
+): Promise<{ graph: ApiGraph; saver: string; notes: string[] }> {
   let workflow: ApiGraph;
   if (chosen && typeof chosen === "object") workflow = structuredClone(chosen);
   else {
@@ -92,7 +93,7 @@ export async function takeGraph(
       first: job.inputs.first ?? null,
       last: job.inputs.last ?? null,
     },
-    shotListOptions(spec, job),
+    shotListOptions(spec, job, options),
   );
-  return { graph: patched.graph, notes: patched.notes };
+  return { graph: patched.graph, saver: patched.saver, notes: patched.notes };
 }

@@ -153,8 +153,11 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
-    const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph);
+    const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph, {
+      review: p.review_copy === true,
+    });
     job.graph = patched.graph;
+    job.saver = patched.saver;
     notes.push(...patched.notes);
     if (input.hold) {
       inputs.hold = input.hold.file;

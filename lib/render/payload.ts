@@ -23,6 +23,8 @@ export interface RenderPayload {
   save_latent: boolean;
   /** The target's workflow resolved at queue time; absent on older payloads (the job resolves it). */
   workflow?: { graph: ApiGraph; source: WorkflowSource; where: string } | null;
+  /** review_copy as it was when the take was queued: the workflow's review nodes are kept; absent: stripped. */
+  review_copy?: boolean;
 }
 
 const workflowSource = z.enum([
@@ -56,4 +58,5 @@ export const renderPayload: z.ZodType<RenderPayload> = z.object({
   workflow: z
     .object({ graph: z.record(z.string(), apiNode), source: workflowSource, where: z.string() })
     .nullish(),
+  review_copy: z.boolean().optional(),
 });

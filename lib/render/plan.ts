@@ -42,6 +42,7 @@ import { checkModelFamilies, localComfyPath, type ModelMismatch } from "./model-
 import { type FolderListings, listTargetModels } from "./model-listing.ts";
 import { checkNodes, engineClasses } from "./node-check.ts";
 import type { RenderRequest } from "./request.ts";
+import { reviewCopyOn, reviewNote } from "./review-copy.ts";
 import { chooseSeed, seedValue } from "./seed.ts";
 
 export interface SkippedShot {
@@ -134,6 +135,8 @@ export interface PlannedShot {
   baseValues: Record<string, unknown> | null;
   /** The workflow the job patches (resolved once per target per request), or null off ComfyUI. */
   workflow: PlannedWorkflow | null;
+  /** The config's review_copy when queued: the workflow's review nodes are kept (a second copy). */
+  reviewCopy: boolean;
 }
 
 /** The target's workflow as resolved at queue time: the graph and where it came from. */
@@ -201,6 +204,8 @@ interface PlanCtx {
   workflows: Map<string, Promise<WorkflowResolution>>;
   /** The node classes the local backend offers, asked once per request. */
   nodeClasses?: Promise<ReadonlySet<string>>;
+  /** The config's review_copy, read once per request. */
+  reviewCopy?: Promise<boolean>;
 }
 
 /** Why the lane cannot take this request's jobs (no engine, or settings it lacks), or null; once per lane. */
@@ -440,10 +445,15 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
   // Rule 2: the target's workflow (env variable's file, else the copy saved in ComfyUI, else the shipped copy),
   // after the model check so that a backend that does not answer is named as such.
   let workflow: PlannedWorkflow | null = null;
+  let reviewCopy = false;
   if (!builtin && lane === "local") {
     const wf = await workflowFor(c, spec);
     if (!wf.ok) return { shot, error: wf.error };
     workflow = { graph: wf.graph, source: wf.source, where: wf.where };
+    c.reviewCopy ??= reviewCopyOn({ ...c.services, env: c.services.env ?? {} });
+    reviewCopy = await c.reviewCopy;
+    const note = reviewNote(spec, wf.graph, reviewCopy);
+    if (note) notes.push(note);
   }
 
   const latentAsked = req.saveLatent ?? latentDefault(vi, req.pass);
@@ -587,6 +597,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     base: models?.base ?? false,
     baseValues: models?.base ? { ...models.values } : null,
     workflow,
+    reviewCopy,
   };
 }
 

@@ -372,6 +372,7 @@ export async function queueRender(
         save_frames: p.saveFrames,
         save_latent: p.saveLatent,
         ...(p.workflow ? { workflow: p.workflow } : {}),
+        ...(p.reviewCopy ? { review_copy: true } : {}),
       };
       let job: Job;
       try {

@@ -71,6 +71,11 @@ export interface PatchOptions {
   saverValues?: Record<string, unknown>;
   /** Node classes the engine knows (its `/object_info`), when known: optional features whose nodes are missing stay off. */
   known?: ReadonlySet<string> | null;
+  /**
+   * Keep the workflow's review nodes (`binding.review_nodes`: review_copy is on, so the backend also writes a second
+   * copy). Off (default): they are deleted with what consumes them, never the saver or what feeds it.
+   */
+  review?: boolean;
 }
 
 export interface PatchResult {
@@ -868,16 +873,23 @@ export function patchGraph(
     Object.assign(g[saverId].inputs, saver.core.set ?? {});
   }
 
-  const review = spec.binding.review_nodes;
-  if (Array.isArray(review)) {
+  const review = Array.isArray(spec.binding.review_nodes)
+    ? spec.binding.review_nodes.filter((c): c is string => typeof c === "string")
+    : [];
+  if (options.review !== true) {
+    const feeds = ancestors(g, saverId);
     for (const cls of review)
-      if (typeof cls === "string") for (const id of nodesOf(g, cls)) deleteWithConsumers(g, id);
+      for (const id of nodesOf(g, cls)) if (g[id] && !feeds.has(id)) deleteWithConsumers(g, id);
   }
 
   targetPatch(ctx, inputs, values);
 
   if (spec.binding.prune === true) {
     const keep = ancestors(g, saverId);
+    // Kept review nodes stay with what they read.
+    if (options.review === true)
+      for (const cls of review)
+        for (const id of nodesOf(g, cls)) for (const a of ancestors(g, id)) keep.add(a);
     for (const id of Object.keys(g)) if (!keep.has(id)) delete g[id];
   }
   for (const [id, n] of Object.entries(g)) {

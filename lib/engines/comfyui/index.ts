@@ -331,7 +331,12 @@ export function createComfyEngine(opts: ComfyEngineOptions): ComfyEngine {
         const items = outputItems(outputs);
         const notes: string[] = [];
         const want: OutputItem[] = [];
-        const main = pick(items, job.kind);
+        // The saver's file is the take; a review copy (review_copy) or another output node is not.
+        const main =
+          pick(
+            items.filter((i) => i.node === job.saver),
+            job.kind,
+          ) ?? pick(items, job.kind);
         if (!main) {
           const made = items.map((i) => `${i.key} ${i.filename}`).join(", ");
           throw new Error(
