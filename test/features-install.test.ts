@@ -168,7 +168,9 @@ describe("features", () => {
     expect(ltx.status).toBe("missing");
     expect(got.body.features.some((f: { id: string }) => f.id === "animatic")).toBe(false);
     const h3 = got.body.features.find((f: { id: string }) => f.id === "minimax_h3_ref2va");
-    const pack = h3.items.find((i: { kind: string }) => i.kind === "pack");
+    const packs = h3.items.filter((i: { kind: string }) => i.kind === "pack");
+    expect(packs.map((i: { name: string }) => i.name)).toEqual(["h3pipe", "comfyui-obvpm-timeline"]);
+    const pack = packs[1];
     expect(pack).toMatchObject({ name: "comfyui-obvpm-timeline", status: "missing" });
     expect(pack.note).toMatch(/ComfyUI-Manager/);
     expect(got.body.job).toMatchObject({ running: false, restart: false, tasks: [] });
