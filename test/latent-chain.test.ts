@@ -2,6 +2,8 @@
 // ComfyUI double: a chain queues in cut order in one request, each job after the one it continues; a shot with
 // nothing to hold is refused; a cancel in the middle fails the rest of the chain at once instead of leaving it
 // waiting; a retry queues the rest again behind the retried job; the takes record `hold` and `continued_from`.
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { retryJob } from "../lib/jobs/kinds.ts";
 import { jobEnded, jobsEnded } from "./support/jobs.ts";
@@ -69,6 +71,26 @@ describe("latent chains", { timeout: 120_000 }, () => {
       status: "ok",
       hold: 17,
       continued_from: { shot: "sh020", take: 1, pass: "proxy", via: "frames" },
+    });
+  });
+
+  it("an upscale of a chained take records why it holds nothing of the previous upscale", async () => {
+    const ep = await chainEpisode(c.s);
+    const res = await render({ ep, shots: ["sh010", "sh020"] });
+    c.pool();
+    for (const q of res.body.queued) expect((await jobEnded(c.store, q.prompt_id)).status).toBe("succeeded");
+    await c.store.pause("local", true);
+    const up = await c.s.call("POST", "/upscale", { ep, pass: "proxy", shots: ["sh010", "sh020"] });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    expect(up.body.queued.map((q: Any) => q.shot)).toEqual(["sh010", "sh020"]);
+    const record = async (shot: string) =>
+      JSON.parse(await readFile(path.join(ep, "renders_proxy", shot, `${shot}_t01.up.json`), "utf8"));
+    expect(await record("sh010")).not.toHaveProperty("chain_hold");
+    expect((await record("sh020")).chain_hold).toEqual({
+      file: null,
+      held: 0,
+      video_steps: 0,
+      why: "not held: the upscale graphs keep no latent and have no hold node, so this upscale starts from the take alone, without the tail of sh010 t01's upscale",
     });
   });
 

@@ -316,3 +316,22 @@ export async function retryAfter(
   const before = await store.get(old.after);
   return before && LIVE.has(before.status) ? before.id : null;
 }
+
+/**
+ * The upscale record's `chain_hold` for a take that held the take before it (its sidecar's `continued_from`): the
+ * upscale graphs keep no latent of their own (no `<stem>.up.latent.safetensors`) and splice no hold node, so the
+ * re-sample holds nothing of the previous upscale, and the record says so. Empty for any other take.
+ */
+export function upscaleChainHold(sidecar: Record<string, unknown> | null): Record<string, unknown> {
+  const from = sidecar?.continued_from;
+  if (!isObject(from) || typeof from.shot !== "string") return {};
+  const take = typeof from.take === "number" ? ` t${two(from.take)}` : "";
+  return {
+    chain_hold: {
+      file: null,
+      held: 0,
+      video_steps: 0,
+      why: `not held: the upscale graphs keep no latent and have no hold node, so this upscale starts from the take alone, without the tail of ${from.shot}${take}'s upscale`,
+    },
+  };
+}

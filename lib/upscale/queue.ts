@@ -16,6 +16,7 @@ import {
 import { conflict, StudioError } from "../errors.ts";
 import { newJobId } from "../jobs/job-id.ts";
 import type { NewJob } from "../jobs/types.ts";
+import { upscaleChainHold } from "../render/chain.ts";
 import { localIso } from "../render/time.ts";
 import { errorMessage, type JsonObject } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
@@ -213,7 +214,11 @@ export async function queueUpscales(
     try {
       const stamp = await sourceStamp(ep, path.join(dir, `${c.record.stem}.mp4`));
       await withLock(services, ep, () =>
-        writeRecord(services, ep, json, queuedRecord(plan, stamp, queuedAt, jobId)),
+        writeRecord(services, ep, json, {
+          ...queuedRecord(plan, stamp, queuedAt, jobId),
+          // A latent chain's take: the record says why its upscale holds nothing of the previous one.
+          ...upscaleChainHold(c.record.sidecar),
+        }),
       );
       const job: NewJob<UpscalePayload> = {
         id: jobId,

@@ -1,5 +1,5 @@
 // Latent chains in tests: a studio whose local backend is the ComfyUI double (offering the project pack's
-// H3ChainLatent), a test-only target `ltx2_chain` (ltx2's workflow and binding with a `continuous` block that holds
+// nodes), a test-only target `ltx2_chain` (ltx2's workflow and binding with a `continuous` block that holds
 // latents: a hold of 17 frames, the first SamplerCustomAdvanced, the video VAELoader), and a three-shot episode
 // whose sh020 and sh030 continue the shot before them. The target is a show's own (`targets/ltx2_chain` beside series.json).
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
@@ -10,7 +10,13 @@ import { settingsFile } from "../../lib/config/settings.ts";
 import type { StudioJobStore } from "../../lib/jobs/store.ts";
 import { renderJob } from "../../workers/jobs/render.ts";
 import type { WorkerPool } from "../../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, DEFAULT_NODES, startComfyDouble } from "./comfy-double/index.ts";
+import {
+  type ComfyDouble,
+  DEFAULT_MODELS,
+  DEFAULT_NODES,
+  FINISHING_PACK_NODES,
+  startComfyDouble,
+} from "./comfy-double/index.ts";
 import { startTestPool } from "./jobs.ts";
 import { seriesS } from "./series-s.ts";
 import { makeStudio, type Studio } from "./studio-episode.ts";
@@ -79,7 +85,8 @@ export function useChainStudio(): ChainStudio {
     c.store = (await c.s.env.services.jobs()) as StudioJobStore;
     c.double = await startComfyDouble({
       models: DEFAULT_MODELS,
-      nodes: [...DEFAULT_NODES, "H3ChainLatent"],
+      // The project pack's nodes too: its H3ChainLatent holds, its loaders and savers run the latent upscales.
+      nodes: [...DEFAULT_NODES, ...FINISHING_PACK_NODES.h3pipe],
       stepMs: 1,
     });
     c.s.env.services.engines.lookups.clear();
