@@ -25,6 +25,11 @@ const ALLOWED_5XX: Record<string, number[]> = {
   "GET /queue": [503],
   "GET /studio/models": [503],
   "POST /studio/assemble": [501],
+  // The engine's saved workflows and node list are asked; 502 is the contract's answer when it does not answer.
+  "POST /studio/workflow/install": [502],
+  "DELETE /studio/workflow/install": [502],
+  "GET /studio/workflows": [502],
+  "POST /studio/targets/inspect": [502],
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON Schema nodes are walked by their keys

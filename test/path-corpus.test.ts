@@ -28,6 +28,7 @@ const PATH_FIELDS = [
   "source_path",
   "video",
   "root",
+  "workflow",
 ];
 
 const SECRET = `SECRET-${createHash("sha1").update(String(Math.random())).digest("hex").slice(0, 12)}`;
@@ -447,6 +448,11 @@ function baseInputs(): Record<string, Input> {
     "POST /presets/own": { ep, label: "Corpus", kind: "image", target: "card" },
     "POST /presets/own/picture": { id: "corpus", source_path: path.join(ep, "ep01.md") },
     "POST /presets/own/render": { ep, id: "corpus" },
+    "POST /workflow/install": { target: "wan22_ti2v", name: "corpus.json" },
+    "DELETE /workflow/install": { target: "wan22_ti2v", name: "corpus.json" },
+    "POST /targets/inspect": { ep, workflow: "corpus.json" },
+    "PUT /targets/custom": { ep, id: "corpus_custom", draft: false },
+    "DELETE /targets/custom": { ep, id: "corpus_custom" },
   };
 }
 
