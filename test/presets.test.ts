@@ -337,6 +337,10 @@ describe("POST /studio/presets/own/render", () => {
     await own({ id: "krea", label: "Krea", kind: "image", target: "krea2" });
     refusal(await render({ id: "krea", backend: "builtin" }), 400, /the builtin backend does not run/);
     refusal(await render({ id: "krea", backend: "nowhere" }), 400, /^backend: /);
+    await own({ id: "editor", label: "Editor", kind: "image", target: "flux2_klein_edit" });
+    refusal(await render({ id: "editor" }), 400, /is an edit target: it needs the pictures it changes/);
+    await own({ id: "pano", label: "Pano", kind: "image", target: "klein_erp_360" });
+    refusal(await render({ id: "pano" }), 400, /is a pano target: it needs a canvas to outpaint/);
   });
 });
 

@@ -39,8 +39,8 @@ export function parsePresetKind(value: string | undefined): PresetKind | undefin
 export const sizeText = (size: { width: number; height: number } | null) =>
   size ? `${size.width}x${size.height}` : null;
 
-/** A shipped preset's LoRAs: its `loras` list, else its one `lora` string, else none. */
-function shippedLoras(p: Preset): { name: string; strength: number }[] {
+/** A target preset's LoRAs: its `loras` list, else its one `lora` string, else none. */
+export function presetLoras(p: Preset): { name: string; strength: number }[] {
   if (Array.isArray(p.loras)) return p.loras.map((l) => ({ name: l.name, strength: l.strength }));
   if (typeof p.lora === "string" && p.lora.trim()) {
     try {
@@ -67,7 +67,7 @@ function shippedPresets(spec: TargetSpec): ListedPreset[] {
       target: spec.id,
       pass,
       model: typeof p.model === "string" && p.model ? p.model : null,
-      loras: shippedLoras(p),
+      loras: presetLoras(p),
       steps: typeof p.steps === "number" ? p.steps : null,
       size: width !== null && height !== null ? `${width}x${height}` : null,
       note: null,

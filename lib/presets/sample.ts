@@ -7,6 +7,7 @@ import type { Services } from "../context.ts";
 import { laneUnready, localAddress } from "../engines/registry.ts";
 import { badRequest, conflict } from "../errors.ts";
 import type { Job, JobStore } from "../jobs/types.ts";
+import { onGrid } from "../refs/generate.ts";
 import { listTargetModels } from "../render/model-listing.ts";
 import { targetBackend } from "../render/plan.ts";
 import { ep } from "../schema/fields.ts";
@@ -15,6 +16,7 @@ import { errorMessage, num } from "../store/json-guards.ts";
 import { resolveModels } from "../targets/models.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
 import { ownPresetOf, presetIdText } from "./edit.ts";
+import { presetLoras } from "./listing.ts";
 import { readOwnPresets } from "./store.ts";
 
 export const MAX_PROMPT = 4000;
@@ -115,8 +117,9 @@ export async function queueSample(
   if (!spec) throw conflict(`the target ${preset.target} of ${preset.id} is not installed here any more`);
   const mode = spec.capabilities.mode;
   if (mode === "edit" || mode === "pano") {
+    const needs = mode === "edit" ? "the pictures it changes" : "a canvas to outpaint";
     throw badRequest(
-      `${spec.short} is an ${mode} target: it changes pictures it is given, so it draws no sample`,
+      `${spec.short} is ${mode === "edit" ? "an edit" : "a pano"} target: it needs ${needs}, so it draws no sample`,
     );
   }
   const builtin = spec.backend === "builtin";
@@ -137,14 +140,15 @@ export async function queueSample(
       `backend: ${spec.short} is drawn by the built-in engine only: leave backend out or send builtin`,
     );
   const final = spec.presets.final ?? spec.presets.proxy ?? {};
-  const grid = Math.max(1, num(spec.template.size_multiple) ?? 1);
-  const snap = (n: number) => Math.max(grid, Math.round(n / grid) * grid);
-  const width = snap(preset.size?.width ?? num(final.width) ?? FALLBACK_SIDE);
-  const height = snap(preset.size?.height ?? num(final.height) ?? FALLBACK_SIDE);
+  const { width, height } = onGrid(
+    preset.size?.width ?? num(final.width) ?? FALLBACK_SIDE,
+    preset.size?.height ?? num(final.height) ?? FALLBACK_SIDE,
+    spec,
+  );
   const models =
     !builtin && lane === "local"
       ? await localFiles(services, spec, preset.model, preset.loras)
-      : { files: {}, base: false, base_values: null, loras: preset.loras ?? [] };
+      : { files: {}, base: false, base_values: null, loras: preset.loras ?? presetLoras(final) };
   const prompt = body.prompt?.trim() || preset.note || preset.label;
   const payload: SamplePayload = {
     preset: preset.id,
