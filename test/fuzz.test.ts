@@ -30,6 +30,9 @@ const ALLOWED_5XX: Record<string, number[]> = {
   "DELETE /studio/workflow/install": [502],
   "GET /studio/workflows": [502],
   "POST /studio/targets/inspect": [502],
+  // The hosted-model router is asked: 503 without a key or when it does not answer, 502 when it answers wrongly.
+  "GET /studio/router/models": [502, 503],
+  "POST /studio/targets/router-inspect": [502, 503],
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON Schema nodes are walked by their keys
