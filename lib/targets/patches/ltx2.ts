@@ -512,7 +512,7 @@ function spliceGuide(g: ApiGraph, id: string): void {
  * back when the job's LoRAs lost it; without a sheet every guide, crop and IC-LoRA loader is spliced out and the
  * shot renders from the prompt alone, unless panel pictures are on disk and were not staged (refused).
  */
-export function ltx2IngredientsPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
+export function ltx2IngredientsPatch(ctx: Ctx, inputs: PatchInputs): void {
   const { g, spec, notes } = ctx;
   if (inputs.first || inputs.last)
     notes.push(`${spec.short} reads no keyframes: its reference sheet leads; the keyframes are unused`);
