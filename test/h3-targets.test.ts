@@ -2,10 +2,14 @@
 // the project's pack for the shot-list loader and the saver) as shipped and as patched for its jobs; Ref2VA's loader
 // reads the frozen shot list, FL2VA takes first and last frames and a dub's dialogue slice, and readiness names
 // what is missing.
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import type { Entry } from "../lib/compile/types.ts";
 import { buildCatalog } from "../lib/features/catalog.ts";
+import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
+import { dubSlice } from "../lib/render/dub-slice.ts";
 import {
   type ApiGraph,
   GraphError,
@@ -20,6 +24,7 @@ import { readiness } from "../lib/targets/models.ts";
 import { shotListOptions } from "../lib/targets/patches/h3-shotlist.ts";
 import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
 import { schemaErrors } from "./support/comfy-schemas.ts";
+import { makeTestEnv } from "./support/ctx.ts";
 
 const ROOT = path.join(import.meta.dirname, "..", "lib", "targets", "video");
 const registry = shippedRegistry();
@@ -268,6 +273,51 @@ describe("minimax_h3_ref2va", () => {
         expect(downloads[f].url).toBeUndefined();
         expect(String(downloads[f].source)).toMatch(/Hugging Face/);
       }
+    }
+  });
+});
+
+describe("a dub's dialogue slice", () => {
+  it("cuts the shot's window of the track to <stem>_dub.wav for FL2VA, and nothing for other policies or targets", async () => {
+    const t = await makeTestEnv();
+    try {
+      const media = t.services.media;
+      const ep = path.join(t.dir, "show", "e01");
+      await mkdir(ep, { recursive: true });
+      const track = path.join(t.dir, "show", "dialogue.wav");
+      const { ffmpeg } = await mediaTools(media);
+      await execa(ffmpeg, [
+        "-v",
+        "error",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=48000:duration=4",
+        "-ac",
+        "2",
+        track,
+      ]);
+      const job = {
+        ep,
+        stem: "sh010_t01",
+        audio: { path: track, start: 1, end: 2.5 },
+        workDir: path.join(ep, "renders_proxy", "sh010", ".work"),
+      };
+      const fl2va = registry.get("minimax_h3_fl2va");
+      const out = await dubSlice(media, fl2va, { audio_policy: "dub" } as Entry, job);
+      expect(out).toBe(path.join(job.workDir, "sh010_t01_dub.wav"));
+      const info = await probe(String(out), media);
+      expect(info.duration).toBeCloseTo(1.5, 1);
+      expect(info.audio?.channels).toBe(1);
+      expect(await dubSlice(media, fl2va, { audio_policy: "generate" } as Entry, job)).toBeNull();
+      expect(
+        await dubSlice(media, fl2va, { audio_policy: "dub" } as Entry, { ...job, audio: null }),
+      ).toBeNull();
+      // Ref2VA reads its voices from the shot list; it anchors no recording.
+      const ref2va = registry.get("minimax_h3_ref2va");
+      expect(await dubSlice(media, ref2va, { audio_policy: "dub" } as Entry, job)).toBeNull();
+    } finally {
+      await t.cleanup();
     }
   });
 });

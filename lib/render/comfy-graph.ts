@@ -4,8 +4,8 @@ import { passPreset, presetExtras } from "../compile/settings.ts";
 import type { EngineJob } from "../engines/types.ts";
 import { isObject, num } from "../store/json-guards.ts";
 import { type ApiGraph, type PatchOptions, type PatchValues, patchGraph } from "../targets/graph.ts";
-import type { LoraItem, TargetSpec } from "../targets/registry.ts";
 import { shotListOptions } from "../targets/patches/h3-shotlist.ts";
+import type { LoraItem, TargetSpec } from "../targets/registry.ts";
 import { resolveWorkflow } from "../targets/workflow.ts";
 import type { Sidecar } from "./sidecar.ts";
 
@@ -92,6 +92,7 @@ export async function takeGraph(
     {
       first: job.inputs.first ?? null,
       last: job.inputs.last ?? null,
+      audio: job.inputs.audio ?? null,
     },
     shotListOptions(spec, job, options),
   );

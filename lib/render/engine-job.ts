@@ -14,6 +14,7 @@ import { parseJson } from "../store/json-file.ts";
 import { isObject, num, trimmed } from "../store/json-guards.ts";
 import { type ChainHold, holdInGraph } from "./chain.ts";
 import { takeGraph } from "./comfy-graph.ts";
+import { dubSlice } from "./dub-slice.ts";
 import { jobFigures } from "./job-figures.ts";
 import type { RenderPayload } from "./payload.ts";
 import { frozenPath } from "./queue.ts";
@@ -88,7 +89,7 @@ async function audioOf(vi: ViewInputs | null, entry: Entry): Promise<EngineJob["
 }
 
 export interface EngineJobInput {
-  services: Pick<Services, "env" | "targets">;
+  services: Pick<Services, "env" | "targets" | "media">;
   t: TakeRef;
   payload: RenderPayload;
   /** The take's sidecar as queued. */
@@ -153,6 +154,8 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
+    const dub = await dubSlice(input.services.media, spec, entry, job);
+    if (dub) inputs.audio = dub;
     const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph, {
       review: p.review_copy === true,
     });

@@ -208,7 +208,13 @@ function nextNumericId(g: ApiGraph): string {
   return String(max + 1);
 }
 
-export function addNode(g: ApiGraph, id: string, classType: string, inputs: Record<string, unknown>, title: string) {
+export function addNode(
+  g: ApiGraph,
+  id: string,
+  classType: string,
+  inputs: Record<string, unknown>,
+  title: string,
+) {
   g[id] = { class_type: classType, inputs, _meta: { title } };
   return id;
 }
@@ -788,7 +794,10 @@ function targetPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
     wanStageSplit(ctx, values);
     return;
   }
-  if (spec.binding.keyframe_patch === "minimax_h3_fl2va") return h3Fl2vaInputs(ctx.g, spec, inputs);
+  if (spec.binding.keyframe_patch === "minimax_h3_fl2va") {
+    h3Fl2vaInputs(ctx.g, spec, inputs);
+    return;
+  }
   if (spec.binding.keyframe_patch === "wan22_ti2v") {
     // One model, one sampler: the first frame is optional and a last frame has no input to go to.
     wanStartImage(ctx, "Wan22ImageToVideoLatent", inputs.first);
