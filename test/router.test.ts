@@ -81,6 +81,20 @@ describe("GET /studio/router/models", () => {
   });
 });
 
+describe("GET /studio/backends", () => {
+  it("asks the router for its models with the key, and says why it is down without one", async () => {
+    const up = await s.call("GET", "/backends");
+    const router = up.body.backends.find((b: { name: string }) => b.name === "router");
+    expect(router).toEqual({ name: "router", kind: "router", where: double.url, down: null });
+    await settings({ cloud_url: double.url, api_key: "wrong" });
+    const refused = await s.call("GET", "/backends");
+    expect(refused.body.backends.find((b: { name: string }) => b.name === "router").down).toBe(
+      `${double.url} refused the API key (401)`,
+    );
+    await settings({ cloud_url: double.url, api_key: "router-key" });
+  });
+});
+
 describe("POST /studio/targets/router-inspect", () => {
   it("proposes a video target bound to the model, with its limits", async () => {
     const res = await s.call("POST", "/targets/router-inspect", { model: "acme/motion-2" });
