@@ -2,10 +2,12 @@
 // ComfyUI double: a chain queues in cut order in one request, each job after the one it continues; a shot with
 // nothing to hold is refused; a cancel in the middle fails the rest of the chain at once instead of leaving it
 // waiting; a retry queues the rest again behind the retried job; the takes record `hold` and `continued_from`.
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { settingsFile } from "../lib/config/settings.ts";
 import { retryJob } from "../lib/jobs/kinds.ts";
+import { DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { jobEnded, jobsEnded } from "./support/jobs.ts";
 import { type Any, CHAIN_TARGET, chainEpisode, sidecarOf, useChainStudio } from "./support/latent-chain.ts";
 
@@ -48,6 +50,27 @@ describe("latent chains", { timeout: 120_000 }, () => {
           "sh020 continues sh010 (continuous: latent) but sh010 has no usable take to hold and none is queued: render sh010 first, or both in one request",
       },
     ]);
+  });
+
+  it("skips chained shots on a ComfyUI without the hold node, naming it", async () => {
+    const ep = await chainEpisode(c.s);
+    const bare = await startComfyDouble({ models: DEFAULT_MODELS, stepMs: 1 });
+    const file = settingsFile(c.s.env.services);
+    try {
+      await writeFile(file, JSON.stringify({ local_url: bare.url }));
+      c.s.env.services.engines.lookups.clear();
+      await c.store.pause("local", true);
+      const res = await render({ ep });
+      expect(res.body.queued.map((q: Any) => q.shot)).toEqual(["sh010"]);
+      expect(res.body.skipped.map((k: Any) => [k.shot, k.missing_nodes])).toEqual([
+        ["sh020", ["H3ChainLatent"]],
+        ["sh030", ["H3ChainLatent"]],
+      ]);
+    } finally {
+      await writeFile(file, JSON.stringify({ local_url: c.double.url }));
+      c.s.env.services.engines.lookups.clear();
+      await bare.close();
+    }
   });
 
   it("renders the chain: each take holds the end of the one before and records it", async () => {

@@ -335,3 +335,10 @@ export function upscaleChainHold(sidecar: Record<string, unknown> | null): Recor
     },
   };
 }
+
+/** The node classes a hold may splice in (the target's hold node, and the loaders of either route). */
+export function holdClasses(spec: TargetSpec): string[] {
+  const lat = isObject(spec.continuous?.latent) ? spec.continuous.latent : {};
+  const node = typeof lat.node === "string" ? lat.node : "H3ChainLatent";
+  return [node, "LoadLatent", "LoadVideo", "GetVideoComponents", "VAEEncode"];
+}

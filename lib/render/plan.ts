@@ -38,6 +38,7 @@ import { shotOverLimits } from "../targets/limit-check.ts";
 import { type MissingFile, type ModelsResolution, resolveModels } from "../targets/models.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
+import { holdClasses } from "./chain.ts";
 import { checkModelFamilies, localComfyPath, type ModelMismatch } from "./model-check.ts";
 import { type FolderListings, listTargetModels } from "./model-listing.ts";
 import { checkNodes, engineClasses } from "./node-check.ts";
@@ -517,7 +518,9 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     const first = firstFrame !== null && (chain === "first" || (await c.probe.exists(firstFrame)));
     const last = lastFrame !== null && (await c.probe.exists(lastFrame));
     const shape = { loras: models.loras, base: models.base, first, last };
-    const nodes = await nodeProblem(c, spec, workflow.graph, shape);
+    // A latent chain's hold node and its loaders are spliced in when the job starts.
+    const hold = chain === "latent" ? holdClasses(spec) : [];
+    const nodes = await nodeProblem(c, spec, workflow.graph, shape, hold);
     if (typeof nodes === "string") return { shot, error: nodes };
     if (nodes.length) {
       return {
@@ -631,6 +634,7 @@ async function nodeProblem(
   spec: TargetSpec,
   graph: ApiGraph,
   shape: JobShape,
+  extra: readonly string[] = [],
 ): Promise<string[] | string> {
   c.localUrl ??= localAddress({
     home: c.services.home,
@@ -646,7 +650,8 @@ async function nodeProblem(
     return `the local backend at ${url} did not list its node classes: ${errorMessage(err)}`;
   }
   const check = checkNodes(spec, graph, shape, known);
-  return "error" in check ? check.error : check.missing;
+  if ("error" in check) return check.error;
+  return [...check.missing, ...extra.filter((cls) => !known.has(cls) && !check.missing.includes(cls))];
 }
 
 /** The sidecar's `resolved`: each model param's wanted file, the file used, how it was chosen and its tier. */
