@@ -428,7 +428,7 @@ describe("references and backends", () => {
     expect(res.body.errors).toHaveLength(3);
     for (const e of res.body.errors) expect(e.error).toMatch(/^backend 'cloud' needs an API key/);
     const router = await render({ ep, backend: "router" });
-    for (const e of router.body.errors) expect(e.error).toMatch(/^backend 'router' is not configured/);
+    for (const e of router.body.errors) expect(e.error).toMatch(/^the router backend needs an API key/);
     expect(await readFile(sidecarOf(ep, "sh010", 1), "utf8").catch(() => null)).toBeNull();
     expect(s.env.events).toEqual([]);
   });
