@@ -73,9 +73,9 @@ describe("the engine registry", () => {
     expect(engines.comfyAt("http://127.0.0.1:9002").url).toMatch(/^http:\/\/127\.0\.0\.1:9002/);
   });
 
-  it.each(["router", "", "nope"])("refuses backend '%s'", (backend) => {
+  it.each(["", "nope"])("refuses backend '%s'", (backend) => {
     expect(() => engines.get(backend)).toThrow(
-      `backend '${backend}' is not configured: the engines are builtin, local (ComfyUI), cloud and deployment:<target>`,
+      `backend '${backend}' is not configured: the engines are builtin, local (ComfyUI), cloud, router and deployment:<target>`,
     );
   });
 
@@ -85,6 +85,8 @@ describe("the engine registry", () => {
       expect(engines.get(backend)).toBe(engines.get(backend));
     }
     expect(await laneUnready("cloud", services)).toMatch(/^backend 'cloud' needs an API key/);
+    expect(engines.get("router").backend).toBe("router");
+    expect(await laneUnready("router", services)).toMatch(/^the router backend needs an API key/);
     expect(await laneUnready("builtin", services)).toBeNull();
   });
 });
