@@ -91,6 +91,9 @@ describe("latent chains on ComfyUI", { timeout: 120_000 }, () => {
       continued_from: { shot: "sh010", take: 1, pass: "proxy", via: "latent", overlap: 17, video_steps: 3 },
       inputs: { hold: name },
     });
+    expect((await sidecarOf(ep, "sh020", 1)).save_notes).toContain(
+      "its first 17 frames repeat the end of sh010 (held by its kept latent; they are not trimmed off)",
+    );
   });
 
   it("without a kept latent, encodes the previous take's video through the target's video VAE", async () => {

@@ -165,6 +165,10 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
     if (input.hold) {
       inputs.hold = input.hold.file;
       job.graph = holdInGraph(spec, job.graph, input.hold);
+      // Nothing trims the held frames off yet (the pack's H3ChainTrim is not spliced): the take says so.
+      notes.push(
+        `its first ${input.hold.overlap} frames repeat the end of ${input.hold.shot} (held by ${input.hold.via === "latent" ? "its kept latent" : "its frames"}; they are not trimmed off)`,
+      );
     }
   }
   return { job, notes };
