@@ -1,14 +1,15 @@
 // MiniMax H3 Ref2VA and FL2VA render through the ComfyUI double: POST /studio/render on an H3 series, the job store, a
 // WorkerPool and the local engine. Ref2VA's graph reads the take's frozen shot list through the pack's loader and
-// saves with the pack's saver; FL2VA reads a shot's first frame or renders from the prompt alone; each take has the
-// shot's exact frame count. Without the pack, Ref2VA is not ready and its shots are skipped naming the classes.
+// saves with the pack's saver; FL2VA reads a shot's first frame or renders from the prompt alone, and a dubbed shot's
+// window of the dialogue track as an audio guide; each take has the shot's exact frame count. Without the pack, Ref2VA is not ready and its shots are skipped naming the classes.
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { execa } from "execa";
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
-import { countFrames } from "../lib/media/ffmpeg.ts";
+import { countFrames, mediaTools } from "../lib/media/ffmpeg.ts";
 import { shippedRegistry } from "../lib/targets/registry.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import type { WorkerPool } from "../workers/pool.ts";
@@ -188,6 +189,59 @@ describe("minimax_h3_fl2va on the local ComfyUI", { timeout: 120_000 }, () => {
     expect(ofClass(g1, "LoraLoaderModelOnly")).toHaveLength(1);
     const g2 = mine.find((g) => g !== g1) ?? {};
     expect(i2vOf(g2).inputs).not.toHaveProperty("first_frame");
+  });
+});
+
+describe("minimax_h3_fl2va dubbing a recorded line on the local ComfyUI", { timeout: 120_000 }, () => {
+  it("uploads the shot's window of the dialogue track and anchors it through LoadAudio and MiniMaxH3AddGuide", async () => {
+    const series = seriesS();
+    series.series.target = "minimax_h3_fl2va";
+    (series as Any).audio = { mode: "generate", track: "audio/e01_dialogue.wav" };
+    const script = [
+      "= e01  T",
+      "# sq01 kitchen",
+      "## sh010",
+      "who: ada",
+      "policy: dub",
+      "audio: 0.50-2.00",
+      "ADA: Hi.",
+    ];
+    const ep = await s.episode(script.join("\n"), { series });
+    const track = path.join(ep, "audio", "e01_dialogue.wav");
+    await mkdir(path.dirname(track), { recursive: true });
+    const { ffmpeg } = await mediaTools(s.env.services.media);
+    await execa(ffmpeg, [
+      "-v",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=440:sample_rate=48000:duration=4",
+      track,
+    ]);
+    const before = graphs().length;
+    const res = await s.call("POST", "/render", { ep });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.queued.map((q: Any) => q.shot), JSON.stringify(res.body)).toEqual(["sh010"]);
+    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+    const q = res.body.queued[0];
+    await waitFor(async () =>
+      ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+    );
+    const j: Any = await store.get(q.prompt_id);
+    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+    const sc = await sidecar(ep, "sh010");
+    expect(sc).toMatchObject({ status: "ok", target: "minimax_h3_fl2va" });
+    const g = graphs().slice(before)[0] ?? {};
+    const guide: Any = ofClass(g, "MiniMaxH3AddGuide")[0];
+    expect(guide.inputs.frame_idx).toBe(0);
+    const load = g[guide.inputs.audio[0]];
+    expect(load.class_type).toBe("LoadAudio");
+    expect(load.inputs.audio).toMatch(/\.wav$/);
+    expect(double.uploads.map((u) => u.name.split("/").pop())).toContain(load.inputs.audio.split("/").pop());
+    expect(ofClass(g, "BasicGuider").map((n: Any) => n.inputs.conditioning[0])).toEqual([
+      Object.keys(g).find((id) => g[id] === guide),
+    ]);
   });
 });
 
