@@ -157,6 +157,43 @@ describe("POST /studio/targets/router-dryrun", () => {
     expect(double.submits.length).toBe(before);
   });
 
+  it("sends the shot's keyframes as the model's first and last pictures", async () => {
+    const script = [
+      "= e01  T",
+      "# sq01 kitchen",
+      "## sh010",
+      "dur: 2",
+      "first: import",
+      "last: import",
+      "Ada waits.",
+    ];
+    const keyed = await s.episode(script.join("\n"));
+    const proposed = await s.call("POST", "/targets/router-inspect", { model: "acme/motion-2" });
+    const dir = path.join(await showDirOf(s.env.services, keyed), "targets", TARGET);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, "target.json"), JSON.stringify(proposed.body.target));
+    const first = Buffer.from("first keyframe bytes");
+    const last = Buffer.from("last keyframe bytes");
+    await mkdir(path.join(keyed, "refs/shots/sh010"), { recursive: true });
+    await writeFile(path.join(keyed, "refs/shots/sh010/first.png"), first);
+    await writeFile(path.join(keyed, "refs/shots/sh010/last.png"), last);
+    const res = await s.call("POST", "/targets/router-dryrun", {
+      ep: keyed,
+      shot: "sh010",
+      target: TARGET,
+      pass: "final",
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.body.first_image).toEqual({
+      content_type: "image/png",
+      data_base64: first.toString("base64"),
+    });
+    expect(res.body.body.last_image).toEqual({
+      content_type: "image/png",
+      data_base64: last.toString("base64"),
+    });
+  });
+
   it("400s a target that is not a router target and a shot that does not exist", async () => {
     const built = await s.call("POST", "/targets/router-dryrun", { ep, shot: "sh010", target: "animatic" });
     refusal(built, 400, /not one|not a router target/);
