@@ -3,6 +3,7 @@
 // `enabled_drafts`, deletion, and every refusal (built-in ids, a binding that does not fit, no workflow, bad flags).
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
@@ -12,7 +13,13 @@ import type { WorkerPool } from "../workers/pool.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { startTestPool, waitFor } from "./support/jobs.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
-import { USER_MODEL, USER_TEXT_ENCODER, USER_VAE, userWorkflow } from "./support/user-workflow.ts";
+import {
+  USER_MODEL,
+  USER_TEXT_ENCODER,
+  USER_VAE,
+  userI2vWorkflow,
+  userWorkflow,
+} from "./support/user-workflow.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -64,6 +71,24 @@ async function proposal(id: string): Promise<Any> {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.can_save).toBe(true);
   return res.body.proposal;
+}
+
+/** Render sh010 on `target` through a worker pool; answers the graph the engine accepted. */
+async function renderOne(target: string): Promise<Any> {
+  const before = double.prompts.length;
+  const res = await s.call("POST", "/render", { ep, target, redo: true });
+  expect(res.body.errors).toEqual([]);
+  expect(res.body.queued).toHaveLength(1);
+  pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+  const id = res.body.queued[0].prompt_id;
+  await waitFor(async () =>
+    ["succeeded", "failed", "canceled"].includes((await store.get(id))?.status ?? ""),
+  );
+  const job: Any = await store.get(id);
+  expect(job.status, JSON.stringify(job.error ?? job)).toBe("succeeded");
+  const sent = double.prompts.slice(before).filter((p) => p.status === 200);
+  expect(sent).toHaveLength(1);
+  return (sent[0] as Any).body.prompt;
 }
 
 describe("a custom target from an inspected workflow", () => {
@@ -131,9 +156,8 @@ describe("a custom target from an inspected workflow", () => {
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     try {
       expect(await listed("my_wan2")).toMatchObject({ draft: false });
-      const res = await s.call("POST", "/render", { ep, target: "my_wan2", redo: true });
-      expect(res.body.errors).toEqual([]);
-      expect(res.body.queued.map((q: Any) => q.target)).toEqual(["my_wan2"]);
+      const g: Any = await renderOne("my_wan2");
+      expect(Object.values(g).some((n: Any) => n.class_type === "KSampler")).toBe(true);
     } finally {
       await s.call("PUT", "/settings", { enabled_drafts: [] });
     }
@@ -156,6 +180,47 @@ describe("a custom target from an inspected workflow", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error).toContain("this target.json can't be used yet: ");
     expect(refused.body.problems.some((p: string) => p.includes("no workflow found"))).toBe(true);
+  });
+});
+
+describe("a custom target whose workflow starts from a picture", () => {
+  it("takes the shot's first frame into its LoadImage, and renders without one by disconnecting it", async () => {
+    const res = await s.call("POST", "/targets/inspect", { graph: userI2vWorkflow(), id: "my_i2v", ep });
+    expect(res.body.can_save, JSON.stringify(res.body.problems)).toBe(true);
+    const target = res.body.proposal;
+    expect(target.recipe).toMatchObject({ keyframes: ["first"] });
+    expect(target.recipe.keyframe_required).toBeUndefined();
+    expect(target.binding.inputs.first).toEqual({
+      class_type: "LoadImage",
+      field: "image",
+      disconnect: [{ class_type: "Wan22ImageToVideoLatent", input: "start_image" }],
+    });
+    const saved = await s.call("PUT", "/targets/custom", {
+      ep,
+      target: { ...target, draft: false },
+      graph: userI2vWorkflow(),
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+
+    const without: Any = await renderOne("my_i2v");
+    expect(Object.values(without).some((n: Any) => n.class_type === "LoadImage")).toBe(false);
+    const latent: Any = Object.values(without).find((n: Any) => n.class_type === "Wan22ImageToVideoLatent");
+    expect(latent.inputs.start_image).toBeUndefined();
+
+    const frame = path.join(ep, "refs", "shots", "sh010", "first.png");
+    await mkdir(path.dirname(frame), { recursive: true });
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: "#336699" } })
+      .png()
+      .toFile(frame);
+    const uploadsBefore = double.uploads.length;
+    const withFrame: Any = await renderOne("my_i2v");
+    const load: Any = Object.values(withFrame).find((n: Any) => n.class_type === "LoadImage");
+    expect(load.inputs.image).not.toBe("my_start.png");
+    expect(double.uploads.length).toBeGreaterThan(uploadsBefore);
+    const latent2: Any = Object.values(withFrame).find(
+      (n: Any) => n.class_type === "Wan22ImageToVideoLatent",
+    );
+    expect(Array.isArray(latent2.inputs.start_image)).toBe(true);
   });
 });
 

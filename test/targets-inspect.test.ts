@@ -12,6 +12,7 @@ import {
   USER_TEXT_ENCODER,
   USER_VAE,
   userCanvas,
+  userI2vWorkflow,
   userWorkflow,
 } from "./support/user-workflow.ts";
 
@@ -129,6 +130,30 @@ describe("a user's API workflow", () => {
     expect(res.body.problems).toContain("node class FancyUpscaler is unknown to the backend");
     expect(res.body.can_save).toBe(false);
     expect(res.body.proposal.id).toBe("custom_workflow");
+  });
+});
+
+describe("a workflow that loads a picture", () => {
+  it("takes it as the shot's first frame: optional readers are disconnected without one, a required one makes it required", async () => {
+    const g: Any = userI2vWorkflow();
+    const optional = await inspect({ graph: g });
+    expect(optional.body.can_save, JSON.stringify(optional.body.problems)).toBe(true);
+    expect(optional.body.proposal.binding.inputs.first.disconnect).toEqual([
+      { class_type: "Wan22ImageToVideoLatent", input: "start_image" },
+    ]);
+    expect(optional.body.proposal.recipe.keyframe_required).toBeUndefined();
+
+    g["13"] = {
+      class_type: "VAEEncode",
+      inputs: { pixels: ["12", 0], vae: ["6", 0] },
+      _meta: { title: "VAE Encode" },
+    };
+    const required = await inspect({ graph: g });
+    expect(required.body.can_save, JSON.stringify(required.body.problems)).toBe(true);
+    expect(required.body.proposal.recipe.keyframe_required.first).toContain("VAEEncode.pixels");
+    expect(required.body.proposal.binding.inputs.first.disconnect).toEqual([
+      { class_type: "Wan22ImageToVideoLatent", input: "start_image" },
+    ]);
   });
 });
 

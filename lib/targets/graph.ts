@@ -3,6 +3,7 @@
 
 import { z } from "zod";
 import { isObject } from "../store/json-guards.ts";
+import { declaredInputs, hasDeclaredInputs } from "./patches/declared-inputs.ts";
 import { h3Fl2vaInputs, shotListLoader } from "./patches/h3.ts";
 import { ltx2IngredientsPatch, ltx2Patch } from "./patches/ltx2.ts";
 import type { KeyframeEnd, LoraItem, TargetSpec } from "./registry.ts";
@@ -802,6 +803,10 @@ function targetPatch(ctx: Ctx, inputs: PatchInputs, values: PatchValues): void {
     // One model, one sampler: the first frame is optional and a last frame has no input to go to.
     wanStartImage(ctx, "Wan22ImageToVideoLatent", inputs.first);
     if (inputs.last) ctx.notes.push(`${spec.short} takes no last frame; the shot renders without it`);
+    return;
+  }
+  if (hasDeclaredInputs(spec)) {
+    declaredInputs(ctx.g, spec, inputs, ctx.notes);
     return;
   }
   if (isObject(spec.binding.references)) {

@@ -138,6 +138,13 @@ function inputSpec(info: Record<string, unknown>, cls: string, field: string): u
   return undefined;
 }
 
+function isOptionalInput(info: Record<string, unknown>, cls: string, field: string): boolean {
+  const node = info[cls];
+  return (
+    isObject(node) && isObject(node.input) && isObject(node.input.optional) && field in node.input.optional
+  );
+}
+
 function numberOption(spec: unknown, key: string): number | undefined {
   if (!Array.isArray(spec) || !isObject(spec[1])) return undefined;
   const v = spec[1][key];
@@ -411,24 +418,32 @@ export function inspectGraph(input: InspectInput): Inspection {
     warnings.push("the workflow's own LoRA loaders are kept as they are; a shot's LoRAs are not applied");
   }
 
-  // Pictures the workflow loads: one LoadImage is the shot's first frame.
+  // Pictures the workflow loads: one LoadImage is the shot's first frame; the readers that may go unfed are
+  // disconnected for a shot without one, and a reader that must have it makes the first frame required.
   const loads = Object.keys(g).filter((id) => g[id].class_type === "LoadImage");
   const bindingInputs: Record<string, unknown> = {};
+  const keyframeRecipe: Record<string, unknown> = {};
   if (loads.length === 1) {
-    const readers = Object.entries(g).flatMap(([rid, n]) =>
+    const readers = Object.values(g).flatMap((n) =>
       Object.entries(n.inputs)
         .filter(([, v]) => isLink(v) && v[0] === loads[0])
-        .map(([k]) => ({ node: rid, input: k })),
+        .map(([k]) => ({ class_type: n.class_type, input: k })),
     );
+    const required = readers.filter((r) => !isOptionalInput(info, r.class_type, r.input));
     bindingInputs.first = {
       class_type: "LoadImage",
       field: "image",
-      disconnect: readers.map((r) => ({ class_type: g[r.node].class_type, input: r.input })),
+      disconnect: readers.filter((r) => !required.includes(r)),
     };
+    keyframeRecipe.keyframes = ["first"];
+    keyframeRecipe.keyframe_path = "refs/shots/{shot}/{end}.png";
+    if (required.length) {
+      keyframeRecipe.keyframe_required = {
+        first: `the workflow loads a picture into ${required.map((r) => `${r.class_type}.${r.input}`).join(", ")}`,
+      };
+    }
     bound.add(`${loads[0]}.image`);
-    warnings.push(
-      `LoadImage ${loads[0]} is proposed as the shot's first frame; until a shot has one it loads ${JSON.stringify(g[loads[0]].inputs.image)} from the backend's input folder`,
-    );
+    for (const id of Object.keys(g)) if (g[id].class_type === "LoadImage") bound.add(`${id}.upload`);
   } else if (loads.length > 1) {
     warnings.push(
       `${loads.length} LoadImage nodes: none is taken as the first frame; each keeps its own picture`,
@@ -518,6 +533,7 @@ export function inspectGraph(input: InspectInput): Inspection {
         ? {
             policies: [audio === "generate" ? "generate" : "silent"],
             prompt: audio === "generate" ? "prose" : "prose_silent",
+            ...keyframeRecipe,
           }
         : {},
     binding,

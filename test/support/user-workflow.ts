@@ -71,6 +71,14 @@ export function userWorkflow(): Graph {
   };
 }
 
+/** The workflow with a picture to start from: a LoadImage feeding the latent's optional start image. */
+export function userI2vWorkflow(): Graph {
+  const g = userWorkflow();
+  g["12"] = { class_type: "LoadImage", inputs: { image: "my_start.png" }, _meta: { title: "Load Image" } };
+  g["7"].inputs.start_image = ["12", 0];
+  return g;
+}
+
 /**
  * The same workflow as the editor saves it: nodes with their sockets and positional widget values (a seed followed
  * by its control word), links as lists, a note, and a loader naming where its file downloads from.
