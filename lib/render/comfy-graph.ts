@@ -92,6 +92,7 @@ export async function takeGraph(
     {
       first: job.inputs.first ?? null,
       last: job.inputs.last ?? null,
+      references: job.inputs.reference ? [job.inputs.reference] : [],
       audio: job.inputs.audio ?? null,
     },
     shotListOptions(spec, job, options),

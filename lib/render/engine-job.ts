@@ -20,6 +20,7 @@ import type { RenderPayload } from "./payload.ts";
 import { frozenPath } from "./queue.ts";
 import { seedValue } from "./seed.ts";
 import { readSidecarNow, type Sidecar, type TakeRef } from "./sidecar.ts";
+import { vaceReferenceFor } from "./vace-reference.ts";
 
 /** The frozen shot list's one entry (what the take renders). */
 export async function frozenEntry(t: TakeRef): Promise<Entry> {
@@ -150,6 +151,12 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
     const task = await routerTask(spec, { ...job, fromDraft: draftTaskOf(sidecar.from_draft) });
     job.task = task.body;
     return { job, notes: task.notes };
+  }
+  // Wan VACE: the shot's subjects composed into one reference picture, uploaded as `inputs.reference`.
+  const vace = spec?.backend !== "builtin" && vi ? spec?.recipe.reference_image : undefined;
+  if (vace && vi) {
+    const made = await vaceReferenceFor(vi, vace, { ...job, refs: sidecar.refs });
+    if (made) inputs.reference = made.file;
   }
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
