@@ -5,6 +5,7 @@ import type { EngineJob } from "../engines/types.ts";
 import { isObject, num } from "../store/json-guards.ts";
 import { type ApiGraph, type PatchOptions, type PatchValues, patchGraph } from "../targets/graph.ts";
 import { shotListOptions } from "../targets/patches/h3-shotlist.ts";
+import { ltxTakeValues } from "../targets/patches/ltx2-values.ts";
 import type { LoraItem, TargetSpec } from "../targets/registry.ts";
 import { resolveWorkflow } from "../targets/workflow.ts";
 import type { Sidecar } from "./sidecar.ts";
@@ -85,6 +86,16 @@ export async function takeGraph(
   }
   const steps = num(sidecar.steps);
   if (steps !== null) values.steps = steps;
+  // The LTX features: `lora: none`, the shot's own steps, `dur: model` and the duration head as resolved.
+  Object.assign(
+    values,
+    ltxTakeValues(spec, {
+      entry: job.entry,
+      steps: sidecar.steps,
+      preset: passPreset(spec, job.pass),
+      files,
+    }),
+  );
   const patched = patchGraph(
     spec,
     workflow,
@@ -92,7 +103,7 @@ export async function takeGraph(
     {
       first: job.inputs.first ?? null,
       last: job.inputs.last ?? null,
-      references: job.inputs.reference ? [job.inputs.reference] : [],
+      sheet: job.inputs.sheet ?? null,
       audio: job.inputs.audio ?? null,
     },
     shotListOptions(spec, job, options),

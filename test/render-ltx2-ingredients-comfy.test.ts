@@ -1,0 +1,198 @@
+// ltx2_ingredients renders through the ComfyUI double: POST /studio/render with "render anyway" on shots whose only
+// reference (the location's plate) is not on disk renders each shot from the prompt alone (no sheet, guides or IC-LoRA in the graph the
+// double accepted) with its exact frame count; a job whose composed sheet is staged uploads it and the double runs
+// the sheet branch (LoadImage -> ResizeAndPadImage -> RepeatImageBatch -> LTXVAddGuide -> LTXVCropGuides).
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { settingsFile } from "../lib/config/settings.ts";
+import { createComfyEngine } from "../lib/engines/comfyui/index.ts";
+import type { EngineJob } from "../lib/engines/types.ts";
+import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { countFrames } from "../lib/media/ffmpeg.ts";
+import { type ApiGraph, patchGraph } from "../lib/targets/graph.ts";
+import { shippedRegistry } from "../lib/targets/registry.ts";
+import { renderJob } from "../workers/jobs/render.ts";
+import type { WorkerPool } from "../workers/pool.ts";
+import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
+import { startTestPool, waitFor } from "./support/jobs.ts";
+import { seriesS } from "./support/series-s.ts";
+import { makeStudio, type Studio } from "./support/studio-episode.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+type Any = any;
+
+const SCRIPT = [
+  "= e01  T",
+  "# sq01 kitchen",
+  "## sh010",
+  "dur: 2",
+  "The kettle steams.",
+  "## sh020",
+  "dur: 3",
+  "Rain on the window.",
+].join("\n");
+const TARGET = "ltx2_ingredients";
+const spec = shippedRegistry().get(TARGET)!;
+
+let s: Studio;
+let store: StudioJobStore;
+let double: ComfyDouble;
+const pools: WorkerPool[] = [];
+
+/** The double's own files plus every file the target downloads. */
+function models(): Record<string, string[]> {
+  const out = structuredClone(DEFAULT_MODELS);
+  const downloads = (spec.downloads ?? {}) as Record<string, { folder: string }>;
+  for (const [file, d] of Object.entries(downloads)) {
+    const have = out[d.folder] ?? [];
+    if (!have.includes(file)) out[d.folder] = [...have, file];
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  s = await makeStudio();
+  store = await s.env.services.jobs();
+  double = await startComfyDouble({ models: models(), stepMs: 1 });
+  s.env.services.engines.lookups.clear();
+  const file = settingsFile(s.env.services);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify({ local_url: double.url }));
+});
+afterAll(async () => {
+  await s.env.services.engines.close();
+  await double.close();
+  await store.close();
+  await s.cleanup();
+});
+afterEach(async () => {
+  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
+});
+
+const graphs = () =>
+  double.prompts
+    .filter((p) => p.status === 200)
+    .map((p: Any) => (p.body?.prompt ?? {}) as Record<string, Any>);
+const ofClass = (g: Record<string, Any>, cls: string) =>
+  Object.values(g).filter((n: Any) => n.class_type === cls);
+
+describe("ltx2_ingredients on the local ComfyUI", () => {
+  it("renders shots without reference pictures from the prompt alone, with exact frame counts", async () => {
+    const series = seriesS();
+    series.series.target = TARGET;
+    const ep = await s.episode(SCRIPT, { series });
+    const before = graphs().length;
+    // The kitchen plate is a required sheet panel that is not on disk: "render anyway" drops it, leaving no panel.
+    const res = await s.call("POST", "/render", { ep, allow_missing_refs: true });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toEqual([]);
+    expect(res.body.skipped, JSON.stringify(res.body.skipped)).toEqual([]);
+    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+      ["sh010", TARGET],
+      ["sh020", TARGET],
+    ]);
+    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+    for (const q of res.body.queued) {
+      await waitFor(async () =>
+        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+      );
+      const j: Any = await store.get(q.prompt_id);
+      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+    }
+    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+
+    const mine = graphs().slice(before);
+    expect(mine).toHaveLength(2);
+    for (const shot of ["sh010", "sh020"]) {
+      const sc: Any = JSON.parse(
+        await readFile(path.join(ep, "renders_proxy", shot, `${shot}_t01.json`), "utf8"),
+      );
+      expect(sc).toMatchObject({ status: "ok", target: TARGET, backend: "local" });
+      expect(sc.resolved.model).toMatchObject({ how: "exact" });
+      const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
+      expect((await stat(mp4)).size).toBeGreaterThan(0);
+      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect((sc.length - 1) % 8).toBe(0);
+      const g = mine.find((x) => ofClass(x, "EmptyLTXVLatentVideo")[0]?.inputs.length === sc.length) ?? {};
+      for (const cls of ["LoadImage", "LTXVAddGuide", "LTXVCropGuides", "RepeatImageBatch"])
+        expect(ofClass(g, cls), `${shot} ${cls}`).toEqual([]);
+      const ks = ofClass(g, "KSampler");
+      expect(ks).toHaveLength(1);
+      // The IC-LoRA went with the sheet: the sampler reads the checkpoint's model.
+      expect(g[ks[0].inputs.model[0]].class_type).toBe("CheckpointLoaderSimple");
+    }
+  });
+
+  it("runs the sheet branch when a composed sheet is staged: uploaded, loaded, padded, repeated, guided, cropped", async () => {
+    const dir = path.join(path.dirname(s.root), "ltx2-sheet");
+    await mkdir(dir, { recursive: true });
+    const sheet = path.join(dir, "sh010_refsheet.png");
+    await sharp({ create: { width: 256, height: 64, channels: 3, background: "#224466" } })
+      .png()
+      .toFile(sheet);
+    const workflow = JSON.parse(
+      await readFile(
+        path.join(import.meta.dirname, "..", "lib", "targets", "video", TARGET, "workflow.json"),
+        "utf8",
+      ),
+    ) as ApiGraph;
+    const frames = 25;
+    const { graph, notes } = patchGraph(
+      spec,
+      workflow,
+      {
+        prompt: "Reference sheet: the kettle. The kettle steams.",
+        seed: 3,
+        steps: 2,
+        width: 256,
+        height: 160,
+        length: frames,
+        fps: 24,
+        prefix: "studio/e01/sh010_sheet",
+      },
+      { sheet },
+    );
+    expect(notes).toEqual([]);
+    const engine = createComfyEngine({ backend: "local", url: double.url });
+    const job: EngineJob = {
+      kind: "video",
+      target: TARGET,
+      ep: dir,
+      pass: "proxy",
+      subject: "sh010",
+      take: 1,
+      stem: "sh010_sheet",
+      width: 256,
+      height: 160,
+      fps: 24,
+      frames,
+      seed: 3n,
+      prompt: "The kettle steams.",
+      negative: null,
+      entry: {},
+      inputs: { sheet },
+      audio: null,
+      captions: [],
+      spoken: [],
+      title: "sh010",
+      workDir: dir,
+      graph,
+    };
+    const hooks = { signal: new AbortController().signal, onProgress: () => {} };
+    const prepared = await engine.prepare(job, hooks);
+    const before = graphs().length;
+    const submitted = await engine.submit(job, prepared, hooks);
+    const out: Any = await engine.collect(job, submitted, hooks);
+    const sent = graphs().slice(before)[0];
+    const load = ofClass(sent, "LoadImage");
+    expect(load).toHaveLength(1);
+    expect(load[0].inputs.image).toBe(prepared.inputs.sheet);
+    expect(double.uploads.map((u) => path.basename(u.name))).toContain(path.basename(prepared.inputs.sheet));
+    expect(ofClass(sent, "RepeatImageBatch")[0].inputs.amount).toBe(frames);
+    expect(ofClass(sent, "LTXVCropGuides")).toHaveLength(1);
+    expect(await countFrames(out.video, s.env.services.media)).toBe(frames);
+    await engine.close();
+  });
+});
