@@ -222,7 +222,10 @@ describe("minimax_h3_fl2va dubbing a recorded line on the local ComfyUI", { time
     const before = graphs().length;
     const res = await s.call("POST", "/render", { ep });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.queued.map((q: Any) => q.shot), JSON.stringify(res.body)).toEqual(["sh010"]);
+    expect(
+      res.body.queued.map((q: Any) => q.shot),
+      JSON.stringify(res.body),
+    ).toEqual(["sh010"]);
     pools.push(startTestPool(s.env.services, store, { render: renderJob }));
     const q = res.body.queued[0];
     await waitFor(async () =>
@@ -263,6 +266,10 @@ describe("minimax_h3_ref2va without the project's node pack", { timeout: 120_000
       const res = await s.call("POST", "/render", { ep });
       expect(res.status).toBe(200);
       expect(res.body.queued).toEqual([]);
+      for (const k of res.body.skipped)
+        expect(k.reason).toBe(
+          "missing node classes: H3SaveShot, H3ShotListLoader (the h3pipe node pack brings H3SaveShot, H3ShotListLoader; install the custom nodes that provide them, or update ComfyUI)",
+        );
       expect(res.body.skipped.map((k: Any) => k.missing_nodes)).toEqual([
         ["H3SaveShot", "H3ShotListLoader"],
         ["H3SaveShot", "H3ShotListLoader"],

@@ -36,6 +36,7 @@ import { draftProblem } from "../targets/custom-draft.ts";
 import { checkStrictSize, fitSize } from "../targets/grid.ts";
 import { shotOverLimits } from "../targets/limit-check.ts";
 import { type MissingFile, type ModelsResolution, resolveModels } from "../targets/models.ts";
+import { missingNodesReason } from "../targets/packs.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
 import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
 import { holdClasses } from "./chain.ts";
@@ -525,7 +526,7 @@ async function planShot(c: PlanCtx, built: BuiltShot): Promise<PlannedShot | Ski
     if (nodes.length) {
       return {
         shot,
-        reason: `missing node classes: ${nodes.join(", ")} (install the custom nodes that provide them, or update ComfyUI)`,
+        reason: missingNodesReason(spec, nodes),
         target,
         missing_nodes: nodes,
       };
