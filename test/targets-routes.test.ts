@@ -241,9 +241,18 @@ describe("GET /studio/targets: every field of a target", () => {
       env_set: false,
       repo: expect.stringMatching(/ltx2[/\\]workflow\.json$/),
       error: null,
+      // The engine's copy is a graph of its own: more than what a job patches differs from the shipped one.
+      installed: true,
+      differs: true,
     });
     const klein = byId(res.body, "flux2_klein").graph;
-    expect(klein).toMatchObject({ source: "repo", name: "h3pipe_flux2_klein_t2i.json", error: null });
+    expect(klein).toMatchObject({
+      source: "repo",
+      name: "h3pipe_flux2_klein_t2i.json",
+      error: null,
+      installed: false,
+      differs: null,
+    });
     expect(klein.where).toBe(klein.repo);
     expect(byId(res.body, "flux2_klein").readiness).toBeUndefined();
 

@@ -38,7 +38,13 @@ describe("POST /studio/workflow/install", () => {
     const res = await s.call("POST", "/workflow/install", { target: "wan22_ti2v" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ ok: true, target: "wan22_ti2v", installed: name, renders: true });
-    expect(res.body.graph).toMatchObject({ name, source: "comfy", installed: true, error: null });
+    expect(res.body.graph).toMatchObject({
+      name,
+      source: "comfy",
+      installed: true,
+      differs: false,
+      error: null,
+    });
     const shipped = await readFile(shippedWorkflowPath(wan())!);
     expect((await readFile(savedFile(name))).equals(shipped)).toBe(true);
 
@@ -60,6 +66,38 @@ describe("POST /studio/workflow/install", () => {
     const forced = await s.call("POST", "/workflow/install", { target: "wan22_ti2v", overwrite: true });
     expect(forced.status).toBe(200);
     expect((await readFile(savedFile(name))).equals(await readFile(shippedWorkflowPath(wan())!))).toBe(true);
+  });
+
+  it("says whether the engine's copy differs from the shipped one beyond what a job patches", async () => {
+    const name = workflowName(wan());
+    const shipped = JSON.parse(await readFile(shippedWorkflowPath(wan())!, "utf8"));
+    const graphOf = async () => {
+      // The graph block is kept 30 s; an install drops it, so reinstall the edited copy through the route.
+      const res = await s.call("POST", "/workflow/install", {
+        target: "wan22_ti2v",
+        name: "probe.json",
+        overwrite: true,
+      });
+      expect(res.status).toBe(200);
+      return res.body.graph;
+    };
+    expect((await graphOf()).differs).toBe(false);
+
+    // Widgets a job sets (steps, the prompt) and layout do not count.
+    const patchedOnly = structuredClone(shipped);
+    patchedOnly["9"].inputs.steps = 4;
+    patchedOnly["4"].inputs.text = "a different prompt";
+    patchedOnly["9"]._meta = { title: "renamed" };
+    await writeFile(savedFile(name), JSON.stringify(patchedOnly));
+    expect(await graphOf()).toMatchObject({ source: "comfy", installed: true, differs: false });
+
+    // A widget no job touches does.
+    const edited = structuredClone(shipped);
+    edited["1"].inputs.weight_dtype = "fp8_e4m3fn";
+    await writeFile(savedFile(name), JSON.stringify(edited));
+    expect((await graphOf()).differs).toBe(true);
+    await s.call("DELETE", "/workflow/install", { target: "wan22_ti2v", name: "probe.json" });
+    await s.call("POST", "/workflow/install", { target: "wan22_ti2v", overwrite: true });
   });
 
   it("saves a scratch copy under another name, which does not render", async () => {

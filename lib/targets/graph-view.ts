@@ -2,6 +2,8 @@
 // running engine, the install's copy, the shipped one), kept briefly per engine address like readiness.
 import path from "node:path";
 import { cacheSlot, type WithCaches } from "../store/caches.ts";
+import { hasSavedWorkflow } from "../workflows/backend.ts";
+import { graphFingerprint } from "../workflows/fingerprint.ts";
 import type { TargetSpec } from "./registry.ts";
 import { resolveWorkflow, shippedWorkflowPath, workflowEnvName, workflowName } from "./workflow.ts";
 
@@ -23,6 +25,13 @@ export interface GraphView {
   repo: string | null;
   /** Why no copy can be used (a copy that exists but does not read stops the search). */
   error: string | null;
+  /** The engine holds a copy under the target's name (whether or not it is the one in force). */
+  installed: boolean;
+  /**
+   * The copy in force differs from the shipped one beyond what a job patches (null when the shipped copy is in
+   * force, none can be used, or the target is a show's own).
+   */
+  differs: boolean | null;
 }
 
 const GRAPHS = cacheSlot("target graphs", () => new Map<string, { at: number; value: GraphView }>());
@@ -72,14 +81,25 @@ export async function graphView(services: WithCaches, spec: TargetSpec, q: Graph
       }
     },
   });
+  const repo = shippedWorkflowPath(spec, targetDir);
+  let installed = wf.ok && wf.source === "comfy";
+  if (wf.ok && wf.source === "env")
+    installed = await hasSavedWorkflow(q.address, workflowName(spec)).catch(() => false);
+  let differs: boolean | null = null;
+  if (wf.ok && wf.source !== "repo" && !targetDir && repo) {
+    const shipped = await resolveWorkflow(spec, { explicit: repo });
+    if (shipped.ok) differs = graphFingerprint(spec, wf.graph) !== graphFingerprint(spec, shipped.graph);
+  }
   const value: GraphView = {
     name: workflowName(spec),
     source: wf.ok && wf.source !== "explicit" ? wf.source : "none",
     where: wf.ok ? wf.where : null,
     env: envName,
     env_set: Boolean(q.env[envName]?.trim()),
-    repo: shippedWorkflowPath(spec, targetDir),
+    repo,
     error: wf.ok ? null : wf.error,
+    installed,
+    differs,
   };
   // An engine that did not answer may have a saved copy: ask again next time rather than keep a guess.
   if (!unanswered) entries.set(key, { at: Date.now(), value });

@@ -10,18 +10,9 @@ import { isBuiltinTarget } from "../targets/listing.ts";
 import { clearTargetReadiness } from "../targets/readiness-cache.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 import { shippedWorkflowPath, workflowName } from "../targets/workflow.ts";
-import {
-  checkWorkflowName,
-  deleteSavedWorkflow,
-  hasSavedWorkflow,
-  listSavedWorkflows,
-  saveWorkflow,
-} from "./backend.ts";
+import { checkWorkflowName, deleteSavedWorkflow, listSavedWorkflows, saveWorkflow } from "./backend.ts";
 
 type Svc = Pick<Services, "home" | "env" | "caches" | "targets">;
-
-/** The graph block with whether the engine holds a copy under the target's name. */
-export type InstalledGraph = GraphView & { installed: boolean };
 
 async function addressOf(services: Svc): Promise<string> {
   return engineAddress(await effectiveSettings(services));
@@ -38,12 +29,11 @@ function nameFor(spec: TargetSpec, name: string | undefined): string {
   return name === undefined || name === "" ? workflowName(spec) : checkWorkflowName(name);
 }
 
-async function graphOf(services: Svc, spec: TargetSpec, address: string): Promise<InstalledGraph> {
+async function graphOf(services: Svc, spec: TargetSpec, address: string): Promise<GraphView> {
   // Saving or deleting changes which copy renders use: the kept answers are stale for this engine.
   clearTargetGraphs(services, address);
   clearTargetReadiness(services, address);
-  const view = await graphView(services, spec, { env: services.env, address, showDir: null });
-  return { ...view, installed: await hasSavedWorkflow(address, view.name) };
+  return graphView(services, spec, { env: services.env, address, showDir: null });
 }
 
 export interface InstallRequest {
