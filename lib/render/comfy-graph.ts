@@ -47,7 +47,7 @@ export async function takeGraph(
   env: Record<string, string | undefined>,
   chosen?: ApiGraph | null,
   options: PatchOptions = {},
-): Promise<{ graph: ApiGraph; saver: string; notes: string[] }> {
+): Promise<{ graph: ApiGraph; saver: string; notes: string[]; length_source?: "predicted" }> {
   let workflow: ApiGraph;
   if (chosen && typeof chosen === "object") workflow = structuredClone(chosen);
   else {
@@ -108,5 +108,10 @@ export async function takeGraph(
     },
     shotListOptions(spec, job, options),
   );
-  return { graph: patched.graph, saver: patched.saver, notes: patched.notes };
+  return {
+    graph: patched.graph,
+    saver: patched.saver,
+    notes: patched.notes,
+    ...(patched.length_source ? { length_source: patched.length_source } : {}),
+  };
 }

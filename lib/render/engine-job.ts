@@ -107,7 +107,9 @@ export interface EngineJobInput {
  * The engine job of a take; for a ComfyUI target also its workflow patched with the take's values. Answers the
  * job and the notes the patching left.
  */
-export async function engineJobFor(input: EngineJobInput): Promise<{ job: EngineJob; notes: string[] }> {
+export async function engineJobFor(
+  input: EngineJobInput,
+): Promise<{ job: EngineJob; notes: string[]; lengthSource?: "predicted" }> {
   const { t, payload: p, sidecar, entry, vi, workDir } = input;
   const env = input.services.env;
   const inputs: Record<string, string> = {};
@@ -160,6 +162,7 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
   }
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
+  let lengthSource: "predicted" | undefined;
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
     const dub = await dubSlice(input.services.media, spec, entry, job);
     if (dub) inputs.audio = dub;
@@ -169,6 +172,8 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
     job.graph = patched.graph;
     job.saver = patched.saver;
     notes.push(...patched.notes);
+    // The duration head sets the length when the graph runs (`dur: model`): the take says so.
+    if (patched.length_source) lengthSource = patched.length_source;
     if (input.hold) {
       inputs.hold = input.hold.file;
       job.graph = holdInGraph(spec, job.graph, input.hold);
@@ -178,7 +183,7 @@ export async function engineJobFor(input: EngineJobInput): Promise<{ job: Engine
       );
     }
   }
-  return { job, notes };
+  return { job, notes, ...(lengthSource ? { lengthSource } : {}) };
 }
 
 /**

@@ -108,6 +108,11 @@ export const renderJob = defineJobKind({
         hold: held?.hold ?? null,
       });
       engineJob = made.job;
+      const lengthSource = made.lengthSource;
+      if (lengthSource)
+        await updateSidecar(ctx.services, t, (s) =>
+          s.status === "queued" ? { ...s, length_source: lengthSource } : null,
+        );
       // The take folder must still lie inside the episode: a renders folder linked out of it is refused.
       await mkdirShow(episodeFence(t.ep), workDir);
       const hooks: RunHooks = {
