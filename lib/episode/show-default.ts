@@ -33,13 +33,18 @@ export async function lastBuiltTarget(services: WithCaches, ep: string): Promise
   return null;
 }
 
-/** Pure choice; `isVideo` says whether a last build's target is still a video target here. */
+/** Pure choice; `isVideo` says whether a target named by the settings or the last build is a video target here. */
 export function chooseShowDefault(
   settings: Pick<Settings, "default_targets" | "detected_targets">,
   lastBuilt: string | null,
   isVideo: (id: string) => boolean,
 ): ShowDefault {
-  const chosen = settings.default_targets?.video;
+  // A settings id that is no video target here (another version's file, or edited by hand) is passed over, named.
+  const usable = (id: string | undefined) => (id && isVideo(id) ? id : null);
+  const skipped = [settings.default_targets?.video, settings.detected_targets?.video].filter(
+    (id): id is string => !!id && !isVideo(id),
+  );
+  const chosen = usable(settings.default_targets?.video);
   if (chosen) {
     return {
       target: chosen,
@@ -47,7 +52,10 @@ export function chooseShowDefault(
       why: "the settings' default video target (default_targets.video)",
     };
   }
-  let gone = "";
+  const named = skipped.map((id) => `'${id}'`).join(" and ");
+  let gone = named
+    ? `; ${named} in the settings ${skipped.length > 1 ? "are" : "is"} not a video target here`
+    : "";
   if (lastBuilt && isVideo(lastBuilt)) {
     return {
       target: lastBuilt,
@@ -55,8 +63,8 @@ export function chooseShowDefault(
       why: "the target of this show's last build (shotlist/shotlist.json); set a default in the settings or series.target to change it",
     };
   }
-  if (lastBuilt) gone = `; the last build's target '${lastBuilt}' is not a video target here`;
-  const detected = settings.detected_targets?.video;
+  if (lastBuilt) gone += `; the last build's target '${lastBuilt}' is not a video target here`;
+  const detected = usable(settings.detected_targets?.video);
   if (detected) {
     return {
       target: detected,

@@ -146,14 +146,20 @@ export function describeTarget(spec: TargetSpec, o: DescribeOptions): Record<str
   };
 }
 
-/** The default per kind: settings' choice, else the detected one, else the built-in target. */
+/**
+ * The default per kind: settings' choice, else the detected one, else the built-in target. An id that is not a
+ * target of that kind here (a settings file from another version, or edited by hand) is passed over.
+ */
 export async function defaultTargets(
-  services: Pick<Services, "home" | "env" | "caches">,
+  services: Pick<Services, "home" | "env" | "caches" | "targets">,
 ): Promise<Record<TargetKind, string>> {
   const s = await effectiveSettings(services);
   const out = { ...BUILTIN_DEFAULTS };
-  for (const kind of TARGET_KINDS)
-    out[kind] = s.default_targets[kind] || s.detected_targets[kind] || out[kind];
+  const fits = (id: string, kind: TargetKind) => services.targets.get(id)?.kind === kind;
+  for (const kind of TARGET_KINDS) {
+    const pick = [s.default_targets[kind], s.detected_targets[kind]].find((id) => id && fits(id, kind));
+    if (pick) out[kind] = pick;
+  }
   return out;
 }
 
