@@ -17,7 +17,7 @@ import {
 import { readiness } from "../lib/targets/models.ts";
 import { samplingProfile } from "../lib/targets/patches/ltx2.ts";
 import { shippedRegistry } from "../lib/targets/registry.ts";
-import { schemaErrors } from "./support/comfy-schemas.ts";
+import { schemaErrors, schemas } from "./support/comfy-schemas.ts";
 
 const spec = shippedRegistry().get("ltx2")!;
 const graph = JSON.parse(
@@ -262,6 +262,13 @@ describe("ltx2 readiness", () => {
       expect.arrayContaining(["LTXAddVideoICLoRAGuide", "LTXICLoRALoaderModelOnly"]),
     );
     expect(r.features_off).toContain("reference sheets");
+    // They come from a node pack, which the target and the schema table both name.
+    const nodes = spec.nodes as Record<string, { pack?: string }>;
+    const table = schemas.nodes as unknown as Record<string, { pack?: string }>;
+    for (const cls of ["LTXICLoRALoaderModelOnly", "LTXAddVideoICLoRAGuide"]) {
+      expect(nodes[cls].pack).toBe("ComfyUI-LTXVideo");
+      expect(table[cls].pack).toBe("ComfyUI-LTXVideo");
+    }
     expect(r.status).not.toBe("unknown");
   });
 });
