@@ -103,6 +103,7 @@ export async function takeGraph(
     {
       first: job.inputs.first ?? null,
       last: job.inputs.last ?? null,
+      references: job.inputs.reference ? [job.inputs.reference] : [],
       sheet: job.inputs.sheet ?? null,
       audio: job.inputs.audio ?? null,
     },
