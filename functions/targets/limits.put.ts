@@ -14,7 +14,6 @@ import { defineFunction } from "../fn.ts";
 export default defineFunction({
   method: "PUT",
   path: "/targets/limits",
-  queue: true,
   summary:
     "Set limits that replace a target's own (max_frames, max_seconds, max_long_side, max_pixels, min_pixels, " +
     "max_refs, max_subjects, size_multiple, trained_frames; null drops one, `{}` drops them all); saved in the " +
