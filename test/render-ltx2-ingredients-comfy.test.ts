@@ -125,6 +125,46 @@ describe("ltx2_ingredients on the local ComfyUI", () => {
     }
   });
 
+  it("composes the shot's sheet at job start from the pictures on disk and renders through the sheet branch", async () => {
+    const series = seriesS();
+    series.series.target = TARGET;
+    const ep = await s.episode(SCRIPT, { series });
+    for (const dir of [path.dirname(ep), ep]) {
+      const plate = path.join(dir, "refs", "_bg", "kitchen.png");
+      await mkdir(path.dirname(plate), { recursive: true });
+      await sharp({ create: { width: 96, height: 54, channels: 3, background: "#556677" } })
+        .png()
+        .toFile(plate);
+    }
+    const before = graphs().length;
+    const res = await s.call("POST", "/render", { ep, shots: ["sh010"] });
+    expect(res.status).toBe(200);
+    expect(res.body.skipped, JSON.stringify(res.body.skipped)).toEqual([]);
+    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+    const q = res.body.queued[0];
+    await waitFor(async () =>
+      ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
+    );
+    const j: Any = await store.get(q.prompt_id);
+    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+    const sc: Any = JSON.parse(
+      await readFile(path.join(ep, "renders_proxy", "sh010", "sh010_t01.json"), "utf8"),
+    );
+    expect(sc.inputs.sheet).toBeTruthy();
+    const g = graphs().slice(before)[0];
+    const repeat = ofClass(g, "RepeatImageBatch");
+    expect(repeat).toHaveLength(1);
+    expect(repeat[0].inputs.amount).toBe(sc.length);
+    const pad = g[repeat[0].inputs.image[0]];
+    expect(g[pad.inputs.image[0]].inputs.image).toBe(sc.inputs.sheet);
+    expect(ofClass(g, "LTXVAddGuide")).toHaveLength(1);
+    expect(ofClass(g, "LoraLoaderModelOnly").map((n: Any) => n.inputs.lora_name)).toEqual([
+      "ltx-2.3-22b-ic-lora-ingredients-0.9.safetensors",
+    ]);
+    const mp4 = path.join(ep, "renders_proxy", "sh010", sc.mp4);
+    expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+  });
+
   it("runs the sheet branch when a composed sheet is staged: uploaded, loaded, padded, repeated, guided, cropped", async () => {
     const dir = path.join(path.dirname(s.root), "ltx2-sheet");
     await mkdir(dir, { recursive: true });

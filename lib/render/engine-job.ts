@@ -16,6 +16,7 @@ import { type ChainHold, holdInGraph } from "./chain.ts";
 import { takeGraph } from "./comfy-graph.ts";
 import { dubSlice } from "./dub-slice.ts";
 import { jobFigures } from "./job-figures.ts";
+import { ltxSheetFor } from "./ltx-sheet.ts";
 import type { RenderPayload } from "./payload.ts";
 import { frozenPath } from "./queue.ts";
 import { seedValue } from "./seed.ts";
@@ -159,6 +160,15 @@ export async function engineJobFor(
   if (vace && vi) {
     const made = await vaceReferenceFor(vi, vace, { ...job, refs: sidecar.refs });
     if (made) inputs.reference = made.file;
+  }
+  // LTX reference sheets: the shot's subjects composed the same way at job start, uploaded as `inputs.sheet` (the
+  // ltx2 patch adds it only when its IC-LoRA is installed; ltx2_ingredients renders text-only without one).
+  const ltx = spec?.binding.keyframe_patch;
+  const sheetLayout =
+    vi && (ltx === "ltx2" || ltx === "ltx2_ingredients") ? spec?.recipe.reference_sheet : undefined;
+  if (sheetLayout && vi) {
+    const made = await ltxSheetFor(vi, sheetLayout, { ...job, refs: sidecar.refs }, plate);
+    if (made) inputs.sheet = made;
   }
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
