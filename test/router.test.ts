@@ -366,3 +366,97 @@ describe("rendering on the router", () => {
     expect(offRouter.body.errors[0].error).toMatch(/renders only on the router backend/);
   });
 });
+
+describe("a hosted model saved with PUT /studio/targets/custom", () => {
+  const QUICK = "router_zeta_quick";
+
+  it("is checked by its router block, listed as the show's own, rendered on the router and its take picked", async () => {
+    const show = await s.episode(SCRIPT);
+    const inspected = await s.call("POST", "/targets/router-inspect", { model: "zeta/quick" });
+    expect(inspected.status, JSON.stringify(inspected.body)).toBe(200);
+    const target = inspected.body.target;
+    expect(target.id).toBe(QUICK);
+
+    const saved = await s.call("PUT", "/targets/custom", { ep: show, target });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const file = path.join(await showDirOf(s.env.services, show), "targets", QUICK, "target.json");
+    expect(saved.body).toMatchObject({ ok: true, id: QUICK, path: file, draft: true });
+    expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({
+      backend: "router",
+      router: { model: "zeta/quick" },
+      draft: true,
+    });
+    const listedAs = async () =>
+      (await s.call("GET", "/targets", { ep: show, kind: "video" })).body.targets.find(
+        (t: { id: string }) => t.id === QUICK,
+      );
+    expect(await listedAs()).toMatchObject({ custom: true, scope: "show", backend: "router", draft: true });
+
+    // Saved as a draft of the show, it waits to be enabled like any custom target.
+    const held = await s.call("POST", "/render", {
+      ep: show,
+      pass: "final",
+      shots: ["sh020"],
+      target: QUICK,
+    });
+    expect(held.body.queued).toEqual([]);
+    expect(held.body.errors[0].error).toMatch(/is a draft and is not rendered until enabled/);
+    const enabled = await s.call("PUT", "/targets/custom", { ep: show, id: QUICK, draft: false });
+    expect(enabled.status, JSON.stringify(enabled.body)).toBe(200);
+    expect(await listedAs()).toMatchObject({ draft: false });
+
+    await store.paidReset();
+    const res = await s.call("POST", "/render", {
+      ep: show,
+      pass: "final",
+      shots: ["sh020"],
+      target: QUICK,
+      redo: true,
+    });
+    expect(res.body.errors).toEqual([]);
+    const [q] = res.body.queued;
+    expect(q.target).toBe(QUICK);
+    pool ??= startTestPool(s.env.services, store, { render: renderJob });
+    const job = await jobEnded(store, q.prompt_id);
+    expect(job.status, JSON.stringify(job.error ?? job.log)).toBe("succeeded");
+    expect(job.lane).toBe("router");
+    // sh020 lasts 2 s; Quick renders 5 s clips at 720p only.
+    expect(double.submits.at(-1)).toMatchObject({ model: "zeta/quick", duration: 5, resolution: "720p" });
+    const sidecar = JSON.parse(
+      await readFile(
+        path.join(show, "renders", "sh020", `sh020_t${String(q.take).padStart(2, "0")}.json`),
+        "utf8",
+      ),
+    );
+    expect(sidecar).toMatchObject({ status: "ok", backend: "router", target: QUICK });
+
+    const pick = await s.call("PUT", "/pick", { ep: show, pass: "final", shot: "sh020", take: q.take });
+    expect(pick.status, JSON.stringify(pick.body)).toBe(200);
+    const cut = JSON.parse(await readFile(path.join(show, "cut.json"), "utf8"));
+    expect(JSON.stringify(cut)).toContain(`"sh020"`);
+  });
+
+  it("refuses a graph, a broken router block, another kind and a built-in id, writing nothing", async () => {
+    const show = await s.episode(SCRIPT);
+    const target = (await s.call("POST", "/targets/router-inspect", { model: "acme/motion-2" })).body.target;
+    const put = (t: unknown, extra: Record<string, unknown> = {}) =>
+      s.call("PUT", "/targets/custom", { ep: show, target: t, ...extra });
+    refusal(await put(target, { graph: { "1": { class_type: "X", inputs: {} } } }), 400, /send no graph/);
+    const noModel = await put({ ...target, router: { ...target.router, model: "" } });
+    refusal(noModel, 400, /can't be used yet: target router_acme_motion_2: router\.model/, ["problems"]);
+    const badDur = await put({ ...target, router: { ...target.router, inputs: { durations: [-4] } } });
+    expect(badDur.status).toBe(400);
+    expect(badDur.body.problems).toEqual([expect.stringContaining("router.inputs.durations.0")]);
+    const badRes = await put({
+      ...target,
+      router: { ...target.router, draft: { resolution: "big", days: 7 } },
+    });
+    expect(badRes.body.problems).toEqual([expect.stringContaining("router.draft.resolution")]);
+    refusal(await put({ ...target, router: undefined }), 400, /needs a "router" block/, ["problems"]);
+    refusal(await put({ ...target, kind: "image" }), 400, /renders video, not image/, ["problems"]);
+    refusal(await put({ ...target, id: "ltx2" }), 400, /built in/);
+    refusal(await put({ ...target, presets: {} }), 400, /"presets" needs a "final" or "proxy"/, ["problems"]);
+    const listed = await s.call("GET", "/targets", { ep: show, kind: "video" });
+    expect(listed.body.targets.some((t: { custom: boolean }) => t.custom)).toBe(false);
+  });
+});

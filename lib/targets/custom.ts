@@ -1,5 +1,5 @@
 // A show's own targets (`<show>/targets/<id>/target.json`): saved after validation against the workflow a job would
-// prepare, their draft flag flipped, removed. Every file is written through the show folder's fence.
+// prepare (a hosted-model target, which has none, by its router block), their draft flag flipped, removed. Every file is written through the show folder's fence.
 import path from "node:path";
 import { engineAddress } from "../backends/list.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
@@ -13,6 +13,7 @@ import {
   statShowOrNull,
   writeShowJson,
 } from "../paths/guarded.ts";
+import { asksForRouter, routerTargetProblems } from "../router/target-check.ts";
 import { isTargetId } from "../schema/fields.ts";
 import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
 import type { ApiGraph } from "./graph.ts";
@@ -109,7 +110,12 @@ export async function saveCustomTarget(
 
   let graph: ApiGraph | null = null;
   let why: string | null = null;
-  if (req.graph !== undefined && req.graph !== null) {
+  const hosted = asksForRouter(raw);
+  if (hosted && req.graph !== undefined && req.graph !== null)
+    throw badRequest("a hosted-model target (backend router) renders from its router block: send no graph");
+  if (hosted) {
+    // No workflow: checked by its own rules below.
+  } else if (req.graph !== undefined && req.graph !== null) {
     try {
       graph = graphFrom(req.graph).graph;
     } catch (err) {
@@ -122,7 +128,9 @@ export async function saveCustomTarget(
   } else {
     ({ graph, error: why } = await graphForTarget(services, raw, id, showDir));
   }
-  const problems = validateProposal(raw, graph, services.targets);
+  const problems = hosted
+    ? routerTargetProblems(raw, services.targets)
+    : validateProposal(raw, graph, services.targets);
   if (why) problems.push(why);
   if (problems.length) {
     throw new StudioError(400, `this target.json can't be used yet: ${problems[0]}`, { problems });

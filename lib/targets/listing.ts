@@ -9,6 +9,7 @@ import { badRequest, StudioError } from "../errors.ts";
 import { readShowText } from "../paths/guarded.ts";
 import { seriesConfigFence } from "../paths/series-config.ts";
 import { seriesHome } from "../paths/series-home.ts";
+import { isRouterTarget } from "../router/target.ts";
 import { errorMessage, isObject, oneOf } from "../store/json-guards.ts";
 import { heldDraft } from "./custom-draft.ts";
 import { type GraphView, graphView } from "./graph-view.ts";
@@ -138,7 +139,7 @@ export function describeTarget(spec: TargetSpec, o: DescribeOptions): Record<str
     models: modelsView(spec),
     downloads: isObject(spec.downloads) ? spec.downloads : {},
     limits: targetLimits(spec, o.limits),
-    backend: builtin ? "builtin" : "local",
+    backend: builtin ? "builtin" : isRouterTarget(spec) ? "router" : "local",
     custom,
     draft: heldDraft(spec, o.enabledDrafts),
     shipped_draft: shippedDraft,
