@@ -21,6 +21,7 @@ import {
   targetClasses,
 } from "../lib/targets/graph.ts";
 import { readiness } from "../lib/targets/models.ts";
+import { loaderVariant } from "../lib/targets/patches/h3-core.ts";
 import { shotListOptions } from "../lib/targets/patches/h3-shotlist.ts";
 import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
 import { schemaErrors } from "./support/comfy-schemas.ts";
@@ -240,21 +241,94 @@ describe("minimax_h3_ref2va", () => {
     expect(one(g, "MiniMaxH3ReferenceToVideo").inputs.ref_image_size).toBe("match");
   });
 
-  it("names the project's pack for the classes ComfyUI does not ship, and is not ready without them", async () => {
+  it("names the project's pack for the classes ComfyUI does not ship, which it can do without", async () => {
     const { spec, graph } = await target("minimax_h3_ref2va");
     const all = targetClasses(spec, graph);
     expect(all).toEqual(
       expect.arrayContaining(["H3ShotListLoader", "H3SaveShot", "MiniMaxH3ReferenceToVideo"]),
     );
-    const core = all.filter((c) => !c.startsWith("H3"));
-    const r = await readiness(spec, { objectInfo: core, models: {} }, { graph });
-    expect(r.status).toBe("not_ready");
+    // The pack is optional (the core path renders without it): only a class core lacks makes it not ready.
+    const stock = [...targetClasses(spec, graph, { variant: "core" }), "LoadImage", "LoadAudio"];
+    const r = await readiness(spec, { objectInfo: stock, models: {} }, { graph });
+    expect(r.status).toBe("degraded");
     expect(r.nodes_missing).toEqual(["H3SaveShot", "H3ShotListLoader"]);
+    const bare = await readiness(
+      spec,
+      { objectInfo: stock.filter((c) => c !== "MiniMaxH3ReferenceToVideo"), models: {} },
+      { graph },
+    );
+    expect(bare.status).toBe("not_ready");
+    expect(bare.nodes_missing).toContain("MiniMaxH3ReferenceToVideo");
     const feature = buildCatalog(registry).find((f) => f.id === "minimax_h3_ref2va");
     expect(feature?.restart).toBe(true);
     expect(feature?.items).toContainEqual(
       expect.objectContaining({ kind: "pack", name: "h3pipe", classes: ["H3ShotListLoader", "H3SaveShot"] }),
     );
+  });
+
+  it("builds a core-only graph for an engine without the pack, valid in every job shape", async () => {
+    const { spec, graph } = await target("minimax_h3_ref2va");
+    // A stock ComfyUI: every class the core path sends (LoadImage and LoadAudio for the references), no H3 pack.
+    const core = new Set([...targetClasses(spec, graph, { variant: "core" }), "LoadImage", "LoadAudio"]);
+    expect([...core].filter((c) => c.startsWith("H3"))).toEqual([]);
+    expect(loaderVariant(spec, core)).toBe("core");
+    expect(loaderVariant(spec, new Set([...core, "H3ShotListLoader", "H3SaveShot"]))).toBe("pack");
+    expect(loaderVariant(spec, null)).toBe("pack");
+    const pics = (n: number) => Array.from({ length: n }, (_, i) => `/show/refs/p${i}.png`);
+    const voices = (n: number) => Array.from({ length: n }, (_, i) => `/show/voices/v${i}.wav`);
+    // 0..3 subject pictures, each with and without the plate (the 4th picture), and 0..3 voices.
+    const shapes: PatchInputs[] = [];
+    for (let n = 0; n <= 3; n++)
+      for (const plate of [0, 1]) shapes.push({ pictures: pics(n + plate), voices: voices(n) });
+    for (const inputs of shapes) {
+      const values = job({ model: "ref.safetensors", ref_image_size: "match", audio_policy: "clone" });
+      const { graph: g, saver } = patchGraph(spec, graph, values, inputs, {
+        variant: "core",
+        saverValues: packValues,
+      });
+      const label = JSON.stringify(inputs);
+      expect(schemaErrors(g), label).toEqual([]);
+      expect(
+        Object.values(g).filter((n) => n.class_type.startsWith("H3")),
+        label,
+      ).toEqual([]);
+      expect(g[saver], label).toMatchObject({
+        class_type: "SaveVideo",
+        inputs: { filename_prefix: "studio/e01/sh010_t01" },
+      });
+      const ref = one(g, "MiniMaxH3ReferenceToVideo");
+      expect(ref.inputs, label).toMatchObject({
+        prompt: "Ada turns to the window.\n\nRain on the glass.",
+        width: 1344,
+        height: 768,
+        length: 124,
+        ref_image_size: "match",
+      });
+      const wired = (prefix: string) =>
+        Object.keys(ref.inputs)
+          .filter((k) => k.startsWith(prefix))
+          .sort()
+          .map((k) => source(g, ref, k).inputs);
+      expect(wired("ref_images."), label).toEqual((inputs.pictures ?? []).map((image) => ({ image })));
+      expect(wired("ref_audios."), label).toEqual((inputs.voices ?? []).map((audio) => ({ audio })));
+      expect(one(g, "RandomNoise").inputs.noise_seed).toBe(18446744073709551615n);
+      expect(one(g, "BasicScheduler").inputs.steps).toBe(8);
+      expect(source(g, g[saver], "video")).toMatchObject({ class_type: "CreateVideo", inputs: { fps: 24 } });
+    }
+    // The engine's catalogue decides: readiness on core nodes alone is not blocked by the pack.
+    const r = await readiness(spec, { objectInfo: [...core], models: {} }, { graph });
+    expect(r.nodes_missing).toEqual(["H3SaveShot", "H3ShotListLoader"]);
+    expect(r.features_off).toContain("the h3pipe shot-list path (the frozen shot list read by the pack)");
+    expect(r.status).not.toBe("not_ready");
+    expect(
+      (
+        await readiness(
+          spec,
+          { objectInfo: [...core].filter((c) => c !== "LoadAudio"), models: {} },
+          { graph },
+        )
+      ).status,
+    ).toBe("not_ready");
   });
 
   it("refuses a workflow without its one loader, naming the class", async () => {

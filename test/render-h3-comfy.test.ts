@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { countFrames, mediaTools } from "../lib/media/ffmpeg.ts";
+import { loaderVariant } from "../lib/targets/patches/h3-core.ts";
 import { shippedRegistry } from "../lib/targets/registry.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import type { WorkerPool } from "../workers/pool.ts";
@@ -138,6 +139,7 @@ describe("minimax_h3_ref2va on the local ComfyUI", { timeout: 120_000 }, () => {
     for (const shot of ["sh010", "sh020"]) {
       const sc = await sidecar(ep, shot);
       expect(sc).toMatchObject({ status: "ok", target: "minimax_h3_ref2va", backend: "local" });
+      expect(sc.save_notes).toMatch(/rendered through the h3pipe node pack \(H3SaveShot, H3ShotListLoader\)/);
       expect((sc.length - 5) % 17).toBe(0);
       const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
       expect((await stat(mp4)).size).toBeGreaterThan(0);
@@ -249,7 +251,7 @@ describe("minimax_h3_fl2va dubbing a recorded line on the local ComfyUI", { time
 });
 
 describe("minimax_h3_ref2va without the project's node pack", { timeout: 120_000 }, () => {
-  it("is not ready, naming the pack's classes, and its shots are skipped before a take is reserved", async () => {
+  it("renders on core nodes alone: the take's values as widgets, its pictures uploaded, SaveVideo saving it", async () => {
     const bare = await startComfyDouble({
       models: h3Models(),
       stepMs: 1,
@@ -257,26 +259,81 @@ describe("minimax_h3_ref2va without the project's node pack", { timeout: 120_000
     });
     try {
       await useDouble(bare);
-      const ep = await episodeOn("minimax_h3_ref2va");
+      const series = seriesS();
+      series.series.target = "minimax_h3_ref2va";
+      const script = SCRIPT.replace("## sh010\n", "## sh010\nwho: ada\n");
+      const ep = await s.episode(script, { series });
+      for (const dir of [path.dirname(ep), ep]) {
+        await png(path.join(dir, "refs", "_bg", "kitchen.png"));
+        await png(path.join(dir, "refs", "ada", "ada_sheet_4panel.png"), "#aa3322");
+      }
       const listed = await s.call("GET", "/targets", { ready: "1", kind: "video", ep });
       expect(listed.status).toBe(200);
       const h3 = listed.body.targets.find((t: Any) => t.id === "minimax_h3_ref2va");
-      expect(h3.readiness.status).toBe("not_ready");
+      // The pack is optional now: readiness names it but does not block the core path.
+      expect(h3.readiness.status).toBe("degraded");
       expect(h3.readiness.nodes_missing).toEqual(["H3SaveShot", "H3ShotListLoader"]);
+      const before = bare.prompts.length;
       const res = await s.call("POST", "/render", { ep });
-      expect(res.status).toBe(200);
-      expect(res.body.queued).toEqual([]);
-      for (const k of res.body.skipped)
-        expect(k.reason).toBe(
-          "missing node classes: H3SaveShot, H3ShotListLoader (the h3pipe node pack brings H3SaveShot, H3ShotListLoader; install the custom nodes that provide them, or update ComfyUI)",
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.skipped).toEqual([]);
+      expect(res.body.queued.map((q: Any) => q.shot)).toEqual(["sh010", "sh020"]);
+      pools.push(startTestPool(s.env.services, store, { render: renderJob }));
+      for (const q of res.body.queued) {
+        await waitFor(async () =>
+          ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
         );
-      expect(res.body.skipped.map((k: Any) => k.missing_nodes)).toEqual([
-        ["H3SaveShot", "H3ShotListLoader"],
-        ["H3SaveShot", "H3ShotListLoader"],
-      ]);
+        const j: Any = await store.get(q.prompt_id);
+        expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+      }
+      const sent = bare.prompts.slice(before);
+      expect(sent.map((p) => p.status)).toEqual([200, 200]);
+      const mine = sent.map((p: Any) => (p.body?.prompt ?? {}) as Record<string, Any>);
+      const pictures: Record<string, number> = {};
+      for (const shot of ["sh010", "sh020"]) {
+        const sc = await sidecar(ep, shot);
+        expect(sc).toMatchObject({ status: "ok", target: "minimax_h3_ref2va", backend: "local" });
+        expect((sc.length - 5) % 17).toBe(0);
+        const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
+        expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+        // The job-time notes (save_notes) say which path the take took.
+        expect(sc.save_notes).toMatch(
+          /rendered on core ComfyUI nodes: the engine lacks the h3pipe node pack/,
+        );
+        const g =
+          mine.find((x) =>
+            ofClass(x, "SaveVideo").some((n: Any) => n.inputs.filename_prefix.includes(shot)),
+          ) ?? {};
+        expect(Object.values(g).filter((n: Any) => n.class_type.startsWith("H3"))).toEqual([]);
+        const ref: Any = ofClass(g, "MiniMaxH3ReferenceToVideo")[0];
+        expect(ref.inputs).toMatchObject({ width: sc.width, height: sc.height, length: sc.length });
+        expect(typeof ref.inputs.prompt).toBe("string");
+        expect(ofClass(g, "RandomNoise")[0].inputs.noise_seed).toBe(Number(sc.seed));
+        expect(ofClass(g, "BasicScheduler")[0].inputs.steps).toBe(sc.steps);
+        const images = Object.keys(ref.inputs).filter((k) => k.startsWith("ref_images."));
+        pictures[shot] = images.length;
+        for (const k of images) {
+          const load = g[ref.inputs[k][0]];
+          expect(load.class_type).toBe("LoadImage");
+          expect(bare.uploads.map((u) => u.name.split("/").pop())).toContain(
+            load.inputs.image.split("/").pop(),
+          );
+        }
+      }
+      // Ada's sheet, then the plate; the second shot has the plate alone.
+      expect(pictures).toEqual({ sh010: 2, sh020: 1 });
     } finally {
       await useDouble(double);
       await bare.close();
     }
+  });
+});
+
+describe("minimax_h3_ref2va with only part of the pack", { timeout: 120_000 }, () => {
+  it("takes the core path when either pack class is missing", async () => {
+    const spec = shippedRegistry().get("minimax_h3_ref2va");
+    if (!spec) throw new Error("no minimax_h3_ref2va");
+    expect(loaderVariant(spec, new Set(DEFAULT_NODES))).toBe("pack");
+    expect(loaderVariant(spec, new Set(DEFAULT_NODES.filter((n) => n !== "H3SaveShot")))).toBe("core");
   });
 });

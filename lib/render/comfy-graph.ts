@@ -4,6 +4,7 @@ import { passPreset, presetExtras } from "../compile/settings.ts";
 import type { EngineJob } from "../engines/types.ts";
 import { isObject, num } from "../store/json-guards.ts";
 import { type ApiGraph, type PatchOptions, type PatchValues, patchGraph } from "../targets/graph.ts";
+import { coreUploads } from "../targets/patches/h3-core.ts";
 import { shotListOptions } from "../targets/patches/h3-shotlist.ts";
 import { ltxTakeValues } from "../targets/patches/ltx2-values.ts";
 import type { LoraItem, TargetSpec } from "../targets/registry.ts";
@@ -106,6 +107,7 @@ export async function takeGraph(
       references: job.inputs.reference ? [job.inputs.reference] : [],
       sheet: job.inputs.sheet ?? null,
       audio: job.inputs.audio ?? null,
+      ...coreUploads(job.inputs),
     },
     shotListOptions(spec, job, options),
   );

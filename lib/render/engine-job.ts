@@ -12,9 +12,11 @@ import { episodeFence, fileInside, guardPath, readShowText, showFence } from "..
 import { draftTaskOf, isRouterTarget, routerTask } from "../router/target.ts";
 import { parseJson } from "../store/json-file.ts";
 import { isObject, num, trimmed } from "../store/json-guards.ts";
+import { loaderVariant, variantNote } from "../targets/patches/h3-core.ts";
 import { type ChainHold, holdInGraph } from "./chain.ts";
 import { takeGraph } from "./comfy-graph.ts";
 import { dubSlice } from "./dub-slice.ts";
+import { h3CoreRefs } from "./h3-core-refs.ts";
 import { jobFigures } from "./job-figures.ts";
 import { ltxSheetFor } from "./ltx-sheet.ts";
 import type { RenderPayload } from "./payload.ts";
@@ -102,6 +104,8 @@ export interface EngineJobInput {
   workDir: string;
   /** A latent chain's hold of the previous take (ComfyUI targets only), or null. */
   hold?: ChainHold | null;
+  /** The engine's node classes, when it listed them: a shot-list target without its pack there takes the core path. */
+  known?: ReadonlySet<string> | null;
 }
 
 /**
@@ -176,8 +180,17 @@ export async function engineJobFor(
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
     const dub = await dubSlice(input.services.media, spec, entry, job);
     if (dub) inputs.audio = dub;
+    // A shot-list target: the pack's path where the engine has the pack, else the core graph with uploaded refs.
+    const variant = loaderVariant(spec, input.known);
+    if (variant === "core" && vi) {
+      const core = await h3CoreRefs(vi, spec, sidecar);
+      Object.assign(inputs, core.inputs);
+      notes.push(...core.notes);
+    }
+    if (variant) notes.push(variantNote(spec, variant));
     const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph, {
       review: p.review_copy === true,
+      ...(variant ? { variant } : {}),
     });
     job.graph = patched.graph;
     job.saver = patched.saver;

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { isObject } from "../store/json-guards.ts";
 import { declaredInputs, hasDeclaredInputs } from "./patches/declared-inputs.ts";
 import { h3Fl2vaInputs, shotListLoader } from "./patches/h3.ts";
+import { h3CoreVariant } from "./patches/h3-core.ts";
 import { ltx2IngredientsPatch, ltx2Patch } from "./patches/ltx2.ts";
 import type { KeyframeEnd, LoraItem, TargetSpec } from "./registry.ts";
 
@@ -56,6 +57,9 @@ export interface PatchInputs {
   panels?: number;
   /** A dub's dialogue slice (an uploaded audio file) that a target anchors the take's sound to. */
   audio?: string | null;
+  /** A shot-list target's core path: its reference pictures (subjects, then the plate) and voices, in slot order. */
+  pictures?: string[];
+  voices?: string[];
 }
 
 export interface PatchOptions {
@@ -77,6 +81,11 @@ export interface PatchOptions {
    * copy). Off (default): they are deleted with what consumes them, never the saver or what feeds it.
    */
   review?: boolean;
+  /**
+   * A shot-list loader target's graph: `pack` (default) reads the frozen shot list through the pack's loader and
+   * saver; `core` builds it from core nodes for an engine without the pack (lib/targets/patches/h3-core.ts).
+   */
+  variant?: "pack" | "core";
 }
 
 export interface PatchResult {
@@ -834,6 +843,11 @@ export function patchGraph(
   inputs: PatchInputs = {},
   options: PatchOptions = {},
 ): PatchResult {
+  if (options.variant === "core" && isObject(spec.binding.loader)) {
+    const core = h3CoreVariant(spec, graph, values, inputs);
+    const r = patchGraph(core.spec, core.graph, values, inputs, { ...options, variant: undefined });
+    return { ...r, notes: [...core.notes, ...r.notes] };
+  }
   const g = copyGraph(graph);
   const saver = saverSpec(spec);
   // A loader target reads the shot list through the pack, whose saver it then needs as well.

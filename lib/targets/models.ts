@@ -6,6 +6,7 @@ import { isObject, str } from "../store/json-guards.ts";
 import { LOADER_FOLDERS } from "./folders.ts";
 import { type ApiGraph, GraphError, jobClasses, type PatchOptions, targetClasses } from "./graph.ts";
 import { globMatch, hasSignature, identify, relation, type SafetensorsHeader } from "./modelid.ts";
+import { loaderVariant } from "./patches/h3-core.ts";
 import type { LoraItem, Preset, TargetSpec } from "./registry.ts";
 
 export type Tier = "required" | "accelerator" | "optional";
@@ -508,7 +509,9 @@ export async function readiness(
 
   let needs: Map<string, NodeNeed>;
   try {
-    needs = nodeNeeds(spec, options.graph ?? null, options.patch ?? {});
+    // A shot-list target on an engine without its pack is checked as the core graph it would send there.
+    const variant = options.patch?.variant ?? loaderVariant(spec, known);
+    needs = nodeNeeds(spec, options.graph ?? null, { ...options.patch, ...(variant ? { variant } : {}) });
   } catch (err) {
     if (!(err instanceof GraphError)) throw err;
     return { ...out, status: "not_ready", error: err.message };

@@ -12,6 +12,7 @@ import { requeueChain } from "../../lib/render/chain-retry.ts";
 import { recutAtStart } from "../../lib/render/continuity.ts";
 import { engineJobFor, frozenEntry, usedRefs } from "../../lib/render/engine-job.ts";
 import { finishTake } from "../../lib/render/finish-take.ts";
+import { engineCatalogue } from "../../lib/render/node-check.ts";
 import { renderPayload } from "../../lib/render/payload.ts";
 import { retryRender } from "../../lib/render/retry.ts";
 import {
@@ -106,6 +107,7 @@ export const renderJob = defineJobKind({
         vi,
         workDir,
         hold: held?.hold ?? null,
+        known: await engineCatalogue(ctx.services, p.backend, engine),
       });
       engineJob = made.job;
       const lengthSource = made.lengthSource;
