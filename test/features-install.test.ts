@@ -173,6 +173,10 @@ describe("features", () => {
     const pack = packs[1];
     expect(pack).toMatchObject({ name: "comfyui-obvpm-timeline", status: "missing" });
     expect(pack.note).toMatch(/ComfyUI-Manager/);
+    // The project's own pack is not shipped here: its note says so instead of pointing at ComfyUI-Manager.
+    expect(packs[0]).toMatchObject({ name: "h3pipe", tier: "optional" });
+    expect(packs[0].note).toMatch(/project's own node pack and is not shipped here/);
+    expect(packs[0].note).not.toMatch(/ComfyUI-Manager/);
     expect(got.body.job).toMatchObject({ running: false, restart: false, tasks: [] });
   });
 

@@ -8,6 +8,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../lib/compile/types.ts";
 import { buildCatalog } from "../lib/features/catalog.ts";
+import { notInstallable } from "../lib/features/listing.ts";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { dubSlice } from "../lib/render/dub-slice.ts";
 import {
@@ -261,9 +262,28 @@ describe("minimax_h3_ref2va", () => {
     expect(bare.nodes_missing).toContain("MiniMaxH3ReferenceToVideo");
     const feature = buildCatalog(registry).find((f) => f.id === "minimax_h3_ref2va");
     expect(feature?.restart).toBe(true);
-    expect(feature?.items).toContainEqual(
-      expect.objectContaining({ kind: "pack", name: "h3pipe", classes: ["H3ShotListLoader", "H3SaveShot"] }),
+    const pack = feature?.items.find((i) => i.kind === "pack" && i.name === "h3pipe");
+    // Optional (the core path renders without it), the project's own, and never sent to ComfyUI-Manager.
+    expect(pack).toMatchObject({
+      kind: "pack",
+      classes: ["H3ShotListLoader", "H3SaveShot"],
+      tier: "optional",
+      own: true,
+    });
+    const note = pack ? notInstallable(pack) : null;
+    expect(note).toMatch(/h3pipe is the project's own node pack and is not shipped here/);
+    expect(note).not.toMatch(/ComfyUI-Manager/);
+    // The tier follows the target: a target that needs the pack's classes makes the pack required.
+    const strict = structuredClone(spec);
+    strict.id = "h3_strict";
+    strict.nodes = { H3ShotListLoader: { tier: "required", pack: "h3pipe", own: true } };
+    const view = { ids: (k?: string) => (k === "video" ? ["h3_strict"] : []), get: () => strict };
+    const strictPack = buildCatalog(view as never)[0]?.items.find(
+      (i) => i.kind === "pack" && i.name === "h3pipe",
     );
+    expect(strictPack?.tier).toBe("required");
+    expect(strictPack ? notInstallable(strictPack) : null).not.toMatch(/renders without it/);
+    expect(feature?.items.find((i) => i.name === "comfyui-obvpm-timeline")?.tier).toBe("optional");
   });
 
   it("builds a core-only graph for an engine without the pack, valid in every job shape", async () => {

@@ -77,7 +77,10 @@ describe("README targets table", () => {
       const recipe = (raw.recipe ?? {}) as { keyframe_required?: Record<string, string> };
       for (const k of Object.keys(recipe.keyframe_required ?? {})) expect(row).toContain(`${k} (required)`);
     }
-    expect(rowOf(table, "minimax_h3_ref2va")).toContain("`h3pipe`: H3ShotListLoader, H3SaveShot");
+    // The pack is optional: without it Ref2VA renders on core nodes.
+    expect(rowOf(table, "minimax_h3_ref2va")).toContain(
+      "`h3pipe`: H3ShotListLoader (optional), H3SaveShot (optional)",
+    );
     expect(rowOf(table, "wan22_i2v")).toContain("keyframes: first (required), last (optional)");
     expect(rowOf(table, "animatic")).toContain("built-in (no GPU) | — | none");
   });

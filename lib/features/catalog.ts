@@ -36,7 +36,10 @@ export interface CatalogPack {
   name: string;
   /** The node classes it brings that a target uses. */
   classes: string[];
+  /** The most demanding tier the target's `nodes` give its classes (`optional` when they give none). */
   tier: Tier;
+  /** The project's own pack (`own: true` on a class of it): not shipped here, nor found in ComfyUI's pack lists. */
+  own?: boolean;
 }
 
 export type CatalogItem = CatalogModel | CatalogPack;
@@ -143,23 +146,49 @@ function targetModels(spec: TargetSpec): CatalogModel[] {
   );
 }
 
-/** Node packs a target names (`{class, pack}` entries, such as the context windows its upscale uses). */
+/** The tier a target's `nodes` give a class: a list names required classes; an object may tier each one. */
+function nodeTier(spec: TargetSpec, cls: string): { tier: Tier; own: boolean } | null {
+  const nodes = spec.nodes;
+  if (Array.isArray(nodes)) return nodes.includes(cls) ? { tier: "required", own: false } : null;
+  if (!isObject(nodes) || !isObject(nodes[cls])) return null;
+  const n = nodes[cls];
+  const tier: Tier = n.tier === "optional" || n.tier === "accelerator" ? n.tier : "required";
+  return { tier, own: n.own === true };
+}
+
+/**
+ * Node packs a target names (`{class, pack}` entries, such as the context windows its upscale uses), each at the
+ * most demanding tier its classes have in the target's `nodes` (a class named only for an optional feature, such as
+ * the upscale's, leaves its pack optional).
+ */
 function targetPacks(spec: TargetSpec): CatalogPack[] {
   const packs = new Map<string, CatalogPack>();
+  const add = (name: string, cls: string) => {
+    const seen = packs.get(name) ?? {
+      key: packKey(name),
+      kind: "pack" as const,
+      name,
+      classes: [],
+      tier: "optional",
+    };
+    if (!seen.classes.includes(cls)) seen.classes.push(cls);
+    const t = nodeTier(spec, cls);
+    if (t && TIER_ORDER[t.tier] < TIER_ORDER[seen.tier]) seen.tier = t.tier;
+    if (t?.own) seen.own = true;
+    packs.set(name, seen);
+  };
   const visit = (value: unknown, depth: number) => {
     if (depth > 6 || !isObject(value)) return;
     if (typeof value.pack === "string" && typeof value.class === "string") {
-      const name = value.pack;
-      const seen = packs.get(name);
-      if (seen) {
-        if (!seen.classes.includes(value.class)) seen.classes.push(value.class);
-      } else
-        packs.set(name, { key: packKey(name), kind: "pack", name, classes: [value.class], tier: "optional" });
+      add(value.pack, value.class);
       return;
     }
     for (const v of Object.values(value)) visit(v, depth + 1);
   };
   for (const part of [spec.recipe, spec.binding, spec.upscale]) visit(part, 0);
+  if (isObject(spec.nodes))
+    for (const [cls, n] of Object.entries(spec.nodes))
+      if (isObject(n) && typeof n.pack === "string") add(n.pack, cls);
   return [...packs.values()];
 }
 

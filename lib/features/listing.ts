@@ -80,8 +80,12 @@ function readinessFiles(r: Readiness): { found: Set<string>; missing: Set<string
 const PACK_NOTE =
   "node packs are installed with git and pip from the internet, which this service does not do: install it with ComfyUI-Manager, then restart ComfyUI";
 
+/** The project's own pack: no public list has it, so the note says where it must come from instead. */
+const ownPackNote = (name: string, tier: string) =>
+  `${name} is the project's own node pack and is not shipped here, so nothing here installs it: copy it into ComfyUI's custom_nodes folder yourself, then restart ComfyUI${tier === "required" ? "" : " (the target renders without it)"}`;
+
 export function notInstallable(item: CatalogItem): string | null {
-  if (item.kind === "pack") return PACK_NOTE;
+  if (item.kind === "pack") return item.own ? ownPackNote(item.name, item.tier) : PACK_NOTE;
   if (!item.url) return `no trustworthy download address is recorded: ${item.source}`;
   return null;
 }
