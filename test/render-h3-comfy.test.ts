@@ -140,6 +140,7 @@ describe("minimax_h3_ref2va on the local ComfyUI", { timeout: 120_000 }, () => {
       const sc = await sidecar(ep, shot);
       expect(sc).toMatchObject({ status: "ok", target: "minimax_h3_ref2va", backend: "local" });
       expect(sc.save_notes).toMatch(/rendered through the h3pipe node pack \(H3SaveShot, H3ShotListLoader\)/);
+      expect(sc.notes).toContainEqual(expect.stringMatching(/^rendered through the h3pipe node pack/));
       expect((sc.length - 5) % 17).toBe(0);
       const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
       expect((await stat(mp4)).size).toBeGreaterThan(0);
@@ -296,7 +297,8 @@ describe("minimax_h3_ref2va without the project's node pack", { timeout: 120_000
         expect((sc.length - 5) % 17).toBe(0);
         const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
         expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
-        // The job-time notes (save_notes) say which path the take took.
+        // The take's notes (and the run's save_notes) say which path it took.
+        expect(sc.notes).toContainEqual(expect.stringMatching(/^rendered on core ComfyUI nodes/));
         expect(sc.save_notes).toMatch(
           /rendered on core ComfyUI nodes: the engine lacks the h3pipe node pack/,
         );

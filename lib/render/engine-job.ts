@@ -114,7 +114,7 @@ export interface EngineJobInput {
  */
 export async function engineJobFor(
   input: EngineJobInput,
-): Promise<{ job: EngineJob; notes: string[]; lengthSource?: "predicted" }> {
+): Promise<{ job: EngineJob; notes: string[]; lengthSource?: "predicted"; variant?: string }> {
   const { t, payload: p, sidecar, entry, vi, workDir } = input;
   const env = input.services.env;
   const inputs: Record<string, string> = {};
@@ -177,6 +177,7 @@ export async function engineJobFor(
   // ComfyUI targets: the target's workflow patched with the take's values; the engine uploads and runs it.
   const notes: string[] = [];
   let lengthSource: "predicted" | undefined;
+  let pathNote: string | undefined;
   if (spec && spec.backend !== "builtin" && p.backend !== "builtin") {
     const dub = await dubSlice(input.services.media, spec, entry, job);
     if (dub) inputs.audio = dub;
@@ -187,7 +188,10 @@ export async function engineJobFor(
       Object.assign(inputs, core.inputs);
       notes.push(...core.notes);
     }
-    if (variant) notes.push(variantNote(spec, variant));
+    if (variant) {
+      pathNote = variantNote(spec, variant);
+      notes.push(pathNote);
+    }
     const patched = await takeGraph(spec, sidecar, job, env, p.workflow?.graph, {
       review: p.review_copy === true,
       ...(variant ? { variant } : {}),
@@ -206,7 +210,12 @@ export async function engineJobFor(
       );
     }
   }
-  return { job, notes, ...(lengthSource ? { lengthSource } : {}) };
+  return {
+    job,
+    notes,
+    ...(lengthSource ? { lengthSource } : {}),
+    ...(pathNote ? { variant: pathNote } : {}),
+  };
 }
 
 /**

@@ -115,6 +115,14 @@ export const renderJob = defineJobKind({
         await updateSidecar(ctx.services, t, (s) =>
           s.status === "queued" ? { ...s, length_source: lengthSource } : null,
         );
+      // A shot-list target's take says in its notes which graph the engine got (the pack's or the core one).
+      const variant = made.variant;
+      if (variant)
+        await updateSidecar(ctx.services, t, (s) =>
+          s.status === "queued"
+            ? { ...s, notes: [...(Array.isArray(s.notes) ? s.notes : []), variant] }
+            : null,
+        );
       // The take folder must still lie inside the episode: a renders folder linked out of it is refused.
       await mkdirShow(episodeFence(t.ep), workDir);
       const hooks: RunHooks = {
