@@ -2,15 +2,18 @@
 // the project's pack for the shot-list loader and the saver) as shipped and as patched for its jobs; Ref2VA's loader
 // reads the frozen shot list, FL2VA takes first and last frames and a dub's dialogue slice, and readiness names
 // what is missing.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../lib/compile/types.ts";
+import type { ViewInputs } from "../lib/episode/view-inputs.ts";
 import { buildCatalog } from "../lib/features/catalog.ts";
 import { notInstallable } from "../lib/features/listing.ts";
 import { mediaTools, probe } from "../lib/media/ffmpeg.ts";
 import { dubSlice } from "../lib/render/dub-slice.ts";
+import { h3CoreRefs } from "../lib/render/h3-core-refs.ts";
+import type { Sidecar } from "../lib/render/sidecar.ts";
 import {
   type ApiGraph,
   GraphError,
@@ -22,7 +25,7 @@ import {
   targetClasses,
 } from "../lib/targets/graph.ts";
 import { readiness } from "../lib/targets/models.ts";
-import { loaderVariant } from "../lib/targets/patches/h3-core.ts";
+import { coreUploads, loaderVariant } from "../lib/targets/patches/h3-core.ts";
 import { shotListOptions } from "../lib/targets/patches/h3-shotlist.ts";
 import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
 import { schemaErrors } from "./support/comfy-schemas.ts";
@@ -367,6 +370,59 @@ describe("minimax_h3_ref2va", () => {
         expect(downloads[f].url).toBeUndefined();
         expect(String(downloads[f].source)).toMatch(/Hugging Face/);
       }
+    }
+  });
+});
+
+describe("the core path's uploads", () => {
+  it("takes the recorded subject pictures in slot order, then the plate, then the voices, leaving out what is not there", async () => {
+    const t = await makeTestEnv();
+    try {
+      const show = path.join(t.dir, "show");
+      const ep = path.join(show, "e01");
+      const files = [
+        "refs/ada.png",
+        "refs/bo.png",
+        "refs/_bg/kitchen.png",
+        "voices/ada.wav",
+        "voices/bo.wav",
+      ];
+      for (const f of files) {
+        await mkdir(path.dirname(path.join(show, f)), { recursive: true });
+        await writeFile(path.join(show, f), f);
+      }
+      await mkdir(ep, { recursive: true });
+      const refs = [
+        { slot: "Audio 2", role: "voice", path: "voices/bo.wav" },
+        { slot: "Picture 4", role: "plate", path: "refs/_bg/kitchen.png" },
+        { slot: "Picture 2", role: "subject", path: "refs/bo.png" },
+        { slot: "Picture 3", role: "subject", path: "refs/cy.png" },
+        { slot: "Picture 1", role: "subject", path: "refs/ada.png" },
+        { slot: "Audio 1", role: "voice", path: "voices/ada.wav" },
+        { slot: "Audio 1", role: "recording", path: "audio/e01_dialogue.wav" },
+      ];
+      const spec = registry.get("minimax_h3_ref2va");
+      if (!spec) throw new Error("no minimax_h3_ref2va");
+      const vi = { ep, home: show, caches: t.services.caches } as unknown as ViewInputs;
+      const out = await h3CoreRefs(vi, spec, { refs } as Sidecar);
+      const at = (f: string) => path.join(show, f);
+      expect(out.inputs).toEqual({
+        ref_image_0: at("refs/ada.png"),
+        ref_image_1: at("refs/bo.png"),
+        ref_image_2: at("refs/_bg/kitchen.png"),
+        ref_audio_0: at("voices/ada.wav"),
+        ref_audio_1: at("voices/bo.wav"),
+      });
+      expect(coreUploads(out.inputs)).toEqual({
+        pictures: [at("refs/ada.png"), at("refs/bo.png"), at("refs/_bg/kitchen.png")],
+        voices: [at("voices/ada.wav"), at("voices/bo.wav")],
+      });
+      expect(out.notes).toEqual([
+        "the core path leaves out what is not there: Picture 3 (refs/cy.png)",
+        "the core path takes no recording to dub: the sound is generated with the voice samples alone",
+      ]);
+    } finally {
+      await t.cleanup();
     }
   });
 });
