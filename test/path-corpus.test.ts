@@ -454,8 +454,8 @@ function baseInputs(): Record<string, Input> {
     "POST /workflow/install": { target: "wan22_ti2v", name: "corpus.json" },
     "DELETE /workflow/install": { target: "wan22_ti2v", name: "corpus.json" },
     "POST /targets/inspect": { ep, workflow: "corpus.json" },
-    "PUT /targets/custom": { ep, id: "corpus_custom", draft: false },
-    "DELETE /targets/custom": { ep, id: "corpus_custom" },
+    "PUT /targets/custom": { ep, scope: "show", id: "corpus_custom", draft: false },
+    "DELETE /targets/custom": { ep, scope: "show", id: "corpus_custom" },
   };
 }
 

@@ -203,7 +203,7 @@ describe("custom show targets", () => {
     expect(targets[0]).not.toHaveProperty("_note");
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/folder name 'broken'/);
-    const view = await targetsForShow(shipped, show);
+    const view = await targetsForShow(shipped, show, null);
     expect(view.ids("video")).toContain("my_model");
     expect(view.get("ltx2")!.label).not.toBe("fake");
     expect(view.get("my_model")!.custom).toBe(true);
@@ -211,7 +211,7 @@ describe("custom show targets", () => {
 
   it("has nothing to add for a show without a targets folder", async () => {
     expect((await loadShowTargets(shipped, path.join(show, "nowhere"))).targets).toEqual([]);
-    expect(await targetsForShow(shipped, null)).toBe(shipped);
+    expect(await targetsForShow(shipped, null, null)).toBe(shipped);
   });
 
   it("reads any kind folder that exists under a tree", async () => {

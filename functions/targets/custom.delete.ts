@@ -1,23 +1,36 @@
-// DELETE /studio/targets/custom: remove a show's own target (its folder under <show>/targets); 404 when none.
+// DELETE /studio/targets/custom: remove a custom target (its folder under <show>/targets, or under the settings
+// folder with scope settings); 404 when there is none of that id.
 import { z } from "zod";
 import { resolveEpisode } from "../../lib/paths/index.ts";
-import { ep, targetId } from "../../lib/schema/fields.ts";
-import { deleteCustomTarget } from "../../lib/targets/custom.ts";
+import { customScope, ep, targetId } from "../../lib/schema/fields.ts";
+import { customPlace, deleteCustomTarget } from "../../lib/targets/custom.ts";
 import { showDirOf } from "../../lib/targets/listing.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
   method: "DELETE",
   path: "/targets/custom",
-  summary: "Remove a custom target from the show; 404 when the show has none of that id",
+  summary: "Remove a custom target from the show or the settings; 404 when there is none of that id",
   input: z.object({
-    ep,
+    ep: ep.optional().describe("The episode whose show keeps the target (scope show)"),
+    scope: customScope,
     id: targetId.describe("The custom target to remove"),
   }),
   async handler(input, ctx) {
-    const epReal = await resolveEpisode(input.ep, ctx);
-    const answer = await deleteCustomTarget(ctx, await showDirOf(ctx, epReal), input.id);
-    ctx.events.emit("studio.episode", { ep: epReal });
+    const epIn = input.ep;
+    let epReal: string | null = null;
+    const place = await customPlace(
+      ctx,
+      input.scope,
+      epIn === undefined
+        ? null
+        : async () => {
+            epReal = await resolveEpisode(epIn, ctx);
+            return showDirOf(ctx, epReal);
+          },
+    );
+    const answer = await deleteCustomTarget(ctx, place, input.id);
+    if (epReal) ctx.events.emit("studio.episode", { ep: epReal });
     return answer;
   },
 });

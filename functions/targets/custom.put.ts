@@ -1,10 +1,11 @@
-// PUT /studio/targets/custom: save a show's own target (`{ep, target, graph?}`, validated against its workflow, a
-// draft until enabled) or flip an existing one's draft flag (`{ep, id, draft}`).
+// PUT /studio/targets/custom: save a custom target (`{ep, target, graph?}` in the show, `{scope: "settings", target,
+// graph?}` for every show; validated against its workflow, a draft until enabled) or flip an existing one's draft
+// flag (`{ep | scope, id, draft}`).
 import { z } from "zod";
 import { badRequest } from "../../lib/errors.ts";
 import { resolveEpisode } from "../../lib/paths/index.ts";
-import { boundedJson, ep, targetId } from "../../lib/schema/fields.ts";
-import { saveCustomTarget, setCustomDraft } from "../../lib/targets/custom.ts";
+import { boundedJson, customScope, ep, targetId } from "../../lib/schema/fields.ts";
+import { customPlace, saveCustomTarget, setCustomDraft } from "../../lib/targets/custom.ts";
 import { showDirOf } from "../../lib/targets/listing.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -12,12 +13,14 @@ export default defineFunction({
   method: "PUT",
   path: "/targets/custom",
   summary:
-    "Save a custom target in the show (400 with every problem when its binding does not fit its workflow), or flip its draft flag",
+    "Save a custom target in the show or the settings (400 with every problem when its binding does not fit its " +
+    "workflow), or flip its draft flag",
   input: z.object({
-    ep,
+    ep: ep.optional().describe("The episode whose show keeps the target (scope show)"),
+    scope: customScope,
     target: boundedJson
       .optional()
-      .describe("The target.json to save (as POST /studio/targets/inspect proposed it)"),
+      .describe("The target.json to save (as POST /studio/targets/inspect or router-inspect proposed it)"),
     graph: boundedJson
       .optional()
       .describe("The workflow itself (API or canvas), saved beside the target.json as its workflow.json"),
@@ -28,15 +31,25 @@ export default defineFunction({
       .describe("With `id`: true keeps the target out of pickers and renders, false enables it"),
   }),
   async handler(input, ctx) {
-    const epReal = await resolveEpisode(input.ep, ctx);
-    const showDir = await showDirOf(ctx, epReal);
+    const epIn = input.ep;
+    let epReal: string | null = null;
+    const place = await customPlace(
+      ctx,
+      input.scope,
+      epIn === undefined
+        ? null
+        : async () => {
+            epReal = await resolveEpisode(epIn, ctx);
+            return showDirOf(ctx, epReal);
+          },
+    );
     let answer: Record<string, unknown>;
     if (input.target !== undefined)
-      answer = await saveCustomTarget(ctx, showDir, { target: input.target, graph: input.graph });
-    else if (input.id !== undefined) answer = await setCustomDraft(ctx, showDir, input.id, input.draft);
+      answer = await saveCustomTarget(ctx, place, { target: input.target, graph: input.graph });
+    else if (input.id !== undefined) answer = await setCustomDraft(ctx, place, input.id, input.draft);
     else
       throw badRequest("send `target` (a target.json to save) or `id` and `draft` (to flip its draft flag)");
-    ctx.events.emit("studio.episode", { ep: epReal });
+    if (epReal) ctx.events.emit("studio.episode", { ep: epReal });
     return answer;
   },
 });

@@ -8,7 +8,7 @@ import { ep, targetId } from "../../lib/schema/fields.ts";
 import { checkLimitsBody } from "../../lib/targets/limit-check.ts";
 import { targetLimits } from "../../lib/targets/limits.ts";
 import { showDirOf } from "../../lib/targets/listing.ts";
-import { targetsForShow } from "../../lib/targets/target-tree.ts";
+import { settingsTargetsRoot, targetsForShow } from "../../lib/targets/target-tree.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -28,7 +28,7 @@ export default defineFunction({
   async handler(input, ctx) {
     const limits = checkLimitsBody(input.limits);
     const showDir = input.ep ? await showDirOf(ctx, await resolveEpisode(input.ep, ctx)) : null;
-    const spec = (await targetsForShow(ctx.targets, showDir)).get(input.target);
+    const spec = (await targetsForShow(ctx.targets, showDir, settingsTargetsRoot(ctx))).get(input.target);
     if (!spec) throw notFound(`no target '${input.target}'${showDir ? " in this show or shipped" : ""}`);
     const current = (await effectiveSettings(ctx)).target_limits;
     const merged: Record<string, unknown> = Object.keys(limits).length ? { ...current[input.target] } : {};

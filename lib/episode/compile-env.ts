@@ -2,7 +2,7 @@
 // detected one or animatic, with the reason) and the shipped targets plus the show's own.
 import { readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
-import { targetsForShow } from "../targets/target-tree.ts";
+import { settingsTargetsRoot, targetsForShow } from "../targets/target-tree.ts";
 import type { CompileEnv } from "./prepare.ts";
 import { chooseShowDefault, lastBuiltTarget, type ShowDefault } from "./show-default.ts";
 
@@ -19,7 +19,7 @@ export async function compileEnv(
 ): Promise<ShowEnv> {
   const [settings, targets, lastBuilt] = await Promise.all([
     readSettings(services),
-    targetsForShow(services.targets, showDir),
+    targetsForShow(services.targets, showDir, settingsTargetsRoot(services)),
     ep ? lastBuiltTarget(services, ep) : null,
   ]);
   const defaultChoice = chooseShowDefault(settings, lastBuilt, (id) => targets.get(id)?.kind === "video");

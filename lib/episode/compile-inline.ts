@@ -16,8 +16,10 @@ type TaskTable = { [K in CompileMethod]: (input: TaskInput<K>) => ReturnType<(ty
 export function createInlineCompiler(targets: TargetRegistryView): CompilePool {
   const envOf = (input: EnvInput): CompileEnv => {
     // A show's own targets live in its folder, which this platform cannot read: a caller naming one is a bug.
-    if (input.showDir !== null)
-      throw new Error("an in-line compile reads no show folder: showDir must be null");
+    if (input.showDir !== null || input.settingsDir !== null)
+      throw new Error(
+        "an in-line compile reads no show or settings folder: showDir and settingsDir must be null",
+      );
     return { defaultTarget: input.defaultTarget, targets };
   };
   const tasks: TaskTable = {

@@ -1,6 +1,6 @@
 // The compile thread's task module (lib/episode/compile-pool.ts): build, check and preview of texts, with the
-// show's own targets read from its folder, and the matching of a recording's words to the script's lines, so
-// nothing CPU-bound runs on the event loop of the API.
+// show's own targets and the settings' read from their folders, and the matching of a recording's words to the
+// script's lines, so nothing CPU-bound runs on the event loop of the API.
 import { type MatchInput, type MatchResult, matchScriptWindows } from "../align/match.ts";
 import { shippedRegistry } from "../targets/registry.ts";
 import { targetsForShow } from "../targets/target-tree.ts";
@@ -12,6 +12,8 @@ import { type PreviewAnswer, previewShot } from "./preview.ts";
 export interface EnvInput {
   /** The show folder whose own targets join the shipped ones; null: the shipped targets only. */
   showDir: string | null;
+  /** The folder whose settings' targets every show shares (settingsTargetsRoot); null: none. */
+  settingsDir: string | null;
   defaultTarget: string;
 }
 
@@ -20,7 +22,10 @@ export interface EnvInput {
 const shipped = shippedRegistry();
 
 async function env(input: EnvInput): Promise<CompileEnv> {
-  return { defaultTarget: input.defaultTarget, targets: await targetsForShow(shipped, input.showDir) };
+  return {
+    defaultTarget: input.defaultTarget,
+    targets: await targetsForShow(shipped, input.showDir, input.settingsDir),
+  };
 }
 
 export async function compileBoth(

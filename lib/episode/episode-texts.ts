@@ -6,7 +6,7 @@ import { readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { resolveEpisode } from "../paths/episode.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
-import { targetsForShow } from "../targets/target-tree.ts";
+import { settingsTargetsRoot, targetsForShow } from "../targets/target-tree.ts";
 import { chooseShowDefault, lastBuiltTarget } from "./show-default.ts";
 import { readSources } from "./sources.ts";
 
@@ -32,7 +32,7 @@ export async function readEpisodeTexts(services: Services, ep: string): Promise<
     readSettings(services),
     lastBuiltTarget(services, dir),
   ]);
-  const targets = () => targetsForShow(services.targets, sources.showDir);
+  const targets = () => targetsForShow(services.targets, sources.showDir, settingsTargetsRoot(services));
   // The show's own targets are read only when its last build used one that is not shipped.
   const known =
     lastBuilt && services.targets.get(lastBuilt) === undefined ? await targets() : services.targets;

@@ -4,6 +4,7 @@ import type { BuildResult, Pass, Report } from "../compile/types.ts";
 import { writeBuildOutputs } from "../compile/write.ts";
 import type { Services } from "../context.ts";
 import { withLock } from "../store/lock.ts";
+import { settingsTargetsRoot } from "../targets/target-tree.ts";
 import { noteBuildOutcome } from "./build-failure.ts";
 import { compileEnv } from "./compile-env.ts";
 import type { Diagnostic } from "./diagnostics.ts";
@@ -65,6 +66,7 @@ export async function buildFolder(services: Services, ep: string): Promise<Build
     const env = await compileEnv(services, sources.showDir ?? ep, ep);
     const compiled = await services.compile.run("compileBoth", {
       showDir: sources.showDir,
+      settingsDir: settingsTargetsRoot(services),
       defaultTarget: env.defaultTarget,
       seriesText: sources.series.text,
       scriptText: sources.script.text,

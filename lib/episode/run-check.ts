@@ -1,5 +1,6 @@
 // The editor's check of a text on the compile thread, the episode's other file read from disk.
 import type { Services } from "../context.ts";
+import { settingsTargetsRoot } from "../targets/target-tree.ts";
 import type { CheckResult } from "./check.ts";
 import { compileEnv } from "./compile-env.ts";
 import { readSources } from "./sources.ts";
@@ -15,6 +16,7 @@ export async function runCheck(
   const env = await compileEnv(services, sources.showDir ?? ep, ep);
   return services.compile.run("check", {
     showDir: sources.showDir ?? ep,
+    settingsDir: settingsTargetsRoot(services),
     defaultTarget: env.defaultTarget,
     file,
     scriptText: file === "script" ? text : (sources.script?.text ?? null),

@@ -3,13 +3,17 @@ import type { Services } from "../context.ts";
 import { resolveEpisode } from "../paths/episode.ts";
 import { showDirOf } from "../targets/listing.ts";
 import type { TargetRegistryView } from "../targets/registry.ts";
-import { targetsForShow } from "../targets/target-tree.ts";
+import { settingsTargetsRoot, targetsForShow } from "../targets/target-tree.ts";
 
 export async function presetTargets(
   services: Pick<Services, "home" | "env" | "caches" | "targets">,
   ep: string | undefined,
 ): Promise<{ registry: TargetRegistryView; show: string | null }> {
-  if (!ep) return { registry: services.targets, show: null };
+  if (!ep)
+    return {
+      registry: await targetsForShow(services.targets, null, settingsTargetsRoot(services)),
+      show: null,
+    };
   const show = await showDirOf(services, await resolveEpisode(ep, services));
-  return { registry: await targetsForShow(services.targets, show), show };
+  return { registry: await targetsForShow(services.targets, show, settingsTargetsRoot(services)), show };
 }

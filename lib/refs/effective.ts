@@ -9,7 +9,7 @@ import { parseLoras } from "../series/load.ts";
 import { isObject, num, trimmed } from "../store/json-guards.ts";
 import { defaultTargets, isBuiltinTarget } from "../targets/listing.ts";
 import { type TargetRegistryView, type TargetSpec, takesNegative } from "../targets/registry.ts";
-import { targetsForShow } from "../targets/target-tree.ts";
+import { settingsTargetsRoot, targetsForShow } from "../targets/target-tree.ts";
 import { sha256 } from "../text/digest.ts";
 import type { CharacterView } from "./ids.ts";
 import type { RefOverride, RefOverrideFields } from "./overrides.ts";
@@ -400,7 +400,7 @@ export async function readRefSettings(
     readOverrides(services, place.ep),
     readSeriesRefs(services, place),
     defaultTargets(services),
-    targetsForShow(services.targets, place.series.home),
+    targetsForShow(services.targets, place.series.home, settingsTargetsRoot(services)),
   ]);
   return { defaults: refDefaults({ episode: overrides.episode, seriesRefs, machine, registry }), registry };
 }

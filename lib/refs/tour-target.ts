@@ -11,16 +11,16 @@ import { jobWorkPath } from "../store/temp-names.ts";
 import { patchGraph } from "../targets/graph.ts";
 import { DEFAULT_GRID, fitSize, framesFor, targetFps } from "../targets/grid.ts";
 import type { TargetSpec } from "../targets/registry.ts";
-import { targetsForShow } from "../targets/target-tree.ts";
+import { settingsTargetsRoot, targetsForShow } from "../targets/target-tree.ts";
 import { resolveWorkflow } from "../targets/workflow.ts";
 
 /** The video target a tour runs on, or 400 naming why it cannot take a plate as its first frame. */
 export async function tourTarget(
-  services: Pick<Services, "targets">,
+  services: Pick<Services, "targets" | "home">,
   seriesHome: string,
   id: string,
 ): Promise<TargetSpec> {
-  const registry = await targetsForShow(services.targets, seriesHome);
+  const registry = await targetsForShow(services.targets, seriesHome, settingsTargetsRoot(services));
   const spec = registry.get(id);
   if (!spec) throw badRequest(`unknown target ${JSON.stringify(id)}: tours run on a video target`);
   if (spec.kind !== "video")
@@ -52,7 +52,7 @@ export interface TargetTourRun {
 
 /** Runs the tour's graph on `engine`; answers the delivered video (inside the work dir) and the cleanup. */
 export async function runTargetTour(
-  services: Pick<Services, "targets" | "env">,
+  services: Pick<Services, "targets" | "env" | "home">,
   engine: Engine,
   run: TargetTourRun,
   hooks: RunHooks,

@@ -38,6 +38,7 @@ import { shotOverLimits } from "../targets/limit-check.ts";
 import { type MissingFile, type ModelsResolution, resolveModels } from "../targets/models.ts";
 import { missingNodesReason } from "../targets/packs.ts";
 import { type TargetSpec, takesNegative } from "../targets/registry.ts";
+import { customTargetDir } from "../targets/target-tree.ts";
 import { resolveWorkflow, type WorkflowResolution, type WorkflowSource } from "../targets/workflow.ts";
 import { holdClasses } from "./chain.ts";
 import { checkModelFamilies, localComfyPath, type ModelMismatch } from "./model-check.ts";
@@ -617,7 +618,7 @@ function workflowFor(c: PlanCtx, spec: TargetSpec): Promise<WorkflowResolution> 
     const localUrl = c.localUrl;
     wf = resolveWorkflow(spec, {
       env: c.services.env ?? {},
-      ...(spec.custom ? { targetDir: path.join(c.vi.home, "targets", spec.id) } : {}),
+      targetDir: customTargetDir(spec, c.vi.home),
       fetch: async (route) => {
         const url = (await localUrl).replace(/\/+$/, "");
         const res = await fetch(url + route, { signal: AbortSignal.timeout(10_000) });

@@ -34,6 +34,13 @@ export const targetId = z
   .regex(TARGET_ID, TARGET_ID_RULE)
   .describe("A target id (a model adapter), like ltx2 or animatic");
 
+/** Where a custom target is kept; checked by the route so a wrong word is named in the answer. */
+export const customScope = z
+  .string()
+  .max(20)
+  .optional()
+  .describe("show (the default: kept in the show of `ep`) or settings (kept beside settings.json, every show's; no ep)");
+
 /** A target id, or blank text meaning "not set". */
 export const targetIdOrBlank = z
   .string()

@@ -1,5 +1,7 @@
-// A show's own targets (`<show>/targets/<id>/target.json`): saved after validation against the workflow a job would
-// prepare (a hosted-model target, which has none, by its router block), their draft flag flipped, removed. Every file is written through the show folder's fence.
+// Custom targets, a show's own (`<show>/targets/<id>/target.json`) or the settings' (`<settings dir>/targets/<id>`,
+// every show's): saved after validation against the workflow a job would prepare (a hosted-model target, which has
+// none, by its router block), their draft flag flipped, removed. Every file is written through its folder's fence.
+import { mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import { engineAddress } from "../backends/list.ts";
 import { effectiveSettings } from "../config/settings-store.ts";
@@ -22,17 +24,50 @@ import { validateProposal } from "./inspect.ts";
 import { listTargets } from "./listing.ts";
 import { clearTargetReadiness } from "./readiness-cache.ts";
 import { parseTarget } from "./registry.ts";
+import { settingsTargetsRoot } from "./target-tree.ts";
 import { graphFrom, resolveWorkflow, WorkflowError } from "./workflow.ts";
 
 type Svc = Pick<Services, "home" | "env" | "log" | "engines" | "targets" | "caches" | "media">;
 
-const targetDirOf = (showDir: string, id: string) => path.join(showDir, "targets", id);
-const fenceOf = (showDir: string) => folderFence(showDir, "the show folder");
+/** Where custom targets are kept: a show folder, or the settings folder (every show's). */
+export interface CustomPlace {
+  scope: "show" | "settings";
+  /** A checked real folder holding `targets/`. */
+  dir: string;
+}
 
-/** The show's custom targets as the listing describes them. */
-async function customListing(services: Svc, showDir: string): Promise<Record<string, unknown>[]> {
+/**
+ * Where a request's custom target lives: `scope` settings (every show's; an `ep` with it is refused, since it would
+ * name a show the target is not kept in), else the show of the episode `showOf` resolves (null: no `ep` sent).
+ */
+export async function customPlace(
+  services: Pick<Services, "home">,
+  scope: string | undefined,
+  showOf: (() => Promise<string>) | null,
+): Promise<CustomPlace> {
+  if (scope === "settings") {
+    if (showOf) throw badRequest("scope settings keeps the target for every show: send no ep with it");
+    const root = settingsTargetsRoot(services);
+    if (!root) throw badRequest("this service keeps no settings folder: save the target in a show (ep)");
+    await mkdir(root, { recursive: true });
+    return { scope, dir: await realpath(root) };
+  }
+  if (scope !== undefined && scope !== "show")
+    throw badRequest(`scope must be show or settings (got ${JSON.stringify(scope)})`);
+  if (!showOf) throw badRequest("ep is required: the show whose target this is (or scope: settings)");
+  return { scope: "show", dir: await showOf() };
+}
+
+const targetDirOf = (place: CustomPlace, id: string) => path.join(place.dir, "targets", id);
+const fenceOf = (place: CustomPlace) =>
+  folderFence(place.dir, place.scope === "show" ? "the show folder" : "the settings folder");
+const nameOf = (place: CustomPlace) => (place.scope === "show" ? "the show" : "the settings");
+
+/** The custom targets of the place as the listing describes them. */
+async function customListing(services: Svc, place: CustomPlace): Promise<Record<string, unknown>[]> {
+  const showDir = place.scope === "show" ? place.dir : null;
   const { targets } = await listTargets(services, { showDir, ready: false });
-  return targets.filter((t) => t.custom === true);
+  return targets.filter((t) => t.custom === true && t.scope === place.scope);
 }
 
 async function forgetKept(services: Svc): Promise<void> {
@@ -41,11 +76,11 @@ async function forgetKept(services: Svc): Promise<void> {
   clearTargetReadiness(services, address);
 }
 
-/** The raw target.json of a custom target, or null when the show has none of that id. */
-async function readCustom(showDir: string, id: string): Promise<Record<string, unknown> | null> {
+/** The raw target.json of a custom target, or null when the place has none of that id. */
+async function readCustom(place: CustomPlace, id: string): Promise<Record<string, unknown> | null> {
   let text: string;
   try {
-    text = await readShowText(fenceOf(showDir), path.join(targetDirOf(showDir, id), "target.json"));
+    text = await readShowText(fenceOf(place), path.join(targetDirOf(place, id), "target.json"));
   } catch (err) {
     if (errorCode(err) === "ENOENT" || errorCode(err) === "ENOTDIR") return null;
     throw err;
@@ -59,12 +94,12 @@ async function readCustom(showDir: string, id: string): Promise<Record<string, u
   }
 }
 
-/** The graph a job on this target would patch: the one sent, else the engine's saved copy, else the show's file. */
+/** The graph a job on this target would patch: the one sent, else the engine's saved copy, else the place's file. */
 async function graphForTarget(
   services: Svc,
   raw: Record<string, unknown>,
   id: string,
-  showDir: string,
+  place: CustomPlace,
 ): Promise<{ graph: ApiGraph | null; error: string | null }> {
   let spec: ReturnType<typeof parseTarget>;
   try {
@@ -75,7 +110,7 @@ async function graphForTarget(
   const address = engineAddress(await effectiveSettings(services));
   const wf = await resolveWorkflow(spec, {
     env: services.env,
-    targetDir: targetDirOf(showDir, id),
+    targetDir: targetDirOf(place, id),
     fetch: async (route) => {
       const res = await fetch(address.replace(/\/+$/, "") + route, { signal: AbortSignal.timeout(10_000) });
       return { status: res.status, text: () => res.text() };
@@ -91,12 +126,13 @@ export interface SaveRequest {
 }
 
 /**
- * PUT /studio/targets/custom `{ep, target}`: validated against the workflow a job would prepare (any problem → 400
- * with the list), then written to `<show>/targets/<id>/target.json`, a draft unless it says `draft: false`.
+ * PUT /studio/targets/custom `{ep | scope: settings, target}`: validated against the workflow a job would prepare
+ * (any problem → 400 with the list), then written to `<place>/targets/<id>/target.json`, a draft unless it says
+ * `draft: false`.
  */
 export async function saveCustomTarget(
   services: Svc,
-  showDir: string,
+  place: CustomPlace,
   req: SaveRequest,
 ): Promise<Record<string, unknown>> {
   if (!isObject(req.target)) throw badRequest("target must be a target.json object");
@@ -126,7 +162,7 @@ export async function saveCustomTarget(
     if (typeof binding.workflow !== "string") binding.workflow = "workflow.json";
     raw.binding = binding;
   } else {
-    ({ graph, error: why } = await graphForTarget(services, raw, id, showDir));
+    ({ graph, error: why } = await graphForTarget(services, raw, id, place));
   }
   const problems = hosted
     ? routerTargetProblems(raw, services.targets)
@@ -136,8 +172,8 @@ export async function saveCustomTarget(
     throw new StudioError(400, `this target.json can't be used yet: ${problems[0]}`, { problems });
   }
 
-  const fence = fenceOf(showDir);
-  const dir = targetDirOf(showDir, id);
+  const fence = fenceOf(place);
+  const dir = targetDirOf(place, id);
   await mkdirShow(fence, dir);
   if (graph && req.graph !== undefined && req.graph !== null) {
     const binding = raw.binding as Record<string, unknown>;
@@ -146,40 +182,54 @@ export async function saveCustomTarget(
   const file = path.join(dir, "target.json");
   await writeShowJson(fence, file, raw);
   await forgetKept(services);
-  return { ok: true, id, path: file, draft: raw.draft, targets: await customListing(services, showDir) };
+  return {
+    ok: true,
+    id,
+    scope: place.scope,
+    path: file,
+    draft: raw.draft,
+    targets: await customListing(services, place),
+  };
 }
 
 /** PUT /studio/targets/custom `{ep, id, draft}`: flip a custom target's draft flag. */
 export async function setCustomDraft(
   services: Svc,
-  showDir: string,
+  place: CustomPlace,
   id: string,
   draft: unknown,
 ): Promise<Record<string, unknown>> {
   if (services.targets.get(id))
     throw badRequest(`target ${id} is built in: only a show's own target has a draft flag`);
   if (typeof draft !== "boolean") throw badRequest("draft must be true or false");
-  const raw = await readCustom(showDir, id);
-  if (!raw) throw new StudioError(404, `the show has no custom target ${JSON.stringify(id)}`);
+  const raw = await readCustom(place, id);
+  if (!raw) throw new StudioError(404, `${nameOf(place)} has no custom target ${JSON.stringify(id)}`);
   raw.draft = draft;
-  const file = path.join(targetDirOf(showDir, id), "target.json");
-  await writeShowJson(fenceOf(showDir), file, raw);
+  const file = path.join(targetDirOf(place, id), "target.json");
+  await writeShowJson(fenceOf(place), file, raw);
   await forgetKept(services);
-  return { ok: true, id, path: file, draft, targets: await customListing(services, showDir) };
+  return {
+    ok: true,
+    id,
+    scope: place.scope,
+    path: file,
+    draft,
+    targets: await customListing(services, place),
+  };
 }
 
-/** DELETE /studio/targets/custom: the target's folder removed; `deleted` false when the show had none. */
+/** DELETE /studio/targets/custom: the target's folder removed; 404 when the place has none of that id. */
 export async function deleteCustomTarget(
   services: Svc,
-  showDir: string,
+  place: CustomPlace,
   id: string,
 ): Promise<Record<string, unknown>> {
   if (services.targets.get(id)) throw badRequest(`target ${id} is built in and cannot be deleted`);
-  const fence = fenceOf(showDir);
-  const dir = targetDirOf(showDir, id);
+  const fence = fenceOf(place);
+  const dir = targetDirOf(place, id);
   const there = await statShowOrNull(fence, path.join(dir, "target.json"));
-  if (!there) throw new StudioError(404, `the show has no custom target ${JSON.stringify(id)}`);
+  if (!there) throw new StudioError(404, `${nameOf(place)} has no custom target ${JSON.stringify(id)}`);
   await removeShow(fence, dir, { recursive: true });
   await forgetKept(services);
-  return { ok: true, id, deleted: true, targets: await customListing(services, showDir) };
+  return { ok: true, id, scope: place.scope, deleted: true, targets: await customListing(services, place) };
 }

@@ -1,10 +1,10 @@
 // Which copy of each target's workflow renders would use now (the env variable's file, the copy saved in the
 // running engine, the install's copy, the shipped one), kept briefly per engine address like readiness.
-import path from "node:path";
 import { cacheSlot, type WithCaches } from "../store/caches.ts";
 import { hasSavedWorkflow } from "../workflows/backend.ts";
 import { graphFingerprint } from "../workflows/fingerprint.ts";
 import type { TargetSpec } from "./registry.ts";
+import { customTargetDir } from "./target-tree.ts";
 import { resolveWorkflow, shippedWorkflowPath, workflowEnvName, workflowName } from "./workflow.ts";
 
 /** How long a graph answer is reused (ms). */
@@ -58,7 +58,7 @@ export interface GraphQuery {
 
 /** The graph view of one non-built-in target, from the kept answer or one look. */
 export async function graphView(services: WithCaches, spec: TargetSpec, q: GraphQuery): Promise<GraphView> {
-  const targetDir = spec.custom && q.showDir ? path.join(q.showDir, "targets", spec.id) : undefined;
+  const targetDir = customTargetDir(spec, q.showDir);
   const key = keyOf(q.address, targetDir ? `${targetDir}\u0000${spec.id}` : spec.id);
   const entries = services.caches.of(GRAPHS);
   const hit = entries.get(key);

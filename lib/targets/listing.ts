@@ -25,7 +25,13 @@ import {
 import { baseName, type ComfyAnswer, modelFolder, modelSpecs, type Readiness, readiness } from "./models.ts";
 import { cachedReadiness, fetchComfyAnswer, storeReadiness } from "./readiness-cache.ts";
 import { TARGET_KINDS, type TargetKind, type TargetSpec, videoCapabilities } from "./registry.ts";
-import { loadShowTargets, targetsForShow } from "./target-tree.ts";
+import {
+  customTargetDir,
+  loadSettingsTargets,
+  loadShowTargets,
+  settingsTargetsRoot,
+  targetsForShow,
+} from "./target-tree.ts";
 import { resolveWorkflow, workflowName } from "./workflow.ts";
 
 type Svc = Pick<Services, "home" | "env" | "log" | "engines" | "targets" | "caches" | "media">;
@@ -143,7 +149,7 @@ export function describeTarget(spec: TargetSpec, o: DescribeOptions): Record<str
     custom,
     draft: heldDraft(spec, o.enabledDrafts),
     shipped_draft: shippedDraft,
-    scope: custom ? "show" : "shipped",
+    scope: custom ? (spec.scope ?? "show") : "shipped",
   };
 }
 
@@ -187,8 +193,10 @@ interface Checked {
   readiness: Readiness;
 }
 
-const cacheKey = (spec: TargetSpec, showDir: string | null) =>
-  spec.custom && showDir ? `${showDir}\u0000${spec.id}` : spec.id;
+const cacheKey = (spec: TargetSpec, showDir: string | null) => {
+  const dir = customTargetDir(spec, showDir);
+  return dir ? `${dir}\u0000${spec.id}` : spec.id;
+};
 
 /**
  * Readiness of each target on the local engine: built-in targets are ready (speech when espeak-ng is found); the
@@ -241,7 +249,7 @@ async function checkOne(
   const wf = await resolveWorkflow(spec, {
     env: services.env,
     objectInfo: isObject(answer.objectInfo) ? answer.objectInfo : undefined,
-    ...(spec.custom && showDir ? { targetDir: path.join(showDir, "targets", spec.id) } : {}),
+    targetDir: customTargetDir(spec, showDir),
     fetch: async (route) => {
       const res = await fetch(address.replace(/\/+$/, "") + route, { signal: AbortSignal.timeout(10_000) });
       return { status: res.status, text: () => res.text() };
@@ -274,11 +282,17 @@ export async function listTargets(
     if (q.kind && kind !== q.kind) continue;
     for (const id of shipped.ids(kind)) specs.push(shipped.get(id)!);
   }
-  if (q.showDir) {
-    const own = await loadShowTargets(services.targets, q.showDir);
-    for (const e of own.errors) services.log.warn(`custom target skipped: ${e}`);
-    for (const s of own.targets) if (!q.kind || s.kind === q.kind) specs.push(s);
-  }
+  const settingsDir = settingsTargetsRoot(services);
+  const [own, shared] = await Promise.all([
+    q.showDir ? loadShowTargets(services.targets, q.showDir) : null,
+    settingsDir ? loadSettingsTargets(services.targets, settingsDir) : null,
+  ]);
+  // A show's own target wins over the settings' one of the same id.
+  const ownIds = new Set(own?.targets.map((s) => s.id));
+  for (const e of [...(own?.errors ?? []), ...(shared?.errors ?? [])])
+    services.log.warn(`custom target skipped: ${e}`);
+  for (const s of [...(own?.targets ?? []), ...(shared?.targets ?? []).filter((t) => !ownIds.has(t.id))])
+    if (!q.kind || s.kind === q.kind) specs.push(s);
   const defaults = await defaultTargets(services);
   const settings = await effectiveSettings(services);
   const graphQuery = { env: services.env, address: engineAddress(settings), showDir: q.showDir };
@@ -345,7 +359,7 @@ export interface PickerQuery {
 
 /** GET /studio/models: the local engine's files for one model param, the target's family first. */
 export async function modelsPicker(services: Svc, q: PickerQuery): Promise<Record<string, unknown>> {
-  const registry = await targetsForShow(services.targets, q.showDir);
+  const registry = await targetsForShow(services.targets, q.showDir, settingsTargetsRoot(services));
   const spec = registry.get(q.target);
   if (!spec) throw badRequest(`unknown target ${JSON.stringify(q.target)}`);
   const m = modelSpecs(spec)[q.param];

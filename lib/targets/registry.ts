@@ -121,8 +121,12 @@ export interface TargetSpec {
   upscale?: Record<string, unknown>;
   continuous?: ContinuousSpec;
   draft?: boolean;
-  /** True for a show's own target (`<show>/targets/<id>`). */
+  /** True for a show's own target (`<show>/targets/<id>`) or one of the settings (`<settings dir>/targets/<id>`). */
   custom?: boolean;
+  /** A custom target's place: the show's own, or the settings' (every show's); set by the loader, never the file. */
+  scope?: "show" | "settings";
+  /** A custom target's folder (its workflow.json beside its target.json); set by the loader. */
+  dir?: string;
   [extra: string]: unknown;
 }
 

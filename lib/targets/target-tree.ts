@@ -1,8 +1,10 @@
-// Targets read from disk: a tree of `<kind>/<id>/target.json` folders, and a show's own `<show>/targets/<id>`
-// merged over the shipped targets it is handed (no shadowing).
+// Targets read from disk: a tree of `<kind>/<id>/target.json` folders, and the custom ones, a show's own
+// `<show>/targets/<id>` and the settings' `<settings dir>/targets/<id>`, merged over the shipped targets it is handed
+// (no shadowing; a show's own wins over the settings').
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { studioDataDir } from "../config/home.ts";
 import { StudioError } from "../errors.ts";
 import { folderFence, readShowDirents, readShowText } from "../paths/guarded.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
@@ -79,6 +81,35 @@ export async function loadTargetTree(root: string): Promise<TargetSpec[]> {
   return out;
 }
 
+/** Custom targets of one folder (`<root>/targets/<id>/target.json`), ids of `base` ignored, broken files reported. */
+async function loadCustomTargets(
+  base: TargetRegistryView,
+  root: string,
+  reader: TreeReader,
+  scope: "show" | "settings",
+): Promise<{ targets: TargetSpec[]; errors: string[] }> {
+  const dir = path.join(root, "targets");
+  const ids = await listDirs(dir, reader);
+  const targets: TargetSpec[] = [];
+  const errors: string[] = [];
+  await Promise.all(
+    ids.map(async (id) => {
+      if (base.get(id)) return;
+      try {
+        const raw = await readTargetFile(path.join(dir, id, "target.json"), id, reader);
+        if (raw === undefined) return;
+        const spec = parseTarget(raw, id, undefined, true);
+        targets.push({ ...spec, scope, dir: path.join(dir, id) });
+      } catch (err) {
+        errors.push(errorMessage(err));
+      }
+    }),
+  );
+  targets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  errors.sort();
+  return { targets, errors };
+}
+
 /**
  * A show's own targets (`<show>/targets/<id>/target.json`, kind read from the file). An id of `base` (the shipped
  * targets) is ignored (no shadowing); a broken file is reported in `errors` and skipped so it cannot stop a build.
@@ -94,46 +125,57 @@ export async function loadShowTargets(
     dirents: (d) => readShowDirents(fence, d),
     text: (f) => readShowText(fence, f),
   };
-  const dir = path.join(showDir, "targets");
-  const ids = await listDirs(dir, reader);
-  const targets: TargetSpec[] = [];
-  const errors: string[] = [];
-  await Promise.all(
-    ids.map(async (id) => {
-      if (base.get(id)) return;
-      try {
-        const raw = await readTargetFile(path.join(dir, id, "target.json"), id, reader);
-        if (raw !== undefined) targets.push(parseTarget(raw, id, undefined, true));
-      } catch (err) {
-        errors.push(errorMessage(err));
-      }
-    }),
-  );
-  targets.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  errors.sort();
-  return { targets, errors };
+  return loadCustomTargets(base, showDir, reader, "show");
 }
 
 /**
- * The shipped targets `base` plus the show's own, as one view (what a build of an episode of that show uses). A
- * show whose targets/ leads out of its folder compiles with the shipped targets only: a compile thread cannot carry
- * the refusal's status, and the listing of the show's targets refuses it.
+ * The settings' targets (`<settings dir>/targets/<id>/target.json`, beside settings.json): every show's. The
+ * settings folder is the service's own, read plainly; ids of `base` are ignored and broken files reported.
+ */
+export function loadSettingsTargets(
+  base: TargetRegistryView,
+  settingsDir: string,
+): Promise<{ targets: TargetSpec[]; errors: string[] }> {
+  return loadCustomTargets(base, settingsDir, PLAIN_READER, "settings");
+}
+
+/** The folder whose targets/ every show shares (beside settings.json); null for a service with no home of its own. */
+export const settingsTargetsRoot = (services: { home: string }): string | null =>
+  services.home ? studioDataDir(services.home) : null;
+
+/** A custom target's folder (where its loader found it, else the show's); undefined for a shipped target. */
+export function customTargetDir(spec: TargetSpec, showDir: string | null): string | undefined {
+  if (!spec.custom) return undefined;
+  return spec.dir ?? (showDir ? path.join(showDir, "targets", spec.id) : undefined);
+}
+
+/**
+ * The shipped targets `base`, the show's own and the settings' (what a build of an episode of that show uses), as
+ * one view: a show's own target wins over a settings' one of the same id, and neither shadows a shipped one. A show
+ * whose targets/ leads out of its folder compiles without its own: a compile thread cannot carry the refusal's
+ * status, and the listing of the show's targets refuses it.
  */
 export async function targetsForShow(
   base: TargetRegistryView,
   showDir: string | null,
+  settingsDir: string | null,
 ): Promise<TargetRegistryView> {
-  if (!showDir) return base;
-  const { targets } = await loadShowTargets(base, showDir).catch((err: unknown) => {
-    if (err instanceof StudioError && err.status === 403) return { targets: [] };
-    throw err;
-  });
-  if (targets.length === 0) return base;
+  const [own, shared] = await Promise.all([
+    showDir
+      ? loadShowTargets(base, showDir).catch((err: unknown) => {
+          if (err instanceof StudioError && err.status === 403) return { targets: [] };
+          throw err;
+        })
+      : { targets: [] },
+    settingsDir ? loadSettingsTargets(base, settingsDir) : { targets: [] },
+  ]);
+  if (own.targets.length === 0 && shared.targets.length === 0) return base;
   const all: TargetSpec[] = [];
   for (const kind of TARGET_KINDS)
     for (const id of base.ids(kind)) {
       const spec = base.get(id);
       if (spec) all.push(spec);
     }
-  return registryView([...all, ...targets]);
+  // The view keeps the first of an id: the shipped, then the show's, then the settings'.
+  return registryView([...all, ...own.targets, ...shared.targets]);
 }

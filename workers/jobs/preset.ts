@@ -13,7 +13,7 @@ import { picturesDir, presetEvent } from "../../lib/presets/store.ts";
 import { jobWorkPath } from "../../lib/store/temp-names.ts";
 import { type PatchValues, patchGraph } from "../../lib/targets/graph.ts";
 import type { TargetSpec } from "../../lib/targets/registry.ts";
-import { targetsForShow } from "../../lib/targets/target-tree.ts";
+import { customTargetDir, settingsTargetsRoot, targetsForShow } from "../../lib/targets/target-tree.ts";
 import { resolveWorkflow } from "../../lib/targets/workflow.ts";
 
 /** The target's workflow (environment file, the copy saved in ComfyUI, the shipped one) patched with the values. */
@@ -21,7 +21,7 @@ async function sampleGraph(ctx: JobContext, spec: TargetSpec, p: SamplePayload, 
   const url = (await localAddress(ctx.services)).replace(/\/+$/, "");
   const wf = await resolveWorkflow(spec, {
     env: ctx.services.env,
-    ...(spec.custom && p.show ? { targetDir: path.join(p.show, "targets", spec.id) } : {}),
+    targetDir: customTargetDir(spec, p.show),
     fetch: async (route) => {
       const res = await fetch(url + route, { signal: AbortSignal.timeout(10_000) });
       return { status: res.status, text: () => res.text() };
@@ -67,7 +67,9 @@ export const presetJob = defineJobKind({
     try {
       ctx.progress({ log: `sample of ${p.preset} on ${p.target}, backend ${p.backend}` });
       engine = ctx.engine(p.backend);
-      const spec = (await targetsForShow(services.targets, p.show)).get(p.target);
+      const spec = (await targetsForShow(services.targets, p.show, settingsTargetsRoot(services))).get(
+        p.target,
+      );
       if (!spec) throw new Error(`the target ${p.target} is not installed here any more`);
       engineJob = {
         kind: "image",

@@ -3,7 +3,6 @@
 // cancel closes it "canceled". Every value was fixed at queue time in the payload; a retry is a new candidate
 // with the same settings. The render job's sibling.
 import { rm } from "node:fs/promises";
-import path from "node:path";
 import { jobRefOf } from "../../lib/engines/builtin/ref-card.ts";
 import { localAddress } from "../../lib/engines/registry.ts";
 import type {
@@ -34,7 +33,7 @@ import { errorMessage } from "../../lib/store/json-guards.ts";
 import { jobWorkPath } from "../../lib/store/temp-names.ts";
 import { type PatchValues, patchGraph } from "../../lib/targets/graph.ts";
 import type { TargetSpec } from "../../lib/targets/registry.ts";
-import { targetsForShow } from "../../lib/targets/target-tree.ts";
+import { customTargetDir, settingsTargetsRoot, targetsForShow } from "../../lib/targets/target-tree.ts";
 import { resolveWorkflow } from "../../lib/targets/workflow.ts";
 
 /** A run lasting longer than this shows its prompt id in the sidecar while it runs. */
@@ -69,7 +68,7 @@ async function refGraph(ctx: JobContext, spec: TargetSpec, p: RefPayload, home: 
   const url = (await localAddress(ctx.services)).replace(/\/+$/, "");
   const wf = await resolveWorkflow(spec, {
     env: ctx.services.env,
-    ...(spec.custom ? { targetDir: path.join(home, "targets", spec.id) } : {}),
+    targetDir: customTargetDir(spec, home),
     fetch: async (route) => {
       const res = await fetch(url + route, { signal: AbortSignal.timeout(10_000) });
       return { status: res.status, text: () => res.text() };
@@ -131,7 +130,11 @@ export const refJob = defineJobKind({
     try {
       ctx.progress({ log: `${p.stem} on ${p.target}, backend ${p.backend}` });
       engine = ctx.engine(p.backend);
-      const registry = await targetsForShow(services.targets, t.place.series.home);
+      const registry = await targetsForShow(
+        services.targets,
+        t.place.series.home,
+        settingsTargetsRoot(services),
+      );
       const spec = registry.get(p.target);
       if (!spec) throw new Error(`the target ${p.target} is not installed here any more`);
       engineJob = {
