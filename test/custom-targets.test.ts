@@ -1,6 +1,7 @@
 // Custom targets end to end on the ComfyUI double: a user's workflow inspected, saved in the show as a draft (listed,
 // not rendered), enabled, and rendered through POST /studio/render and a worker pool; the draft flag, settings
-// `enabled_drafts`, deletion, and every refusal (built-in ids, a binding that does not fit, no workflow, bad flags).
+// `enabled_drafts`, one kept in the settings (its workflow beside settings.json), deletion, and every refusal
+// (built-in ids, a binding that does not fit, no workflow, bad flags).
 import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
@@ -180,6 +181,38 @@ describe("a custom target from an inspected workflow", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error).toContain("this target.json can't be used yet: ");
     expect(refused.body.problems.some((p: string) => p.includes("no workflow found"))).toBe(true);
+  });
+});
+
+describe("a custom target kept in the settings", () => {
+  it("saves its workflow beside settings.json and renders it through the engine in a show", async () => {
+    const target = { ...(await proposal("shared_wan")), draft: false };
+    const saved = await s.call("PUT", "/targets/custom", {
+      scope: "settings",
+      target,
+      graph: userWorkflow(),
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const dir = path.join(path.dirname(settingsFile(s.env.services)), "targets", "shared_wan");
+    expect(saved.body).toMatchObject({
+      scope: "settings",
+      path: path.join(dir, "target.json"),
+      draft: false,
+    });
+    const wf = JSON.parse(await readFile(path.join(dir, "workflow.json"), "utf8"));
+    expect(wf["8"].class_type).toBe("KSampler");
+    expect(await listed("shared_wan")).toMatchObject({ custom: true, scope: "settings", backend: "local" });
+    await expect(access(targetFile("shared_wan"))).rejects.toThrow();
+    try {
+      const g: Any = await renderOne("shared_wan");
+      const unet = Object.values(g).find((n: Any) => n.class_type === "UNETLoader") as Any;
+      expect(unet.inputs.unet_name).toBe(USER_MODEL);
+    } finally {
+      const del = await s.call("DELETE", "/targets/custom", { scope: "settings", id: "shared_wan" });
+      expect(del.status, JSON.stringify(del.body)).toBe(200);
+    }
+    await expect(access(dir)).rejects.toThrow();
+    expect(await listed("shared_wan")).toBeUndefined();
   });
 });
 
