@@ -5,7 +5,7 @@
 // one are held back until the next chunk says.
 import { copyFile, type FileHandle, mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { badRequest, StudioError } from "../errors.ts";
+import { badRequest } from "../errors.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { tempName } from "../store/temp-names.ts";
 import { Reclaimer } from "./reclaim.ts";

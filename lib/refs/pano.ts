@@ -158,8 +158,7 @@ export async function planPano(
     const where = i === 0 ? "" : `pano.with[${i - 1}]: `;
     if (ids.indexOf(id) !== i) throw badRequest(`${where}${id} is already on the canvas`);
     const other = catalog.byId.get(id);
-    if (!other || other.kind !== "location")
-      throw badRequest(`${where}${id} is not a location of this episode`);
+    if (other?.kind !== "location") throw badRequest(`${where}${id} is not a location of this episode`);
     const file = await fileInside(roots, other.file);
     if (!file)
       throw badRequest(

@@ -39,7 +39,9 @@ export const customScope = z
   .string()
   .max(20)
   .optional()
-  .describe("show (the default: kept in the show of `ep`) or settings (kept beside settings.json, every show's; no ep)");
+  .describe(
+    "show (the default: kept in the show of `ep`) or settings (kept beside settings.json, every show's; no ep)",
+  );
 
 /** A target id, or blank text meaning "not set". */
 export const targetIdOrBlank = z
