@@ -1,10 +1,8 @@
 // DELETE /studio/targets/custom: remove a custom target (its folder under <show>/targets, or under the settings
 // folder with scope settings); 404 when there is none of that id.
 import { z } from "zod";
-import { resolveEpisode } from "../../lib/paths/index.ts";
 import { customScope, ep, targetId } from "../../lib/schema/fields.ts";
 import { customPlace, deleteCustomTarget } from "../../lib/targets/custom.ts";
-import { showDirOf } from "../../lib/targets/listing.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -17,18 +15,7 @@ export default defineFunction({
     id: targetId.describe("The custom target to remove"),
   }),
   async handler(input, ctx) {
-    const epIn = input.ep;
-    let epReal: string | null = null;
-    const place = await customPlace(
-      ctx,
-      input.scope,
-      epIn === undefined
-        ? null
-        : async () => {
-            epReal = await resolveEpisode(epIn, ctx);
-            return showDirOf(ctx, epReal);
-          },
-    );
+    const { place, epReal } = await customPlace(ctx, input.scope, input.ep);
     const answer = await deleteCustomTarget(ctx, place, input.id);
     if (epReal) ctx.events.emit("studio.episode", { ep: epReal });
     return answer;

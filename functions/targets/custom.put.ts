@@ -3,10 +3,8 @@
 // flag (`{ep | scope, id, draft}`).
 import { z } from "zod";
 import { badRequest } from "../../lib/errors.ts";
-import { resolveEpisode } from "../../lib/paths/index.ts";
 import { boundedJson, customScope, ep, targetId } from "../../lib/schema/fields.ts";
 import { customPlace, saveCustomTarget, setCustomDraft } from "../../lib/targets/custom.ts";
-import { showDirOf } from "../../lib/targets/listing.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -31,18 +29,7 @@ export default defineFunction({
       .describe("With `id`: true keeps the target out of pickers and renders, false enables it"),
   }),
   async handler(input, ctx) {
-    const epIn = input.ep;
-    let epReal: string | null = null;
-    const place = await customPlace(
-      ctx,
-      input.scope,
-      epIn === undefined
-        ? null
-        : async () => {
-            epReal = await resolveEpisode(epIn, ctx);
-            return showDirOf(ctx, epReal);
-          },
-    );
+    const { place, epReal } = await customPlace(ctx, input.scope, input.ep);
     let answer: Record<string, unknown>;
     if (input.target !== undefined)
       answer = await saveCustomTarget(ctx, place, { target: input.target, graph: input.graph });

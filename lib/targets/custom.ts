@@ -15,13 +15,14 @@ import {
   statShowOrNull,
   writeShowJson,
 } from "../paths/guarded.ts";
+import { resolveEpisode } from "../paths/index.ts";
 import { asksForRouter, routerTargetProblems } from "../router/target-check.ts";
 import { isTargetId } from "../schema/fields.ts";
 import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
 import type { ApiGraph } from "./graph.ts";
 import { clearTargetGraphs } from "./graph-view.ts";
 import { validateProposal } from "./inspect.ts";
-import { listTargets } from "./listing.ts";
+import { listTargets, showDirOf } from "./listing.ts";
 import { clearTargetReadiness } from "./readiness-cache.ts";
 import { parseTarget } from "./registry.ts";
 import { settingsTargetsRoot } from "./target-tree.ts";
@@ -38,24 +39,26 @@ export interface CustomPlace {
 
 /**
  * Where a request's custom target lives: `scope` settings (every show's; an `ep` with it is refused, since it would
- * name a show the target is not kept in), else the show of the episode `showOf` resolves (null: no `ep` sent).
+ * name a show the target is not kept in), else the show of the episode `ep` names, resolved only once the scope is
+ * known to be a show's (`epReal`, null without one, so the caller can announce the episode it changed).
  */
 export async function customPlace(
-  services: Pick<Services, "home">,
+  services: Pick<Services, "home" | "env" | "caches">,
   scope: string | undefined,
-  showOf: (() => Promise<string>) | null,
-): Promise<CustomPlace> {
+  ep: string | undefined,
+): Promise<{ place: CustomPlace; epReal: string | null }> {
   if (scope === "settings") {
-    if (showOf) throw badRequest("scope settings keeps the target for every show: send no ep with it");
+    if (ep !== undefined) throw badRequest("scope settings keeps the target for every show: send no ep with it");
     const root = settingsTargetsRoot(services);
     if (!root) throw badRequest("this service keeps no settings folder: save the target in a show (ep)");
     await mkdir(root, { recursive: true });
-    return { scope, dir: await realpath(root) };
+    return { place: { scope, dir: await realpath(root) }, epReal: null };
   }
   if (scope !== undefined && scope !== "show")
     throw badRequest(`scope must be show or settings (got ${JSON.stringify(scope)})`);
-  if (!showOf) throw badRequest("ep is required: the show whose target this is (or scope: settings)");
-  return { scope: "show", dir: await showOf() };
+  if (ep === undefined) throw badRequest("ep is required: the show whose target this is (or scope: settings)");
+  const epReal = await resolveEpisode(ep, services);
+  return { place: { scope: "show", dir: await showDirOf(services, epReal) }, epReal };
 }
 
 const targetDirOf = (place: CustomPlace, id: string) => path.join(place.dir, "targets", id);
@@ -179,8 +182,18 @@ export async function saveCustomTarget(
     const binding = raw.binding as Record<string, unknown>;
     await writeShowJson(fence, path.resolve(dir, String(binding.workflow)), req.graph);
   }
-  const file = path.join(dir, "target.json");
-  await writeShowJson(fence, file, raw);
+  return keepCustom(services, place, id, raw);
+}
+
+/** Writes the target.json (its folder already made) and answers with the place's custom targets as now listed. */
+async function keepCustom(
+  services: Svc,
+  place: CustomPlace,
+  id: string,
+  raw: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const file = path.join(targetDirOf(place, id), "target.json");
+  await writeShowJson(fenceOf(place), file, raw);
   await forgetKept(services);
   return {
     ok: true,
@@ -205,17 +218,7 @@ export async function setCustomDraft(
   const raw = await readCustom(place, id);
   if (!raw) throw new StudioError(404, `${nameOf(place)} has no custom target ${JSON.stringify(id)}`);
   raw.draft = draft;
-  const file = path.join(targetDirOf(place, id), "target.json");
-  await writeShowJson(fenceOf(place), file, raw);
-  await forgetKept(services);
-  return {
-    ok: true,
-    id,
-    scope: place.scope,
-    path: file,
-    draft,
-    targets: await customListing(services, place),
-  };
+  return keepCustom(services, place, id, raw);
 }
 
 /** DELETE /studio/targets/custom: the target's folder removed; 404 when the place has none of that id. */
