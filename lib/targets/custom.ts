@@ -48,7 +48,8 @@ export async function customPlace(
   ep: string | undefined,
 ): Promise<{ place: CustomPlace; epReal: string | null }> {
   if (scope === "settings") {
-    if (ep !== undefined) throw badRequest("scope settings keeps the target for every show: send no ep with it");
+    if (ep !== undefined)
+      throw badRequest("scope settings keeps the target for every show: send no ep with it");
     const root = settingsTargetsRoot(services);
     if (!root) throw badRequest("this service keeps no settings folder: save the target in a show (ep)");
     await mkdir(root, { recursive: true });
@@ -56,7 +57,8 @@ export async function customPlace(
   }
   if (scope !== undefined && scope !== "show")
     throw badRequest(`scope must be show or settings (got ${JSON.stringify(scope)})`);
-  if (ep === undefined) throw badRequest("ep is required: the show whose target this is (or scope: settings)");
+  if (ep === undefined)
+    throw badRequest("ep is required: the show whose target this is (or scope: settings)");
   const epReal = await resolveEpisode(ep, services);
   return { place: { scope: "show", dir: await showDirOf(services, epReal) }, epReal };
 }
