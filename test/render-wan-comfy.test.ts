@@ -3,87 +3,26 @@
 // from ComfyUI's source), each shot's first frame is uploaded and loaded (TI2V renders from the prompt alone without
 // one; VACE turns it into a control video), the experts split the steps, and the take has the shot's exact frame
 // count.
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { describe, expect, it } from "vitest";
 import { countFrames } from "../lib/media/ffmpeg.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
-import { renderJob } from "../workers/jobs/render.ts";
-import type { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { startTestPool, waitFor } from "./support/jobs.ts";
+import {
+  graphs,
+  ofClass,
+  png,
+  renderQueued,
+  takeSidecar as sidecar,
+  TWO_SHOTS,
+  targetModels,
+  useComfyStudio,
+} from "./support/comfy-studio.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-const SCRIPT = [
-  "= e01  T",
-  "# sq01 kitchen",
-  "## sh010",
-  "dur: 2",
-  "The kettle steams.",
-  "## sh020",
-  "dur: 1",
-  "Rain on the window.",
-].join("\n");
-
-let s: Studio;
-let store: StudioJobStore;
-let double: ComfyDouble;
-const pools: WorkerPool[] = [];
-
-/** The double's own files plus every file the Wan targets download. */
-function wanModels(): Record<string, string[]> {
-  const models = structuredClone(DEFAULT_MODELS);
-  for (const id of ["wan22_i2v", "wan22_ti2v", "wan22_vace"]) {
-    const downloads = (shippedRegistry().get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
-    for (const [file, d] of Object.entries(downloads)) {
-      const have = models[d.folder] ?? [];
-      if (!have.includes(file)) models[d.folder] = [...have, file];
-    }
-  }
-  return models;
-}
-
-async function png(file: string, colour = "#336699"): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
-    .png()
-    .toFile(file);
-}
-
-beforeAll(async () => {
-  s = await makeStudio();
-  store = await s.env.services.jobs();
-  double = await startComfyDouble({ models: wanModels(), stepMs: 1 });
-  s.env.services.engines.lookups.clear();
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-});
-afterAll(async () => {
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
-});
-afterEach(async () => {
-  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-});
-
-const sidecar = async (ep: string, shot: string): Promise<Any> =>
-  JSON.parse(await readFile(path.join(ep, "renders_proxy", shot, `${shot}_t01.json`), "utf8"));
-const graphs = () =>
-  double.prompts
-    .filter((p) => p.status === 200)
-    .map((p: Any) => (p.body?.prompt ?? {}) as Record<string, Any>);
-const ofClass = (g: Record<string, Any>, cls: string) =>
-  Object.values(g).filter((n: Any) => n.class_type === cls);
+const c = useComfyStudio(targetModels(["wan22_i2v", "wan22_ti2v", "wan22_vace"]));
 
 /**
  * A two-shot episode on `target` with the kitchen plate and the first frames given (shot → colour), rendered through
@@ -96,30 +35,16 @@ async function renderEpisode(
 ): Promise<{ ep: string; before: number }> {
   const series = seriesS();
   series.series.target = target;
-  const ep = await s.episode(SCRIPT, { series });
-  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
-  await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+  const ep = await c.s.episode(TWO_SHOTS, { series });
+  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"), 64, 48, "#336699");
+  await png(path.join(ep, "refs", "_bg", "kitchen.png"), 64, 48, "#336699");
   for (const [shot, colour] of Object.entries(firsts))
-    await png(path.join(ep, "refs", "shots", shot, "first.png"), colour);
-  const before = graphs().length;
-
-  const res = await s.call("POST", "/render", { ep });
-  expect(res.status).toBe(200);
-  expect(res.body.errors).toEqual([]);
-  expect(res.body.skipped).toEqual([]);
-  expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+    await png(path.join(ep, "refs", "shots", shot, "first.png"), 64, 48, colour);
+  const before = graphs(c.double).length;
+  await renderQueued(c, { ep }, [
     ["sh010", target],
     ["sh020", target],
   ]);
-  pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-  for (const q of res.body.queued) {
-    await waitFor(async () =>
-      ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
-    );
-    const j: Any = await store.get(q.prompt_id);
-    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
-  }
-  expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
   return { ep, before };
 }
 
@@ -140,7 +65,7 @@ describe("wan22_i2v on the local ComfyUI", () => {
       });
       const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
       expect((await stat(mp4)).size).toBeGreaterThan(0);
-      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect(await countFrames(mp4, c.s.env.services.media)).toBe(sc.length);
       expect((sc.length - 5) % 4).toBe(0);
     }
 
@@ -148,8 +73,8 @@ describe("wan22_i2v on the local ComfyUI", () => {
     const sc2 = await sidecar(ep, "sh020");
     expect(sc2.inputs.first).not.toBe(first1);
     const loads = (g: Record<string, Any>) => ofClass(g, "LoadImage").map((n: Any) => n.inputs.image);
-    const g1 = graphs().find((g) => loads(g).includes(first1)) ?? {};
-    const g2 = graphs().find((g) => loads(g).includes(sc2.inputs.first)) ?? {};
+    const g1 = graphs(c.double).find((g) => loads(g).includes(first1)) ?? {};
+    const g2 = graphs(c.double).find((g) => loads(g).includes(sc2.inputs.first)) ?? {};
     const i2v = ofClass(g1, "WanImageToVideo");
     expect(i2v).toHaveLength(1);
     expect(g1[i2v[0].inputs.start_image[0]].inputs.image).toBe(first1);
@@ -169,7 +94,7 @@ describe("wan22_i2v on the local ComfyUI", () => {
     expect(g2[ofClass(g2, "WanImageToVideo")[0].inputs.start_image[0]].inputs.image).toBe(sc2.inputs.first);
     const base = (n: string) => n.split("/").pop();
     for (const name of [first1, sc2.inputs.first])
-      expect(double.uploads.map((u) => base(u.name))).toContain(base(name));
+      expect(c.double.uploads.map((u) => base(u.name))).toContain(base(name));
   });
 });
 
@@ -183,13 +108,13 @@ describe("wan22_ti2v on the local ComfyUI", () => {
       expect(sc.resolved.model).toMatchObject({ want: "wan2.2_ti2v_5B_fp16.safetensors", how: "exact" });
       expect(sc.resolved.vae).toMatchObject({ want: "wan2.2_vae.safetensors", how: "exact" });
       const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
-      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect(await countFrames(mp4, c.s.env.services.media)).toBe(sc.length);
       expect((sc.length - 5) % 4).toBe(0);
     }
 
     const first = (await sidecar(ep, "sh010")).inputs.first;
     expect(first).toBeTruthy();
-    const mine = graphs().slice(before);
+    const mine = graphs(c.double).slice(before);
     expect(mine).toHaveLength(2);
     const latentOf = (g: Record<string, Any>) => {
       const nodes = ofClass(g, "Wan22ImageToVideoLatent");
@@ -224,12 +149,12 @@ describe("wan22_vace on the local ComfyUI", () => {
         how: "exact",
       });
       const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
-      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect(await countFrames(mp4, c.s.env.services.media)).toBe(sc.length);
     }
 
     const first = (await sidecar(ep, "sh010")).inputs.first;
     const n = (await sidecar(ep, "sh010")).length;
-    const mine = graphs().slice(before);
+    const mine = graphs(c.double).slice(before);
     expect(mine).toHaveLength(2);
     const vaceOf = (g: Record<string, Any>) => {
       const nodes = ofClass(g, "WanVaceToVideo");

@@ -1,6 +1,6 @@
 // A temp studio whose local backend is the ComfyUI double, worker pools made on demand and stopped after each
-// test, and small picture helpers: what the reference tests against ComfyUI (edits, panoramas, frames, tours,
-// voices) share.
+// test, a render of a whole episode through POST /studio/render, and small picture helpers: what the reference and
+// render tests against ComfyUI share.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
@@ -9,9 +9,10 @@ import { settingsFile } from "../../lib/config/settings.ts";
 import type { JobKinds } from "../../lib/jobs/kinds.ts";
 import type { JobStore } from "../../lib/jobs/types.ts";
 import { shippedRegistry } from "../../lib/targets/registry.ts";
-import { WorkerPool } from "../../workers/pool.ts";
+import { renderJob } from "../../workers/jobs/render.ts";
+import type { WorkerPool } from "../../workers/pool.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./comfy-double/index.ts";
-import { jobEnded } from "./jobs.ts";
+import { jobEnded, startTestPool } from "./jobs.ts";
 import { makeStudio, SCRIPT, type Studio } from "./studio-episode.ts";
 
 export { jobEnded };
@@ -38,33 +39,49 @@ export function shippedImageModels(): Record<string, string[]> {
   return models;
 }
 
-/** Registers the hooks; the answer's fields are filled before the first test runs. */
-export function useComfyStudio(models: Record<string, string[]> = DEFAULT_MODELS): ComfyStudio {
+/** The double's default models plus every file the given targets download (keys starting "_" are notes). */
+export function targetModels(ids: string[]): Record<string, string[]> {
+  const models: Record<string, string[]> = structuredClone(DEFAULT_MODELS);
+  for (const id of ids) {
+    const downloads = (shippedRegistry().get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
+    for (const [file, d] of Object.entries(downloads)) {
+      if (file.startsWith("_")) continue;
+      models[d.folder] ??= [];
+      if (!models[d.folder].includes(file)) models[d.folder].push(file);
+    }
+  }
+  return models;
+}
+
+/** Point the studio's local backend at `double` (settings.json's local_url), forgetting earlier engine lookups. */
+export async function useDouble(s: Studio, double: ComfyDouble): Promise<void> {
+  s.env.services.engines.lookups.clear();
+  const file = settingsFile(s.env.services);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, JSON.stringify({ local_url: double.url }));
+}
+
+/**
+ * Registers the hooks; the answer's fields are filled before the first test runs. `nodes` replaces the double's
+ * node list (names from its catalogue) when given.
+ */
+export function useComfyStudio(
+  models: Record<string, string[]> = DEFAULT_MODELS,
+  opts: { nodes?: string[] } = {},
+): ComfyStudio {
   const pools: WorkerPool[] = [];
   const c = {
     pool(kinds: JobKinds) {
-      const services = c.s.env.services;
-      const pool = new WorkerPool({
-        services,
-        store: c.store,
-        kinds,
-        emit: (kind, data) => services.events.emit(kind, data),
-        pollMs: 20,
-        leaseMs: 5_000,
-      });
+      const pool = startTestPool(c.s.env.services, c.store, kinds);
       pools.push(pool);
-      pool.start();
       return pool;
     },
   } as ComfyStudio;
   beforeAll(async () => {
     c.s = await makeStudio();
     c.store = await c.s.env.services.jobs();
-    c.double = await startComfyDouble({ models, stepMs: 1 });
-    c.s.env.services.engines.lookups.clear();
-    const file = settingsFile(c.s.env.services);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ local_url: c.double.url }));
+    c.double = await startComfyDouble({ models, stepMs: 1, ...(opts.nodes ? { nodes: opts.nodes } : {}) });
+    await useDouble(c.s, c.double);
   });
   afterAll(async () => {
     await c.s.env.services.engines.close();
@@ -81,6 +98,62 @@ export function useComfyStudio(models: Record<string, string[]> = DEFAULT_MODELS
 
 // biome-ignore lint/suspicious/noExplicitAny: graphs are checked field by field
 type Any = any;
+
+/** Two shots in the kitchen (2 s, then 1 s): the episode the render tests put on each target. */
+export const TWO_SHOTS = [
+  "= e01  T",
+  "# sq01 kitchen",
+  "## sh010",
+  "dur: 2",
+  "The kettle steams.",
+  "## sh020",
+  "dur: 1",
+  "Rain on the window.",
+].join("\n");
+
+/** A rendered take's sidecar (renders_proxy/<shot>/<shot>_tNN.json). */
+export async function takeSidecar(ep: string, shot: string, take = 1): Promise<Any> {
+  const stem = `${shot}_t${String(take).padStart(2, "0")}`;
+  return JSON.parse(await readFile(path.join(ep, "renders_proxy", shot, `${stem}.json`), "utf8"));
+}
+
+/** The graphs the double accepted, oldest first. */
+export const graphs = (double: ComfyDouble): Record<string, Any>[] =>
+  double.prompts
+    .filter((p) => p.status === 200)
+    .map((p: Any) => (p.body?.prompt ?? {}) as Record<string, Any>);
+
+/** The graph's nodes of class `cls`. */
+export const ofClass = (g: Record<string, Any>, cls: string): Any[] =>
+  Object.values(g).filter((n: Any) => n.class_type === cls);
+
+/** Run every queued render job on a worker pool; each succeeds and the double refused no graph. */
+export async function runRenders(c: ComfyStudio, queued: { prompt_id: string }[]): Promise<void> {
+  c.pool({ render: renderJob });
+  for (const q of queued) {
+    const j = await jobEnded(c.store, q.prompt_id);
+    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
+  }
+  expect(c.double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
+}
+
+/**
+ * POST /studio/render with `body`, which queues exactly `expected` ([shot, target] pairs) with no error and no skip,
+ * then run them all (see runRenders). Answers the render's answer.
+ */
+export async function renderQueued(
+  c: ComfyStudio,
+  body: Record<string, unknown>,
+  expected: [string, string][],
+): Promise<Any> {
+  const res = await c.s.call("POST", "/render", body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.errors).toEqual([]);
+  expect(res.body.skipped, JSON.stringify(res.body.skipped)).toEqual([]);
+  expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual(expected);
+  await runRenders(c, res.body.queued);
+  return res.body;
+}
 
 /** Run one queued ref job (`kinds` given) to success and answer the graph the double accepted for it. */
 export async function runJobGraph(
