@@ -1,7 +1,7 @@
 // DELETE /studio/workflow/install: remove the engine's saved copy of a target's workflow (renders fall back to the
 // next copy in order); a workflow file named by an environment variable is never touched.
 import { z } from "zod";
-import { targetId } from "../../lib/schema/fields.ts";
+import { savedWorkflowName, targetId } from "../../lib/schema/fields.ts";
 import { uninstallWorkflow } from "../../lib/workflows/install.ts";
 import { defineFunction } from "../fn.ts";
 
@@ -11,11 +11,7 @@ export default defineFunction({
   summary: "Remove the engine's saved copy of the target's workflow (or the scratch copy `name`)",
   input: z.object({
     target: targetId,
-    name: z
-      .string()
-      .max(200)
-      .optional()
-      .describe("The scratch copy to remove instead of the one renders use"),
+    name: savedWorkflowName.optional().describe("The scratch copy to remove instead of the one renders use"),
   }),
   handler: (input, ctx) => uninstallWorkflow(ctx, input),
 });

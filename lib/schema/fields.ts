@@ -43,6 +43,9 @@ export const customScope = z
     "show (the default: kept in the show of `ep`) or settings (kept beside settings.json, every show's; no ep)",
   );
 
+/** A workflow's name among the engine's saved workflows; checked further by the route (it ends in .json). */
+export const savedWorkflowName = z.string().max(200);
+
 /** A target id, or blank text meaning "not set". */
 export const targetIdOrBlank = z
   .string()
