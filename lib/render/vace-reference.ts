@@ -103,22 +103,28 @@ export async function composeVaceReference(
   return { png, boxes };
 }
 
+/** What a take's composed reference picture is made for. */
+export interface ReferenceJob {
+  entry: Entry;
+  refs: unknown;
+  width: number;
+  height: number;
+  stem: string;
+  workDir: string;
+  ep: string;
+}
+
 /**
- * The take's reference picture, written into `workDir` as `<stem>_reference.png`, from the subject pictures its
- * sidecar recorded that are there now; null when none is (the prompt alone leads then).
+ * A take's composed reference picture, written into `workDir` as `<stem><suffix>`: the subject pictures its sidecar
+ * recorded that are there now (`subjects`, in the order drawn), then `plate` (a location picture) when given; null
+ * when none is there.
  */
-export async function vaceReferenceFor(
+export async function composeTakeReference(
   vi: ViewInputs,
   layout: PanelLayout,
-  job: {
-    entry: Entry;
-    refs: unknown;
-    width: number;
-    height: number;
-    stem: string;
-    workDir: string;
-    ep: string;
-  },
+  job: ReferenceJob,
+  plate: string | null,
+  suffix: string,
 ): Promise<{ file: string; subjects: string[] } | null> {
   const drawn = await jobFigures(vi, layout, job.entry, job.refs);
   const fence = showFence(vi.ep);
@@ -130,14 +136,27 @@ export async function vaceReferenceFor(
     pictures.push({ data: await readShowFile(fence, real), panel: f.panel });
     subjects.push(f.subject);
   }
+  if (plate) pictures.push({ data: await readShowFile(fence, plate), panel: null });
   if (!pictures.length) return null;
   const { png } = await composeVaceReference(
     { width: job.width, height: job.height },
     pictures,
     vaceLook(layout),
   );
-  const file = path.join(job.workDir, `${path.basename(job.stem)}_reference.png`);
+  const file = path.join(job.workDir, `${path.basename(job.stem)}${suffix}`);
   await mkdirShow(episodeFence(job.ep), job.workDir);
   await writeShowFile(episodeFence(job.ep), file, png);
   return { file, subjects };
+}
+
+/**
+ * The take's reference picture, written into `workDir` as `<stem>_reference.png`, from the subject pictures its
+ * sidecar recorded that are there now; null when none is (the prompt alone leads then).
+ */
+export function vaceReferenceFor(
+  vi: ViewInputs,
+  layout: PanelLayout,
+  job: ReferenceJob,
+): Promise<{ file: string; subjects: string[] } | null> {
+  return composeTakeReference(vi, layout, job, null, "_reference.png");
 }
