@@ -3,6 +3,7 @@
 // the task is built from the take's size, length, prompt and keyframes by the one function the engine and the
 // dry run share, so the dry run shows exactly what a render sends.
 import { readFile } from "node:fs/promises";
+import type { EngineJob } from "../engines/types.ts";
 import { isObject, num, str } from "../store/json-guards.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 import type { RouterInputs, RouterModel } from "./provider.ts";
@@ -123,21 +124,14 @@ export function proposeTarget(m: RouterModel): Record<string, unknown> {
   };
 }
 
-/** What of a take the task is made from. */
-export interface TaskSource {
-  pass: "final" | "proxy";
-  width: number;
-  height: number;
-  fps: number;
-  frames: number;
-  seed: bigint;
-  prompt: string | string[];
-  negative: string | null;
-  /** Input files by role (`first`, `last`): absolute paths. */
-  inputs: Record<string, string>;
+/** What of a take the task is made from: the engine job's values (a dry run builds them alike). */
+export type TaskSource = Pick<
+  EngineJob,
+  "pass" | "width" | "height" | "fps" | "frames" | "seed" | "prompt" | "negative" | "inputs"
+> & {
   /** A final made from a draft: the draft's task id. */
   fromDraft?: string | null;
-}
+};
 
 /** The shortest duration choice that holds `seconds`, else the longest; the seconds themselves without choices. */
 export function pickDuration(durations: readonly number[], seconds: number): number {
