@@ -2,23 +2,25 @@
 // reference (the location's plate) is not on disk renders each shot from the prompt alone (no sheet, guides or IC-LoRA in the graph the
 // double accepted) with its exact frame count; a job whose composed sheet is staged uploads it and the double runs
 // the sheet branch (LoadImage -> ResizeAndPadImage -> RepeatImageBatch -> LTXVAddGuide -> LTXVCropGuides).
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
+import { describe, expect, it } from "vitest";
 import { createComfyEngine } from "../lib/engines/comfyui/index.ts";
 import type { EngineJob } from "../lib/engines/types.ts";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { type ApiGraph, patchGraph } from "../lib/targets/graph.ts";
 import { shippedRegistry } from "../lib/targets/registry.ts";
-import { renderJob } from "../workers/jobs/render.ts";
-import type { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { startTestPool, waitFor } from "./support/jobs.ts";
+import {
+  graphs,
+  ofClass,
+  png,
+  renderQueued,
+  runRenders,
+  takeSidecar,
+  targetModels,
+  useComfyStudio,
+} from "./support/comfy-studio.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -36,84 +38,29 @@ const SCRIPT = [
 const TARGET = "ltx2_ingredients";
 const spec = shippedRegistry().get(TARGET)!;
 
-let s: Studio;
-let store: StudioJobStore;
-let double: ComfyDouble;
-const pools: WorkerPool[] = [];
-
-/** The double's own files plus every file the target downloads. */
-function models(): Record<string, string[]> {
-  const out = structuredClone(DEFAULT_MODELS);
-  const downloads = (spec.downloads ?? {}) as Record<string, { folder: string }>;
-  for (const [file, d] of Object.entries(downloads)) {
-    const have = out[d.folder] ?? [];
-    if (!have.includes(file)) out[d.folder] = [...have, file];
-  }
-  return out;
-}
-
-beforeAll(async () => {
-  s = await makeStudio();
-  store = await s.env.services.jobs();
-  double = await startComfyDouble({ models: models(), stepMs: 1 });
-  s.env.services.engines.lookups.clear();
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-});
-afterAll(async () => {
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
-});
-afterEach(async () => {
-  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-});
-
-const graphs = () =>
-  double.prompts
-    .filter((p) => p.status === 200)
-    .map((p: Any) => (p.body?.prompt ?? {}) as Record<string, Any>);
-const ofClass = (g: Record<string, Any>, cls: string) =>
-  Object.values(g).filter((n: Any) => n.class_type === cls);
+const c = useComfyStudio(targetModels([TARGET]));
 
 describe("ltx2_ingredients on the local ComfyUI", () => {
   it("renders shots without reference pictures from the prompt alone, with exact frame counts", async () => {
     const series = seriesS();
     series.series.target = TARGET;
-    const ep = await s.episode(SCRIPT, { series });
-    const before = graphs().length;
+    const ep = await c.s.episode(SCRIPT, { series });
+    const before = graphs(c.double).length;
     // The kitchen plate is a required sheet panel that is not on disk: "render anyway" drops it, leaving no panel.
-    const res = await s.call("POST", "/render", { ep, allow_missing_refs: true });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([]);
-    expect(res.body.skipped, JSON.stringify(res.body.skipped)).toEqual([]);
-    expect(res.body.queued.map((q: Any) => [q.shot, q.target])).toEqual([
+    await renderQueued(c, { ep, allow_missing_refs: true }, [
       ["sh010", TARGET],
       ["sh020", TARGET],
     ]);
-    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-    for (const q of res.body.queued) {
-      await waitFor(async () =>
-        ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
-      );
-      const j: Any = await store.get(q.prompt_id);
-      expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
-    }
-    expect(double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
 
-    const mine = graphs().slice(before);
+    const mine = graphs(c.double).slice(before);
     expect(mine).toHaveLength(2);
     for (const shot of ["sh010", "sh020"]) {
-      const sc: Any = JSON.parse(
-        await readFile(path.join(ep, "renders_proxy", shot, `${shot}_t01.json`), "utf8"),
-      );
+      const sc: Any = await takeSidecar(ep, shot);
       expect(sc).toMatchObject({ status: "ok", target: TARGET, backend: "local" });
       expect(sc.resolved.model).toMatchObject({ how: "exact" });
       const mp4 = path.join(ep, "renders_proxy", shot, sc.mp4);
       expect((await stat(mp4)).size).toBeGreaterThan(0);
-      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect(await countFrames(mp4, c.s.env.services.media)).toBe(sc.length);
       expect((sc.length - 1) % 8).toBe(0);
       const g = mine.find((x) => ofClass(x, "EmptyLTXVLatentVideo")[0]?.inputs.length === sc.length) ?? {};
       for (const cls of ["LoadImage", "LTXVAddGuide", "LTXVCropGuides", "RepeatImageBatch"])
@@ -128,30 +75,18 @@ describe("ltx2_ingredients on the local ComfyUI", () => {
   it("composes the shot's sheet at job start from the pictures on disk and renders through the sheet branch", async () => {
     const series = seriesS();
     series.series.target = TARGET;
-    const ep = await s.episode(SCRIPT, { series });
+    const ep = await c.s.episode(SCRIPT, { series });
     for (const dir of [path.dirname(ep), ep]) {
-      const plate = path.join(dir, "refs", "_bg", "kitchen.png");
-      await mkdir(path.dirname(plate), { recursive: true });
-      await sharp({ create: { width: 96, height: 54, channels: 3, background: "#556677" } })
-        .png()
-        .toFile(plate);
+      await png(path.join(dir, "refs", "_bg", "kitchen.png"), 96, 54, "#556677");
     }
-    const before = graphs().length;
-    const res = await s.call("POST", "/render", { ep, shots: ["sh010"] });
+    const before = graphs(c.double).length;
+    const res = await c.s.call("POST", "/render", { ep, shots: ["sh010"] });
     expect(res.status).toBe(200);
     expect(res.body.skipped, JSON.stringify(res.body.skipped)).toEqual([]);
-    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-    const q = res.body.queued[0];
-    await waitFor(async () =>
-      ["succeeded", "failed", "canceled"].includes((await store.get(q.prompt_id))?.status ?? ""),
-    );
-    const j: Any = await store.get(q.prompt_id);
-    expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
-    const sc: Any = JSON.parse(
-      await readFile(path.join(ep, "renders_proxy", "sh010", "sh010_t01.json"), "utf8"),
-    );
+    await runRenders(c, res.body.queued);
+    const sc: Any = await takeSidecar(ep, "sh010");
     expect(sc.inputs.sheet).toBeTruthy();
-    const g = graphs().slice(before)[0];
+    const g = graphs(c.double).slice(before)[0];
     const repeat = ofClass(g, "RepeatImageBatch");
     expect(repeat).toHaveLength(1);
     expect(repeat[0].inputs.amount).toBe(sc.length);
@@ -162,16 +97,13 @@ describe("ltx2_ingredients on the local ComfyUI", () => {
       "ltx-2.3-22b-ic-lora-ingredients-0.9.safetensors",
     ]);
     const mp4 = path.join(ep, "renders_proxy", "sh010", sc.mp4);
-    expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+    expect(await countFrames(mp4, c.s.env.services.media)).toBe(sc.length);
   });
 
   it("runs the sheet branch when a composed sheet is staged: uploaded, loaded, padded, repeated, guided, cropped", async () => {
-    const dir = path.join(path.dirname(s.root), "ltx2-sheet");
-    await mkdir(dir, { recursive: true });
+    const dir = path.join(path.dirname(c.s.root), "ltx2-sheet");
     const sheet = path.join(dir, "sh010_refsheet.png");
-    await sharp({ create: { width: 256, height: 64, channels: 3, background: "#224466" } })
-      .png()
-      .toFile(sheet);
+    await png(sheet, 256, 64, "#224466");
     const workflow = JSON.parse(
       await readFile(
         path.join(import.meta.dirname, "..", "lib", "targets", "video", TARGET, "workflow.json"),
@@ -195,7 +127,7 @@ describe("ltx2_ingredients on the local ComfyUI", () => {
       { sheet },
     );
     expect(notes).toEqual([]);
-    const engine = createComfyEngine({ backend: "local", url: double.url });
+    const engine = createComfyEngine({ backend: "local", url: c.double.url });
     const job: EngineJob = {
       kind: "video",
       target: TARGET,
@@ -222,17 +154,19 @@ describe("ltx2_ingredients on the local ComfyUI", () => {
     };
     const hooks = { signal: new AbortController().signal, onProgress: () => {} };
     const prepared = await engine.prepare(job, hooks);
-    const before = graphs().length;
+    const before = graphs(c.double).length;
     const submitted = await engine.submit(job, prepared, hooks);
     const out: Any = await engine.collect(job, submitted, hooks);
-    const sent = graphs().slice(before)[0];
+    const sent = graphs(c.double).slice(before)[0];
     const load = ofClass(sent, "LoadImage");
     expect(load).toHaveLength(1);
     expect(load[0].inputs.image).toBe(prepared.inputs.sheet);
-    expect(double.uploads.map((u) => path.basename(u.name))).toContain(path.basename(prepared.inputs.sheet));
+    expect(c.double.uploads.map((u) => path.basename(u.name))).toContain(
+      path.basename(prepared.inputs.sheet),
+    );
     expect(ofClass(sent, "RepeatImageBatch")[0].inputs.amount).toBe(frames);
     expect(ofClass(sent, "LTXVCropGuides")).toHaveLength(1);
-    expect(await countFrames(out.video, s.env.services.media)).toBe(frames);
+    expect(await countFrames(out.video, c.s.env.services.media)).toBe(frames);
     await engine.close();
   });
 });
