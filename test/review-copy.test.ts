@@ -4,19 +4,13 @@
 // through the ComfyUI double with a show's own target: Wan 2.2 TI2V with a SaveWEBM review branch.
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { describe, expect, it } from "vitest";
 import { countFrames } from "../lib/media/ffmpeg.ts";
 import { reviewNodesOf, reviewNote } from "../lib/render/review-copy.ts";
 import { type ApiGraph, patchGraph } from "../lib/targets/graph.ts";
-import { parseTarget, shippedRegistry } from "../lib/targets/registry.ts";
-import { renderJob } from "../workers/jobs/render.ts";
-import type { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { jobEnded, startTestPool } from "./support/jobs.ts";
+import { parseTarget } from "../lib/targets/registry.ts";
+import { renderQueued, takeSidecar, targetModels, useComfyStudio } from "./support/comfy-studio.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -72,60 +66,19 @@ describe("review nodes in the patch", () => {
 });
 
 describe("review_copy on a render through the ComfyUI double", () => {
-  let s: Studio;
-  let store: StudioJobStore;
-  let double: ComfyDouble;
-  const pools: WorkerPool[] = [];
-
-  beforeAll(async () => {
-    s = await makeStudio();
-    store = await s.env.services.jobs();
-    const models = structuredClone(DEFAULT_MODELS);
-    const downloads = (shippedRegistry().get("wan22_ti2v")?.downloads ?? {}) as Record<
-      string,
-      { folder: string }
-    >;
-    for (const [file, d] of Object.entries(downloads)) models[d.folder] = [...(models[d.folder] ?? []), file];
-    double = await startComfyDouble({ models, stepMs: 1 });
-    s.env.services.engines.lookups.clear();
-    const file = settingsFile(s.env.services);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ local_url: double.url }));
-  });
-  afterAll(async () => {
-    await s.env.services.engines.close();
-    await double.close();
-    await store.close();
-    await s.cleanup();
-  });
-  afterEach(async () => {
-    for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-  });
+  const c = useComfyStudio(targetModels(["wan22_ti2v"]));
 
   /** Queue the episode's one shot and run it; answers its finished sidecar and the graph the double ran. */
   async function renderOnce(ep: string, take: number): Promise<{ sc: Any; graph: ApiGraph }> {
-    const before = double.prompts.length;
-    const res = await s.call("POST", "/render", { ep, redo: take > 1 });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([]);
-    expect(res.body.skipped).toEqual([]);
-    const [q] = res.body.queued;
-    expect(q).toMatchObject({ shot: "sh010", target: "ti2v_review" });
-    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-    const job: Any = await jobEnded(store, q.prompt_id, 30_000).catch(async (e) => {
-      console.log(JSON.stringify(await store.get(q.prompt_id)), JSON.stringify(res.body));
-      throw e;
-    });
-    expect(job.status, JSON.stringify(job.error ?? job.log)).toBe("succeeded");
-    for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-    const sent = double.prompts.slice(before).filter((p) => p.status === 200);
+    const before = c.double.prompts.length;
+    await renderQueued(c, { ep, redo: take > 1 }, [["sh010", "ti2v_review"]]);
+    const sent = c.double.prompts.slice(before).filter((p) => p.status === 200);
     expect(sent).toHaveLength(1);
-    const file = path.join(ep, "renders_proxy", "sh010", `sh010_t${String(take).padStart(2, "0")}.json`);
-    return { sc: JSON.parse(await readFile(file, "utf8")), graph: (sent[0] as Any).body.prompt };
+    return { sc: await takeSidecar(ep, "sh010", take), graph: (sent[0] as Any).body.prompt };
   }
 
   const reviewFiles = async () =>
-    (await readdir(path.join(double.outputDir, "review")).catch(() => [] as string[])).filter((f) =>
+    (await readdir(path.join(c.double.outputDir, "review")).catch(() => [] as string[])).filter((f) =>
       f.endsWith(".webm"),
     );
 
@@ -133,16 +86,16 @@ describe("review_copy on a render through the ComfyUI double", () => {
     const { target, workflow } = await reviewTarget();
     const series = seriesS();
     series.series.target = "ti2v_review";
-    const ep = await s.episode(SCRIPT, { series, build: false });
+    const ep = await c.s.episode(SCRIPT, { series, build: false });
     // The series file sits in the episode folder here, which is so the show folder.
     const dir = path.join(ep, "targets", "ti2v_review");
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, "target.json"), JSON.stringify(target));
     await writeFile(path.join(dir, "workflow.json"), JSON.stringify(workflow));
-    const built = await s.call("POST", "/build", { ep });
+    const built = await c.s.call("POST", "/build", { ep });
     expect(built.body.ok, JSON.stringify(built.body)).toBe(true);
 
-    const config = await s.call("GET", "/config");
+    const config = await c.s.call("GET", "/config");
     expect(config.body.review_copy).toBe(false);
     const off = await renderOnce(ep, 1);
     const classes = (g: ApiGraph) => Object.values(g).map((n) => n.class_type);
@@ -151,10 +104,10 @@ describe("review_copy on a render through the ComfyUI double", () => {
     expect(off.sc.notes).toContain("review nodes SaveWEBM stripped (review_copy is off)");
     expect(await reviewFiles()).toEqual([]);
 
-    const put = await s.call("PUT", "/config", { roots: config.body.roots, review_copy: true });
+    const put = await c.s.call("PUT", "/config", { roots: config.body.roots, review_copy: true });
     expect(put.status).toBe(200);
     const on = await renderOnce(ep, 2);
-    expect(classes(on.graph).filter((c) => c === "SaveWEBM")).toHaveLength(1);
+    expect(classes(on.graph).filter((cls) => cls === "SaveWEBM")).toHaveLength(1);
     expect(on.sc.notes.join("\n")).toMatch(
       /review_copy is on: the workflow's review nodes \(SaveWEBM\) are kept/,
     );
@@ -164,7 +117,7 @@ describe("review_copy on a render through the ComfyUI double", () => {
     for (const { sc } of [off, on]) {
       expect(sc.status).toBe("ok");
       const mp4 = path.join(ep, "renders_proxy", "sh010", sc.mp4);
-      expect(await countFrames(mp4, s.env.services.media)).toBe(sc.length);
+      expect(await countFrames(mp4, c.s.env.services.media)).toBe(sc.length);
     }
     expect(on.sc.save_notes).toMatch(/ComfyUI produced 2 video files; kept [^;]*\.mp4/);
   }, 120_000);

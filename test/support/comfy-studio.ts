@@ -127,13 +127,17 @@ export const graphs = (double: ComfyDouble): Record<string, Any>[] =>
 export const ofClass = (g: Record<string, Any>, cls: string): Any[] =>
   Object.values(g).filter((n: Any) => n.class_type === cls);
 
-/** Run every queued render job on a worker pool; each succeeds and the double refused no graph. */
+/**
+ * Run every queued render job on a worker pool, stopped once they have ended; each succeeds and the double refused no
+ * graph.
+ */
 export async function runRenders(c: ComfyStudio, queued: { prompt_id: string }[]): Promise<void> {
-  c.pool({ render: renderJob });
+  const pool = c.pool({ render: renderJob });
   for (const q of queued) {
     const j = await jobEnded(c.store, q.prompt_id);
     expect(j.status, JSON.stringify(j.error ?? j.log ?? j)).toBe("succeeded");
   }
+  await pool.stop({ graceful: false, timeoutMs: 2_000 });
   expect(c.double.prompts.filter((p) => p.status !== 200).map((p) => p.response)).toEqual([]);
 }
 
