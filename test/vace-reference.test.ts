@@ -5,17 +5,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
+import { describe, expect, it } from "vitest";
 import { composeVaceReference, fitInside, vaceColumns, vaceLook } from "../lib/render/vace-reference.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
-import { renderJob } from "../workers/jobs/render.ts";
-import type { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { jobEnded, startTestPool } from "./support/jobs.ts";
+import { renderQueued, takeSidecar, targetModels, useComfyStudio } from "./support/comfy-studio.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -109,35 +102,7 @@ describe("the composed VACE reference picture", () => {
 });
 
 describe("a wan22_vace render through the ComfyUI double", () => {
-  let s: Studio;
-  let store: StudioJobStore;
-  let double: ComfyDouble;
-  const pools: WorkerPool[] = [];
-
-  beforeAll(async () => {
-    s = await makeStudio();
-    store = await s.env.services.jobs();
-    const models = structuredClone(DEFAULT_MODELS);
-    const downloads = (shippedRegistry().get("wan22_vace")?.downloads ?? {}) as Record<
-      string,
-      { folder: string }
-    >;
-    for (const [file, d] of Object.entries(downloads)) models[d.folder] = [...(models[d.folder] ?? []), file];
-    double = await startComfyDouble({ models, stepMs: 1 });
-    s.env.services.engines.lookups.clear();
-    const file = settingsFile(s.env.services);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ local_url: double.url }));
-  });
-  afterAll(async () => {
-    await s.env.services.engines.close();
-    await double.close();
-    await store.close();
-    await s.cleanup();
-  });
-  afterEach(async () => {
-    for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-  });
+  const c = useComfyStudio(targetModels(["wan22_vace"]));
 
   it("uploads the subjects composed into one picture and loads it as reference_image", async () => {
     const series = seriesS();
@@ -150,7 +115,7 @@ describe("a wan22_vace render through the ComfyUI double", () => {
       "who: ada, kettle",
       "Ada lifts the kettle.",
     ].join("\n");
-    const ep = await s.episode(script, { series, build: false });
+    const ep = await c.s.episode(script, { series, build: false });
     // The series file sits in the episode folder here, so its refs/ paths are read from there.
     const put = async (rel: string, data: Buffer) => {
       await mkdir(path.dirname(path.join(ep, rel)), { recursive: true });
@@ -159,36 +124,28 @@ describe("a wan22_vace render through the ComfyUI double", () => {
     await put("refs/ada/ada_sheet_4panel.png", await sheet(64, [RED, GREEN, GREEN, BLUE]));
     await put("refs/props/kettle.png", await solid(48, 64, GREEN));
     await put("refs/_bg/kitchen.png", await solid(64, 48, WHITE));
-    const built = await s.call("POST", "/build", { ep });
+    const built = await c.s.call("POST", "/build", { ep });
     expect(built.body.ok, JSON.stringify(built.body)).toBe(true);
 
-    const before = double.prompts.length;
-    const res = await s.call("POST", "/render", { ep });
-    expect(res.status).toBe(200);
-    expect(res.body.errors).toEqual([]);
-    expect(res.body.skipped).toEqual([]);
-    pools.push(startTestPool(s.env.services, store, { render: renderJob }));
-    const job: Any = await jobEnded(store, res.body.queued[0].prompt_id);
-    expect(job.status, JSON.stringify(job.error ?? job.log)).toBe("succeeded");
+    const before = c.double.prompts.length;
+    await renderQueued(c, { ep }, [["sh010", "wan22_vace"]]);
 
-    const sc: Any = JSON.parse(
-      await readFile(path.join(ep, "renders_proxy", "sh010", "sh010_t01.json"), "utf8"),
-    );
+    const sc: Any = await takeSidecar(ep, "sh010");
     expect(sc.status).toBe("ok");
     const panels = (sc.refs as Any[]).filter((r) => r.slot.startsWith("reference panel"));
     expect(panels.map((r) => r.subject)).toEqual(["ada", "kettle"]);
 
-    const sent: Any = double.prompts.slice(before).find((p) => p.status === 200);
+    const sent: Any = c.double.prompts.slice(before).find((p) => p.status === 200);
     const graph = sent.body.prompt as Record<string, Any>;
     const vace = Object.values(graph).find((n: Any) => n.class_type === "WanVaceToVideo");
     const load = graph[vace.inputs.reference_image[0]];
     expect(load.class_type).toBe("LoadImage");
     expect(sc.inputs.reference).toBe(load.inputs.image);
     const base = (n: string) => n.split("/").pop();
-    expect(double.uploads.map((u) => base(u.name))).toContain(base(load.inputs.image));
+    expect(c.double.uploads.map((u) => base(u.name))).toContain(base(load.inputs.image));
 
     // What ComfyUI received: the render size, Ada's body panel (the first) then the kettle, on white.
-    const png = await readFile(path.join(double.inputDir, load.inputs.image));
+    const png = await readFile(path.join(c.double.inputDir, load.inputs.image));
     const meta = await sharp(png).metadata();
     expect([meta.width, meta.height]).toEqual([sc.width, sc.height]);
     const [c1, c2] = vaceColumns({ width: sc.width, height: sc.height }, 2, 0.02);
