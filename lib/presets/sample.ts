@@ -8,6 +8,7 @@ import { laneUnready, localAddress } from "../engines/registry.ts";
 import { badRequest, conflict } from "../errors.ts";
 import type { Job, JobStore } from "../jobs/types.ts";
 import { onGrid } from "../refs/generate.ts";
+import { drawFields } from "../render/draw-values.ts";
 import { listTargetModels } from "../render/model-listing.ts";
 import { targetBackend } from "../render/plan.ts";
 import { ep } from "../schema/fields.ts";
@@ -40,8 +41,6 @@ export const sampleBody = z.object({
 
 export type SampleBody = z.output<typeof sampleBody>;
 
-const lora = z.object({ name: z.string(), strength: z.number() });
-
 /** What a `preset` job carries: everything the picture is drawn with. */
 export const samplePayload = z.object({
   preset: z.string().min(1),
@@ -49,19 +48,7 @@ export const samplePayload = z.object({
   backend: z.string().min(1),
   /** The show folder whose own targets are looked in too (null: the installed targets only). */
   show: z.string().nullable(),
-  prompt: z.string(),
-  /** Digit text: payloads are JSON, seeds are 63-bit. */
-  seed: z.string().regex(/^\d+$/),
-  width: z.number().int().min(1),
-  height: z.number().int().min(1),
-  steps: z.number().nullable(),
-  cfg: z.number().nullable(),
-  model: z.string().nullable(),
-  loras: z.array(lora),
-  /** Model files per param as resolved against the local engine at queue time (ComfyUI targets). */
-  files: z.record(z.string(), z.string()),
-  base: z.boolean(),
-  base_values: z.record(z.string(), z.unknown()).nullable(),
+  ...drawFields,
 });
 
 export type SamplePayload = z.infer<typeof samplePayload>;

@@ -2,9 +2,8 @@
 // view, take) and every value it is made with, fixed at queue time so a retry makes the same picture again.
 // Parsed when a worker claims the job.
 import { z } from "zod";
+import { drawFields } from "../render/draw-values.ts";
 import { PSEUDO_VIEWS, VIEWS } from "./ids.ts";
-
-const lora = z.object({ name: z.string(), strength: z.number() });
 
 export const refPayload = z.object({
   /** The episode whose request queued it (real path); the candidate lives under its ref home. */
@@ -16,22 +15,9 @@ export const refPayload = z.object({
   target: z.string().min(1),
   backend: z.string().min(1),
   kind: z.enum(["image", "audio"]),
-  prompt: z.string(),
-  /** Digit text: payloads are JSON, seeds are 63-bit. */
-  seed: z.string().regex(/^\d+$/),
-  width: z.number().int().min(1),
-  height: z.number().int().min(1),
-  steps: z.number().nullable(),
-  cfg: z.number().nullable(),
-  model: z.string().nullable(),
-  loras: z.array(lora),
+  ...drawFields,
   params: z.record(z.string(), z.union([z.string(), z.number()])),
   negative: z.string().nullable(),
-  /** Model files per param as resolved against the backend at queue time (ComfyUI targets); empty otherwise. */
-  files: z.record(z.string(), z.string()),
-  /** The accelerator fallback (`base` preset) is in force, with the base preset's other values. */
-  base: z.boolean(),
-  base_values: z.record(z.string(), z.unknown()).nullable(),
   /** A keyframe's shot size in the pass it was drawn for, before scaling up to the target. */
   shot_size: z.object({ width: z.number(), height: z.number() }).nullable(),
   /** Pictures the target reads, in order (absolute paths): an edit's, a keyframe's references, a panorama's canvas. */

@@ -3,51 +3,16 @@
 // deleted meanwhile keeps nothing. Every value was fixed at queue time; a retry draws the same picture again.
 import { mkdir, realpath, rm } from "node:fs/promises";
 import path from "node:path";
-import { localAddress } from "../../lib/engines/registry.ts";
 import type { Engine, EngineJob, RunHooks, Submitted } from "../../lib/engines/types.ts";
 import { StudioError } from "../../lib/errors.ts";
-import { defineJobKind, type JobContext } from "../../lib/jobs/kinds.ts";
+import { defineJobKind } from "../../lib/jobs/kinds.ts";
 import { pictureBytes, setPicture } from "../../lib/presets/picture.ts";
-import { type SamplePayload, samplePayload } from "../../lib/presets/sample.ts";
+import { samplePayload } from "../../lib/presets/sample.ts";
 import { picturesDir, presetEvent } from "../../lib/presets/store.ts";
+import { drawPatch } from "../../lib/render/draw-values.ts";
 import { jobWorkPath } from "../../lib/store/temp-names.ts";
-import { type PatchValues, patchGraph } from "../../lib/targets/graph.ts";
-import type { TargetSpec } from "../../lib/targets/registry.ts";
+import { patchGraph } from "../../lib/targets/graph.ts";
 import { customTargetDir, settingsTargetsRoot, targetsForShow } from "../../lib/targets/target-tree.ts";
-import { resolveWorkflow } from "../../lib/targets/workflow.ts";
-
-/** The target's workflow (environment file, the copy saved in ComfyUI, the shipped one) patched with the values. */
-async function sampleGraph(ctx: JobContext, spec: TargetSpec, p: SamplePayload, stem: string) {
-  const url = (await localAddress(ctx.services)).replace(/\/+$/, "");
-  const wf = await resolveWorkflow(spec, {
-    env: ctx.services.env,
-    targetDir: customTargetDir(spec, p.show),
-    fetch: async (route) => {
-      const res = await fetch(url + route, { signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, text: () => res.text() };
-    },
-  });
-  if (!wf.ok) throw new Error(wf.error);
-  const values: PatchValues = {
-    ...p.files,
-    prompt: p.prompt,
-    negative: null,
-    seed: BigInt(p.seed),
-    width: p.width,
-    height: p.height,
-    model: p.files.model ?? p.model,
-    loras: p.loras,
-    prefix: stem,
-    base: p.base,
-  };
-  if (p.steps !== null) values.steps = p.steps;
-  if (p.cfg !== null) values.cfg = p.cfg;
-  for (const [k, v] of Object.entries(p.base_values ?? {})) {
-    if (k === "steps" || (values[k] !== undefined && values[k] !== null)) continue;
-    values[k] = v;
-  }
-  return patchGraph(spec, wf.graph, values, { references: [] });
-}
 
 export const presetJob = defineJobKind({
   payload: samplePayload,
@@ -99,7 +64,11 @@ export const presetJob = defineJobKind({
         },
       };
       if (spec.backend !== "builtin" && p.backend !== "builtin") {
-        engineJob.graph = (await sampleGraph(ctx, spec, p, stem)).graph;
+        const { graph, values } = await drawPatch(services, spec, customTargetDir(spec, p.show), p, {
+          negative: null,
+          prefix: stem,
+        });
+        engineJob.graph = patchGraph(spec, graph, values, { references: [] }).graph;
       }
       await mkdir(workDir, { recursive: true });
       const hooks: RunHooks = {

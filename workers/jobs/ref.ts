@@ -4,7 +4,6 @@
 // with the same settings. The render job's sibling.
 import { rm } from "node:fs/promises";
 import { jobRefOf } from "../../lib/engines/builtin/ref-card.ts";
-import { localAddress } from "../../lib/engines/registry.ts";
 import type {
   Engine,
   EngineJob,
@@ -29,12 +28,12 @@ import {
   updateRefSidecar,
 } from "../../lib/refs/queue-ref.ts";
 import { type RefPayload, refPayload } from "../../lib/refs/ref-payload.ts";
+import { drawPatch } from "../../lib/render/draw-values.ts";
 import { errorMessage } from "../../lib/store/json-guards.ts";
 import { jobWorkPath } from "../../lib/store/temp-names.ts";
-import { type PatchValues, patchGraph } from "../../lib/targets/graph.ts";
+import { patchGraph } from "../../lib/targets/graph.ts";
 import type { TargetSpec } from "../../lib/targets/registry.ts";
 import { customTargetDir, settingsTargetsRoot, targetsForShow } from "../../lib/targets/target-tree.ts";
-import { resolveWorkflow } from "../../lib/targets/workflow.ts";
 
 /** A run lasting longer than this shows its prompt id in the sidecar while it runs. */
 const SHOW_PROMPT_ID_MS = 250;
@@ -63,38 +62,13 @@ async function canceledByUser(job: Job, ctx: JobContext): Promise<boolean> {
   return now === null || now.cancel_requested || now.status === "canceled";
 }
 
-/** The target's workflow (environment file, the copy saved in ComfyUI, the shipped one) patched with the values. */
+/** The target's workflow patched with the candidate's values and references (a panorama's needs its canvas). */
 async function refGraph(ctx: JobContext, spec: TargetSpec, p: RefPayload, home: string) {
-  const url = (await localAddress(ctx.services)).replace(/\/+$/, "");
-  const wf = await resolveWorkflow(spec, {
-    env: ctx.services.env,
-    targetDir: customTargetDir(spec, home),
-    fetch: async (route) => {
-      const res = await fetch(url + route, { signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, text: () => res.text() };
-    },
-  });
-  if (!wf.ok) throw new Error(wf.error);
-  const values: PatchValues = {
-    ...p.files,
-    ...p.params,
-    prompt: p.prompt,
+  const { graph, values } = await drawPatch(ctx.services, spec, customTargetDir(spec, home), p, {
     negative: p.negative,
-    seed: BigInt(p.seed),
-    width: p.width,
-    height: p.height,
-    model: p.files.model ?? p.model,
-    loras: p.loras,
     prefix: p.stem,
-    base: p.base,
-  };
-  if (p.steps !== null) values.steps = p.steps;
-  if (p.cfg !== null) values.cfg = p.cfg;
-  // Accelerator files missing: the base preset's other values fill what the candidate's own values leave open.
-  for (const [k, v] of Object.entries(p.base_values ?? {})) {
-    if (k === "steps" || (values[k] !== undefined && values[k] !== null)) continue;
-    values[k] = v;
-  }
+    params: p.params,
+  });
   const references = p.references ?? [];
   if (spec.capabilities.mode === "pano" && references.length === 0) {
     // The panorama graph samples its canvas: without one ComfyUI would fail on an empty LoadImage.
@@ -102,7 +76,7 @@ async function refGraph(ctx: JobContext, spec: TargetSpec, p: RefPayload, home: 
       `${spec.short} outpaints a canvas and this candidate has none: make panoramas with generate's pano option`,
     );
   }
-  const patched = patchGraph(spec, wf.graph, values, { references });
+  const patched = patchGraph(spec, graph, values, { references });
   if (p.latent === "empty") patched.graph = withEmptyLatent(patched.graph, p.width, p.height);
   return patched;
 }
