@@ -7,8 +7,10 @@ import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { renderJob } from "../workers/jobs/render.ts";
+import { takeSidecar } from "./support/comfy-studio.ts";
 import { jobEnded } from "./support/jobs.ts";
-import { type Any, chainEpisode, sidecarOf, useChainStudio } from "./support/latent-chain.ts";
+import { type Any, chainEpisode, useChainStudio } from "./support/latent-chain.ts";
 
 const c = useChainStudio();
 
@@ -46,7 +48,7 @@ async function renderOk(ep: string, shots: string[]): Promise<void> {
   const res = await c.s.call("POST", "/render", { ep, shots });
   expect(res.body.errors).toEqual([]);
   expect(res.body.queued.map((q: Any) => q.shot)).toEqual(shots);
-  c.pool();
+  c.pool({ render: renderJob });
   for (const q of res.body.queued) {
     const j = await jobEnded(c.store, q.prompt_id);
     expect(j.status, JSON.stringify(j.error ?? j.log)).toBe("succeeded");
@@ -85,13 +87,13 @@ describe("latent chains on ComfyUI", { timeout: 120_000 }, () => {
     expect(sent).toMatchObject({ subfolder: "studio", type: "input", sha1: sha1(kept), size: kept.length });
     expect(await readFile(path.join(c.double.inputDir, name))).toEqual(kept);
 
-    expect(await sidecarOf(ep, "sh020", 1)).toMatchObject({
+    expect(await takeSidecar(ep, "sh020", 1)).toMatchObject({
       status: "ok",
       hold: 17,
       continued_from: { shot: "sh010", take: 1, pass: "proxy", via: "latent", overlap: 17, video_steps: 3 },
       inputs: { hold: name },
     });
-    expect((await sidecarOf(ep, "sh020", 1)).save_notes).toContain(
+    expect((await takeSidecar(ep, "sh020", 1)).save_notes).toContain(
       "its first 17 frames repeat the end of sh010 (held by its kept latent; they are not trimmed off)",
     );
   });
@@ -110,7 +112,7 @@ describe("latent chains on ComfyUI", { timeout: 120_000 }, () => {
     expect(load.class_type).toBe("LoadVideo");
     const mp4 = await readFile(path.join(ep, "renders_proxy", "sh010", "sh010_t01.mp4"));
     expect(load.inputs.file).toBe(`studio/${sha1(mp4)}.mp4`);
-    expect(await sidecarOf(ep, "sh020", 1)).toMatchObject({
+    expect(await takeSidecar(ep, "sh020", 1)).toMatchObject({
       hold: 17,
       continued_from: { shot: "sh010", take: 1, via: "frames" },
     });
@@ -126,10 +128,10 @@ describe("latent chains on ComfyUI", { timeout: 120_000 }, () => {
     const gone = await c.s.call("POST", "/discard", { ep, pass: "proxy", shot: "sh010", take: 1 });
     expect(gone.status).toBe(200);
     await c.store.pause("local", false);
-    c.pool();
+    c.pool({ render: renderJob });
     const j = await jobEnded(c.store, res.body.queued[0].prompt_id);
     expect(j.status).toBe("failed");
-    const sc = await sidecarOf(ep, "sh020", 1);
+    const sc = await takeSidecar(ep, "sh020", 1);
     expect(sc.status).toBe("failed");
     expect(sc.save_notes).toMatch(
       /^sh020 continues sh010 \(continuous: latent\) but sh010 has no finished take to hold/,

@@ -7,9 +7,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { retryJob } from "../lib/jobs/kinds.ts";
+import { renderJob } from "../workers/jobs/render.ts";
 import { DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
+import { takeSidecar } from "./support/comfy-studio.ts";
 import { jobEnded, jobsEnded } from "./support/jobs.ts";
-import { type Any, CHAIN_TARGET, chainEpisode, sidecarOf, useChainStudio } from "./support/latent-chain.ts";
+import { type Any, CHAIN_TARGET, chainEpisode, useChainStudio } from "./support/latent-chain.ts";
 
 const c = useChainStudio();
 
@@ -76,21 +78,21 @@ describe("latent chains", { timeout: 120_000 }, () => {
   it("renders the chain: each take holds the end of the one before and records it", async () => {
     const ep = await chainEpisode(c.s);
     const res = await render({ ep });
-    c.pool();
+    c.pool({ render: renderJob });
     for (const q of res.body.queued) {
       const j = await jobEnded(c.store, q.prompt_id);
       expect(j.status, JSON.stringify(j.error ?? j.log)).toBe("succeeded");
     }
-    const first = await sidecarOf(ep, "sh010", 1);
+    const first = await takeSidecar(ep, "sh010", 1);
     expect(first).not.toHaveProperty("continued_from");
     expect(first).not.toHaveProperty("hold");
     // No pack saver keeps a latent on this ComfyUI: the previous take's frames are encoded again.
-    expect(await sidecarOf(ep, "sh020", 1)).toMatchObject({
+    expect(await takeSidecar(ep, "sh020", 1)).toMatchObject({
       status: "ok",
       hold: 17,
       continued_from: { shot: "sh010", take: 1, pass: "proxy", via: "frames", overlap: 17, video_steps: 3 },
     });
-    expect(await sidecarOf(ep, "sh030", 1)).toMatchObject({
+    expect(await takeSidecar(ep, "sh030", 1)).toMatchObject({
       status: "ok",
       hold: 17,
       continued_from: { shot: "sh020", take: 1, pass: "proxy", via: "frames" },
@@ -100,7 +102,7 @@ describe("latent chains", { timeout: 120_000 }, () => {
   it("an upscale of a chained take records why it holds nothing of the previous upscale", async () => {
     const ep = await chainEpisode(c.s);
     const res = await render({ ep, shots: ["sh010", "sh020"] });
-    c.pool();
+    c.pool({ render: renderJob });
     for (const q of res.body.queued) expect((await jobEnded(c.store, q.prompt_id)).status).toBe("succeeded");
     await c.store.pause("local", true);
     const up = await c.s.call("POST", "/upscale", { ep, pass: "proxy", shots: ["sh010", "sh020"] });
@@ -127,13 +129,13 @@ describe("latent chains", { timeout: 120_000 }, () => {
     expect(canceled.body).toMatchObject({ status: "failed", save_notes: "canceled before it ran" });
 
     await c.store.pause("local", false);
-    c.pool();
+    c.pool({ render: renderJob });
     await jobsEnded(c.store, (j) => [a, b, d].includes(j.id));
     expect((await c.store.get(a))?.status).toBe("succeeded");
     const broken = await c.store.get(d);
     expect(broken?.status).toBe("failed");
     // Nothing waits: sh030 ran at once and failed with the reason.
-    const sc3 = await sidecarOf(ep, "sh030", 1);
+    const sc3 = await takeSidecar(ep, "sh030", 1);
     expect(sc3.status).toBe("failed");
     expect(sc3.save_notes).toBe(
       "chain broken: sh030 continues sh020 t01 (proxy), which was canceled; retry that take to queue the chain again",
@@ -150,11 +152,11 @@ describe("latent chains", { timeout: 120_000 }, () => {
     await jobsEnded(c.store, (j) => j.id === retried.id || j.id === again?.id);
     expect((await c.store.get(retried.id))?.status).toBe("succeeded");
     expect((await c.store.get(again?.id ?? ""))?.status).toBe("succeeded");
-    expect(await sidecarOf(ep, "sh020", 2)).toMatchObject({
+    expect(await takeSidecar(ep, "sh020", 2)).toMatchObject({
       status: "ok",
       continued_from: { shot: "sh010", take: 1, via: "frames" },
     });
-    expect(await sidecarOf(ep, "sh030", 2)).toMatchObject({
+    expect(await takeSidecar(ep, "sh030", 2)).toMatchObject({
       status: "ok",
       hold: 17,
       continued_from: { shot: "sh020", take: 2, pass: "proxy", via: "frames" },
@@ -171,7 +173,7 @@ describe("latent chains", { timeout: 120_000 }, () => {
     const retried = await retryJob(c.s.env.services, c.store, (await c.store.get(b)) as Any);
     expect(retried.after).toBe(a);
     expect((await c.store.get(d))?.status).toBe("canceled");
-    expect((await sidecarOf(ep, "sh030", 1)).save_notes).toMatch(
+    expect((await takeSidecar(ep, "sh030", 1)).save_notes).toMatch(
       /^canceled before it ran: queued again behind sh020 t02/,
     );
     const again = (await c.store.list()).jobs.find(

@@ -90,8 +90,13 @@ export function useComfyStudio(
     await c.s.cleanup();
   });
   afterEach(async () => {
+    // Each test starts with an empty, unpaused queue: nothing one test left behind runs in the next.
     for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-    for (const j of (await c.store.list()).jobs) if (j.status === "queued") await c.store.cancel(j.id);
+    for (const j of (await c.store.list()).jobs) {
+      if (j.status === "queued") await c.store.cancel(j.id);
+      if (j.status === "running") await c.store.finish(j.id, j.lease_owner ?? "", "failed", "test cleanup");
+    }
+    await c.store.pause("local", false);
   });
   return c;
 }

@@ -4,22 +4,10 @@
 // whose sh020 and sh030 continue the shot before them. The target is a show's own (`targets/ltx2_chain` beside series.json).
 import { copyFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
-import { afterAll, afterEach, beforeAll } from "vitest";
-import { settingsFile } from "../../lib/config/settings.ts";
-import type { StudioJobStore } from "../../lib/jobs/store.ts";
-import { renderJob } from "../../workers/jobs/render.ts";
-import type { WorkerPool } from "../../workers/pool.ts";
-import {
-  type ComfyDouble,
-  DEFAULT_MODELS,
-  DEFAULT_NODES,
-  FINISHING_PACK_NODES,
-  startComfyDouble,
-} from "./comfy-double/index.ts";
-import { startTestPool } from "./jobs.ts";
+import { DEFAULT_MODELS, DEFAULT_NODES, FINISHING_PACK_NODES } from "./comfy-double/index.ts";
+import { type ComfyStudio, png, useComfyStudio } from "./comfy-studio.ts";
 import { seriesS } from "./series-s.ts";
-import { makeStudio, type Studio } from "./studio-episode.ts";
+import type { Studio } from "./studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 export type Any = any;
@@ -63,59 +51,10 @@ async function chainTargetJson(): Promise<Record<string, unknown>> {
 
 const LTX2_DIR = path.join(import.meta.dirname, "..", "..", "lib", "targets", "video", "ltx2");
 
-export interface ChainStudio {
-  s: Studio;
-  store: StudioJobStore;
-  double: ComfyDouble;
-  pool(): WorkerPool;
-}
-
-/** Registers the hooks; fields are filled before the first test runs. */
-export function useChainStudio(): ChainStudio {
-  const pools: WorkerPool[] = [];
-  const c = {
-    pool() {
-      const pool = startTestPool(c.s.env.services, c.store, { render: renderJob });
-      pools.push(pool);
-      return pool;
-    },
-  } as ChainStudio;
-  beforeAll(async () => {
-    c.s = await makeStudio();
-    c.store = (await c.s.env.services.jobs()) as StudioJobStore;
-    c.double = await startComfyDouble({
-      models: DEFAULT_MODELS,
-      // The project pack's nodes too: its H3ChainLatent holds, its loaders and savers run the latent upscales.
-      nodes: [...DEFAULT_NODES, ...FINISHING_PACK_NODES.h3pipe],
-      stepMs: 1,
-    });
-    c.s.env.services.engines.lookups.clear();
-    const file = settingsFile(c.s.env.services);
-    await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ local_url: c.double.url }));
-  });
-  afterAll(async () => {
-    await c.s.env.services.engines.close();
-    await c.double.close();
-    await c.store.close();
-    await c.s.cleanup();
-  });
-  afterEach(async () => {
-    for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-    for (const j of (await c.store.list()).jobs) {
-      if (j.status === "queued") await c.store.cancel(j.id);
-      if (j.status === "running") await c.store.finish(j.id, j.lease_owner ?? "", "failed", "test cleanup");
-    }
-    await c.store.pause("local", false);
-  });
-  return c;
-}
-
-async function png(file: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width: 64, height: 64, channels: 3, background: "#336699" } })
-    .png()
-    .toFile(file);
+/** Registers the hooks of a ComfyUI studio whose double also offers the project pack's nodes. */
+export function useChainStudio(): ComfyStudio {
+  // The project pack's nodes too: its H3ChainLatent holds, its loaders and savers run the latent upscales.
+  return useComfyStudio(DEFAULT_MODELS, { nodes: [...DEFAULT_NODES, ...FINISHING_PACK_NODES.h3pipe] });
 }
 
 /** The chain episode on `ltx2_chain` (a target of the show's own), with its kitchen plate, built. */
@@ -128,17 +67,9 @@ export async function chainEpisode(s: Studio): Promise<string> {
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, "target.json"), JSON.stringify(await chainTargetJson(), null, 2));
   await copyFile(path.join(LTX2_DIR, "workflow.json"), path.join(dir, "workflow.json"));
-  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
-  await png(path.join(ep, "refs", "_bg", "kitchen.png"));
+  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
+  await png(path.join(ep, "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
   const built = await s.call("POST", "/build", { ep });
   if (!built.body.ok) throw new Error(`build failed: ${JSON.stringify(built.body)}`);
   return ep;
 }
-
-export const sidecarOf = async (ep: string, shot: string, take: number): Promise<Any> =>
-  JSON.parse(
-    await readFile(
-      path.join(ep, "renders_proxy", shot, `${shot}_t${String(take).padStart(2, "0")}.json`),
-      "utf8",
-    ),
-  );
