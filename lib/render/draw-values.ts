@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { Services } from "../context.ts";
 import { localAddress } from "../engines/registry.ts";
+import type { EngineJob } from "../engines/types.ts";
 import type { ApiGraph, PatchValues } from "../targets/graph.ts";
 import type { TargetSpec } from "../targets/registry.ts";
 import { resolveWorkflow } from "../targets/workflow.ts";
@@ -29,6 +30,13 @@ export const drawFields = {
 };
 
 export type DrawValues = z.infer<z.ZodObject<typeof drawFields>>;
+
+/** The engine job's size, timing, seed and prompt for a still drawn from these values (no frames to deliver). */
+export function stillJobValues(
+  p: DrawValues,
+): Pick<EngineJob, "width" | "height" | "fps" | "frames" | "seed" | "prompt"> {
+  return { width: p.width, height: p.height, fps: 24, frames: 0, seed: BigInt(p.seed), prompt: p.prompt };
+}
 
 /**
  * The target's workflow (environment file, the copy saved in the local ComfyUI, the shipped one or the custom

@@ -9,7 +9,7 @@ import { defineJobKind } from "../../lib/jobs/kinds.ts";
 import { pictureBytes, setPicture } from "../../lib/presets/picture.ts";
 import { samplePayload } from "../../lib/presets/sample.ts";
 import { picturesDir, presetEvent } from "../../lib/presets/store.ts";
-import { drawPatch } from "../../lib/render/draw-values.ts";
+import { drawPatch, stillJobValues } from "../../lib/render/draw-values.ts";
 import { jobWorkPath } from "../../lib/store/temp-names.ts";
 import { patchGraph } from "../../lib/targets/graph.ts";
 import { customTargetDir, settingsTargetsRoot, targetsForShow } from "../../lib/targets/target-tree.ts";
@@ -44,12 +44,7 @@ export const presetJob = defineJobKind({
         subject: `preset__${p.preset}`,
         take: 1,
         stem,
-        width: p.width,
-        height: p.height,
-        fps: 24,
-        frames: 0,
-        seed: BigInt(p.seed),
-        prompt: p.prompt,
+        ...stillJobValues(p),
         negative: null,
         entry: {},
         inputs: {},

@@ -28,7 +28,7 @@ import {
   updateRefSidecar,
 } from "../../lib/refs/queue-ref.ts";
 import { type RefPayload, refPayload } from "../../lib/refs/ref-payload.ts";
-import { drawPatch } from "../../lib/render/draw-values.ts";
+import { drawPatch, stillJobValues } from "../../lib/render/draw-values.ts";
 import { errorMessage } from "../../lib/store/json-guards.ts";
 import { jobWorkPath } from "../../lib/store/temp-names.ts";
 import { patchGraph } from "../../lib/targets/graph.ts";
@@ -119,12 +119,7 @@ export const refJob = defineJobKind({
         subject: t.ref.key,
         take: p.take,
         stem: p.stem,
-        width: p.width,
-        height: p.height,
-        fps: 24,
-        frames: 0,
-        seed: BigInt(p.seed),
-        prompt: p.prompt,
+        ...stillJobValues(p),
         negative: p.negative,
         entry: {},
         inputs: Object.fromEntries((p.references ?? []).map((file, i) => [`reference_${i + 1}`, file])),
