@@ -358,7 +358,7 @@ describe("resolveModels", () => {
         family: "qwen3-8b",
         folder: "text_encoders",
         url: "https://huggingface.co/Comfy-Org/flux2-klein-9B/resolve/main/split_files/text_encoders/qwen_3_8b_fp8mixed.safetensors",
-        source: "targets.md 2.5",
+        source: "recorded in the original tool's download list",
         label: `text_encoder: ${KLEIN.te} (models/text_encoders)`,
       },
     ]);
