@@ -129,15 +129,15 @@ export function featureGroups(
       .filter((f) => f.group === g.id)
       .map((f) => {
         const items = f.items.map((i) => itemRow(i, sizes, tasks));
-        const todo = items.filter((i) => i.installable);
-        const missingBytes = todo.every((i) => i.size !== null)
-          ? todo.reduce((sum, i) => sum + (i.size ?? 0), 0)
+        const toInstall = items.filter((i) => i.installable);
+        const missingBytes = toInstall.every((i) => i.size !== null)
+          ? toInstall.reduce((sum, i) => sum + (i.size ?? 0), 0)
           : null;
         return {
           ...f,
           items,
           missingBytes,
-          installable: todo.length,
+          installable: toInstall.length,
           active: items.some((i) => isActive(i.task)),
         };
       }),
