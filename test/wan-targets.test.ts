@@ -1,31 +1,18 @@
 // The Wan 2.2 video targets' shipped workflows: each validates against the node schemas of a current ComfyUI as
 // shipped and as patched for its jobs (keyframes, LoRAs, the base preset, the pack saver), the job's values reach the
 // nodes the binding names, the two experts split the steps, and readiness names the files and nodes it needs.
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type ApiGraph,
   GraphError,
-  isLink,
   nodesOf,
   type PatchValues,
   patchGraph,
   targetClasses,
 } from "../lib/targets/graph.ts";
 import { readiness } from "../lib/targets/models.ts";
-import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
-import { schemaErrors } from "./support/comfy-schemas.ts";
-
-const ROOT = path.join(import.meta.dirname, "..", "lib", "targets", "video");
-const registry = shippedRegistry();
-
-async function target(id: string): Promise<{ spec: TargetSpec; graph: ApiGraph }> {
-  const spec = registry.get(id);
-  if (!spec) throw new Error(`no shipped target ${id}`);
-  const graph = JSON.parse(await readFile(path.join(ROOT, id, "workflow.json"), "utf8")) as ApiGraph;
-  return { spec, graph };
-}
+import type { TargetSpec } from "../lib/targets/registry.ts";
+import { linkSource, oneNode, schemaErrors, shippedTarget } from "./support/comfy-schemas.ts";
 
 /** Every job shape, patched with its saver, passes the node schemas (the pack saver is not a core class). */
 function expectShapesValid(
@@ -41,20 +28,6 @@ function expectShapesValid(
     const core = Object.fromEntries(Object.entries(g).filter(([, n]) => n.class_type !== "H3SaveShot"));
     expect(schemaErrors(core), JSON.stringify({ inputs, saver })).toEqual([]);
   }
-}
-
-/** The one node of a class (and title) in a graph. */
-function one(g: ApiGraph, cls: string, title?: string): ApiGraph[string] {
-  const ids = nodesOf(g, cls).filter((id) => title === undefined || g[id]._meta?.title === title);
-  expect(ids, `${cls}${title ? ` "${title}"` : ""}`).toHaveLength(1);
-  return g[ids[0]];
-}
-
-/** The node a link input reads. */
-function source(g: ApiGraph, node: ApiGraph[string], input: string): ApiGraph[string] {
-  const v = node.inputs[input];
-  if (!isLink(v)) throw new Error(`${node.class_type}.${input} is not a link`);
-  return g[v[0]];
 }
 
 const job = (over: PatchValues = {}): PatchValues => ({
@@ -80,12 +53,12 @@ const job = (over: PatchValues = {}): PatchValues => ({
 
 describe("wan22_i2v", () => {
   it("ships a workflow that validates against ComfyUI's node schemas", async () => {
-    const { graph } = await target("wan22_i2v");
+    const { graph } = await shippedTarget("wan22_i2v");
     expect(schemaErrors(graph)).toEqual([]);
   });
 
   it("validates as patched for every job shape: first frame, first and last, LoRAs, the base preset, the pack saver", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     const shapes: [PatchValues, { first: string; last?: string }, "core" | "pack"][] = [
       [job(), { first: "first.png" }, "core"],
       [job(), { first: "first.png", last: "last.png" }, "core"],
@@ -96,17 +69,17 @@ describe("wan22_i2v", () => {
   });
 
   it("carries the job's values to the nodes its binding names", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     const { graph: g, saver } = patchGraph(spec, graph, job(), { first: "h3pipe/sh010_first.png" });
-    expect(one(g, "UNETLoader", "Wan high noise model").inputs.unet_name).toBe("high.safetensors");
-    expect(one(g, "UNETLoader", "Wan low noise model").inputs.unet_name).toBe("low.safetensors");
-    expect(one(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "umt5.safetensors", type: "wan" });
-    expect(one(g, "VAELoader").inputs.vae_name).toBe("vae.safetensors");
-    expect(one(g, "CLIPTextEncode", "Positive prompt").inputs.text).toBe("Ada turns to the window.");
-    expect(one(g, "CLIPTextEncode", "Negative prompt").inputs.text).toBe("blurry");
-    const i2v = one(g, "WanImageToVideo");
+    expect(oneNode(g, "UNETLoader", "Wan high noise model").inputs.unet_name).toBe("high.safetensors");
+    expect(oneNode(g, "UNETLoader", "Wan low noise model").inputs.unet_name).toBe("low.safetensors");
+    expect(oneNode(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "umt5.safetensors", type: "wan" });
+    expect(oneNode(g, "VAELoader").inputs.vae_name).toBe("vae.safetensors");
+    expect(oneNode(g, "CLIPTextEncode", "Positive prompt").inputs.text).toBe("Ada turns to the window.");
+    expect(oneNode(g, "CLIPTextEncode", "Negative prompt").inputs.text).toBe("blurry");
+    const i2v = oneNode(g, "WanImageToVideo");
     expect(i2v.inputs).toMatchObject({ width: 640, height: 352, length: 49 });
-    expect(source(g, i2v, "start_image").inputs.image).toBe("h3pipe/sh010_first.png");
+    expect(linkSource(g, i2v, "start_image").inputs.image).toBe("h3pipe/sh010_first.png");
     for (const id of nodesOf(g, "KSamplerAdvanced")) {
       expect(g[id].inputs).toMatchObject({
         noise_seed: 18446744073709551615n,
@@ -116,7 +89,7 @@ describe("wan22_i2v", () => {
       });
     }
     for (const id of nodesOf(g, "ModelSamplingSD3")) expect(g[id].inputs.shift).toBe(5);
-    expect(one(g, "CreateVideo").inputs.fps).toBe(24);
+    expect(oneNode(g, "CreateVideo").inputs.fps).toBe(24);
     expect(g[saver]).toMatchObject({
       class_type: "SaveVideo",
       inputs: { filename_prefix: "studio/e01/sh010_t01" },
@@ -124,13 +97,13 @@ describe("wan22_i2v", () => {
   });
 
   it("splits the steps between the high and the low noise expert, within 1..steps-1", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     const range = (values: PatchValues) => {
       const { graph: g } = patchGraph(spec, graph, job(values), { first: "f.png" });
-      const high = one(g, "KSamplerAdvanced", "Wan high noise sampler").inputs;
-      const low = one(g, "KSamplerAdvanced", "Wan low noise sampler").inputs;
-      expect(source(g, one(g, "KSamplerAdvanced", "Wan low noise sampler"), "latent_image")).toBe(
-        one(g, "KSamplerAdvanced", "Wan high noise sampler"),
+      const high = oneNode(g, "KSamplerAdvanced", "Wan high noise sampler").inputs;
+      const low = oneNode(g, "KSamplerAdvanced", "Wan low noise sampler").inputs;
+      expect(linkSource(g, oneNode(g, "KSamplerAdvanced", "Wan low noise sampler"), "latent_image")).toBe(
+        oneNode(g, "KSamplerAdvanced", "Wan high noise sampler"),
       );
       return [high.start_at_step, high.end_at_step, low.start_at_step, low.end_at_step];
     };
@@ -142,29 +115,29 @@ describe("wan22_i2v", () => {
   });
 
   it("refuses a job without a first frame with the target's own reason", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     const run = () => patchGraph(spec, graph, job(), {});
     expect(run).toThrow(GraphError);
     expect(run).toThrow(/no first frame: Wan I2V starts every shot from its first frame/);
   });
 
   it("switches to WanFirstLastFrameToVideo with a last frame, both frames loaded", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     const { graph: g } = patchGraph(spec, graph, job(), { first: "a.png", last: "b.png" });
     expect(nodesOf(g, "WanImageToVideo")).toEqual([]);
-    const fl = one(g, "WanFirstLastFrameToVideo", "Wan first/last frame to video (h3pipe)");
+    const fl = oneNode(g, "WanFirstLastFrameToVideo", "Wan first/last frame to video (h3pipe)");
     expect(fl.inputs).toMatchObject({ width: 640, height: 352, length: 49, batch_size: 1 });
-    expect(source(g, fl, "start_image").inputs.image).toBe("a.png");
-    expect(source(g, fl, "end_image").inputs.image).toBe("b.png");
+    expect(linkSource(g, fl, "start_image").inputs.image).toBe("a.png");
+    expect(linkSource(g, fl, "end_image").inputs.image).toBe("b.png");
     expect(nodesOf(g, "LoadImage").sort()).toEqual(["11", "h3_last_frame_1"]);
     // The samplers still read the conditioning and latent of the (switched) node.
-    const high = one(g, "KSamplerAdvanced", "Wan high noise sampler");
-    expect(source(g, high, "positive")).toBe(fl);
-    expect(source(g, high, "latent_image")).toBe(fl);
+    const high = oneNode(g, "KSamplerAdvanced", "Wan high noise sampler");
+    expect(linkSource(g, high, "positive")).toBe(fl);
+    expect(linkSource(g, high, "latent_image")).toBe(fl);
   });
 
   it("puts each stage's LoRAs on its own expert and removes the loaders under the base preset", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     const loras = [
       { name: "wan2.2_i2v_lightx2v_4steps_lora_v1_high_noise.safetensors", strength: 1, stage: "high" },
       { name: "wan2.2_i2v_lightx2v_4steps_lora_v1_low_noise.safetensors", strength: 1, stage: "low" },
@@ -173,11 +146,11 @@ describe("wan22_i2v", () => {
     const { graph: g } = patchGraph(spec, graph, job({ loras }), { first: "f.png" });
     const chainOf = (stage: "high" | "low") => {
       const names: unknown[] = [];
-      let node = source(g, one(g, "KSamplerAdvanced", `Wan ${stage} noise sampler`), "model");
-      node = source(g, node, "model"); // ModelSamplingSD3 → the last loader
+      let node = linkSource(g, oneNode(g, "KSamplerAdvanced", `Wan ${stage} noise sampler`), "model");
+      node = linkSource(g, node, "model"); // ModelSamplingSD3 → the last loader
       while (node.class_type === "LoraLoaderModelOnly") {
         names.unshift(node.inputs.lora_name);
-        node = source(g, node, "model");
+        node = linkSource(g, node, "model");
       }
       expect(node._meta?.title).toBe(`Wan ${stage} noise model`);
       return names;
@@ -187,12 +160,12 @@ describe("wan22_i2v", () => {
 
     const base = patchGraph(spec, graph, job({ loras: [], base: true }), { first: "f.png" }).graph;
     expect(nodesOf(base, "LoraLoaderModelOnly")).toEqual([]);
-    const shift = source(base, one(base, "KSamplerAdvanced", "Wan high noise sampler"), "model");
-    expect(source(base, shift, "model")._meta?.title).toBe("Wan high noise model");
+    const shift = linkSource(base, oneNode(base, "KSamplerAdvanced", "Wan high noise sampler"), "model");
+    expect(linkSource(base, shift, "model")._meta?.title).toBe("Wan high noise model");
   });
 
   it("keeps the low noise sampler's latent with the pack saver", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     const { graph: g, saver } = patchGraph(
       spec,
       graph,
@@ -205,12 +178,12 @@ describe("wan22_i2v", () => {
     );
     expect(g[saver].class_type).toBe("H3SaveShot");
     expect(g[saver].inputs).toMatchObject({ root: "/show", take: 3, fps: 24, save_frames: false });
-    expect(source(g, g[saver], "latent")._meta?.title).toBe("Wan low noise sampler");
+    expect(linkSource(g, g[saver], "latent")._meta?.title).toBe("Wan low noise sampler");
     expect(nodesOf(g, "SaveVideo")).toEqual([]);
   });
 
   it("needs the first/last node and names every file it renders with, with where to download it", async () => {
-    const { spec, graph } = await target("wan22_i2v");
+    const { spec, graph } = await shippedTarget("wan22_i2v");
     expect(targetClasses(spec, graph)).toEqual(
       expect.arrayContaining([
         "KSamplerAdvanced",
@@ -271,12 +244,12 @@ const ti2vJob = (over: PatchValues = {}): PatchValues => ({
 
 describe("wan22_ti2v", () => {
   it("ships a workflow that validates against ComfyUI's node schemas", async () => {
-    const { graph } = await target("wan22_ti2v");
+    const { graph } = await shippedTarget("wan22_ti2v");
     expect(schemaErrors(graph)).toEqual([]);
   });
 
   it("validates as patched for every job shape: with and without a first frame, LoRAs, the pack saver", async () => {
-    const { spec, graph } = await target("wan22_ti2v");
+    const { spec, graph } = await shippedTarget("wan22_ti2v");
     const shapes: [PatchValues, { first?: string }, "core" | "pack"][] = [
       [ti2vJob(), {}, "core"],
       [ti2vJob(), { first: "first.png" }, "core"],
@@ -287,26 +260,26 @@ describe("wan22_ti2v", () => {
   });
 
   it("carries the job's values to the nodes its binding names", async () => {
-    const { spec, graph } = await target("wan22_ti2v");
+    const { spec, graph } = await shippedTarget("wan22_ti2v");
     const { graph: g, saver } = patchGraph(spec, graph, ti2vJob(), { first: "h3pipe/sh010_first.png" });
-    expect(one(g, "UNETLoader").inputs.unet_name).toBe("ti2v.safetensors");
-    expect(one(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "umt5.safetensors", type: "wan" });
-    expect(one(g, "VAELoader").inputs.vae_name).toBe("vae22.safetensors");
-    expect(one(g, "CLIPTextEncode", "Positive prompt").inputs.text).toBe("Ada turns to the window.");
-    expect(one(g, "CLIPTextEncode", "Negative prompt").inputs.text).toBe("blurry");
-    const latent = one(g, "Wan22ImageToVideoLatent");
+    expect(oneNode(g, "UNETLoader").inputs.unet_name).toBe("ti2v.safetensors");
+    expect(oneNode(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "umt5.safetensors", type: "wan" });
+    expect(oneNode(g, "VAELoader").inputs.vae_name).toBe("vae22.safetensors");
+    expect(oneNode(g, "CLIPTextEncode", "Positive prompt").inputs.text).toBe("Ada turns to the window.");
+    expect(oneNode(g, "CLIPTextEncode", "Negative prompt").inputs.text).toBe("blurry");
+    const latent = oneNode(g, "Wan22ImageToVideoLatent");
     expect(latent.inputs).toMatchObject({ width: 640, height: 352, length: 49 });
-    expect(source(g, latent, "start_image").inputs.image).toBe("h3pipe/sh010_first.png");
-    const sampler = one(g, "KSampler");
+    expect(linkSource(g, latent, "start_image").inputs.image).toBe("h3pipe/sh010_first.png");
+    const sampler = oneNode(g, "KSampler");
     expect(sampler.inputs).toMatchObject({
       seed: 18446744073709551615n,
       steps: 12,
       cfg: 5,
       sampler_name: "uni_pc",
     });
-    expect(source(g, sampler, "latent_image")).toBe(latent);
-    expect(one(g, "ModelSamplingSD3").inputs.shift).toBe(8);
-    expect(one(g, "CreateVideo").inputs.fps).toBe(24);
+    expect(linkSource(g, sampler, "latent_image")).toBe(latent);
+    expect(oneNode(g, "ModelSamplingSD3").inputs.shift).toBe(8);
+    expect(oneNode(g, "CreateVideo").inputs.fps).toBe(24);
     expect(g[saver]).toMatchObject({
       class_type: "SaveVideo",
       inputs: { filename_prefix: "studio/e01/sh010_t01" },
@@ -314,9 +287,9 @@ describe("wan22_ti2v", () => {
   });
 
   it("renders from the prompt alone without a first frame: the input and its loader go", async () => {
-    const { spec, graph } = await target("wan22_ti2v");
+    const { spec, graph } = await shippedTarget("wan22_ti2v");
     const { graph: g, notes } = patchGraph(spec, graph, ti2vJob(), {});
-    expect(one(g, "Wan22ImageToVideoLatent").inputs).not.toHaveProperty("start_image");
+    expect(oneNode(g, "Wan22ImageToVideoLatent").inputs).not.toHaveProperty("start_image");
     expect(nodesOf(g, "LoadImage")).toEqual([]);
     expect(notes).toEqual([]);
     const withLast = patchGraph(spec, graph, ti2vJob(), { first: "a.png", last: "b.png" });
@@ -325,17 +298,17 @@ describe("wan22_ti2v", () => {
   });
 
   it("puts LoRAs between the model and the shift, and keeps the sampler's latent with the pack saver", async () => {
-    const { spec, graph } = await target("wan22_ti2v");
+    const { spec, graph } = await shippedTarget("wan22_ti2v");
     const loras = [
       { name: "a.safetensors", strength: 0.6 },
       { name: "b.safetensors", strength: 1 },
     ];
     const { graph: g } = patchGraph(spec, graph, ti2vJob({ loras }), {});
     const names: unknown[] = [];
-    let node = source(g, one(g, "ModelSamplingSD3"), "model");
+    let node = linkSource(g, oneNode(g, "ModelSamplingSD3"), "model");
     while (node.class_type === "LoraLoaderModelOnly") {
       names.unshift(node.inputs.lora_name);
-      node = source(g, node, "model");
+      node = linkSource(g, node, "model");
     }
     expect(node.class_type).toBe("UNETLoader");
     expect(names).toEqual(["a.safetensors", "b.safetensors"]);
@@ -353,12 +326,12 @@ describe("wan22_ti2v", () => {
     const saver = pack.graph[pack.saver];
     expect(saver.class_type).toBe("H3SaveShot");
     expect(saver.inputs).toMatchObject({ root: "/show", take: 2, fps: 24, save_frames: false });
-    expect(source(pack.graph, saver, "latent").class_type).toBe("KSampler");
+    expect(linkSource(pack.graph, saver, "latent").class_type).toBe("KSampler");
     expect(nodesOf(pack.graph, "SaveVideo")).toEqual([]);
   });
 
   it("needs LoadImage for a first frame and names every file it renders with, with where to download it", async () => {
-    const { spec, graph } = await target("wan22_ti2v");
+    const { spec, graph } = await shippedTarget("wan22_ti2v");
     const classes = targetClasses(spec, graph);
     expect(classes).toEqual(expect.arrayContaining(["KSampler", "LoadImage", "Wan22ImageToVideoLatent"]));
     const r = await readiness(
@@ -407,12 +380,12 @@ describe("wan22_vace", () => {
     });
 
   it("ships a workflow that validates against ComfyUI's node schemas", async () => {
-    const { graph } = await target("wan22_vace");
+    const { graph } = await shippedTarget("wan22_vace");
     expect(schemaErrors(graph)).toEqual([]);
   });
 
   it("validates as patched for every job shape: reference, keyframes, LoRAs, the base preset, the pack saver", async () => {
-    const { spec, graph } = await target("wan22_vace");
+    const { spec, graph } = await shippedTarget("wan22_vace");
     const lightx = [
       { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_high_noise.safetensors", strength: 1, stage: "high" },
       { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_low_noise.safetensors", strength: 1, stage: "low" },
@@ -430,46 +403,46 @@ describe("wan22_vace", () => {
   });
 
   it("carries the job's values to the nodes its binding names and splits the steps", async () => {
-    const { spec, graph } = await target("wan22_vace");
+    const { spec, graph } = await shippedTarget("wan22_vace");
     const { graph: g } = patchGraph(spec, graph, vaceJob({ steps: 20, split: 0.3 }), {
       references: ["r.png"],
     });
-    expect(one(g, "UNETLoader", "Wan high noise model").inputs.unet_name).toBe("vace_high.safetensors");
-    expect(one(g, "UNETLoader", "Wan low noise model").inputs.unet_name).toBe("vace_low.safetensors");
-    const vace = one(g, "WanVaceToVideo");
+    expect(oneNode(g, "UNETLoader", "Wan high noise model").inputs.unet_name).toBe("vace_high.safetensors");
+    expect(oneNode(g, "UNETLoader", "Wan low noise model").inputs.unet_name).toBe("vace_low.safetensors");
+    const vace = oneNode(g, "WanVaceToVideo");
     expect(vace.inputs).toMatchObject({ width: 640, height: 352, length: 49, strength: 0.8 });
-    expect(source(g, vace, "reference_image").inputs.image).toBe("r.png");
+    expect(linkSource(g, vace, "reference_image").inputs.image).toBe("r.png");
     expect(vace.inputs).not.toHaveProperty("control_video");
     for (const id of nodesOf(g, "ModelSamplingSD3")) expect(g[id].inputs.shift).toBe(8);
-    const high = one(g, "KSamplerAdvanced", "Wan high noise sampler").inputs;
-    const low = one(g, "KSamplerAdvanced", "Wan low noise sampler").inputs;
+    const high = oneNode(g, "KSamplerAdvanced", "Wan high noise sampler").inputs;
+    const low = oneNode(g, "KSamplerAdvanced", "Wan low noise sampler").inputs;
     expect([high.start_at_step, high.end_at_step, low.start_at_step, low.end_at_step]).toEqual([
       0, 6, 6, 10000,
     ]);
     // The decoder reads the low noise latent with the reference's leading frame trimmed.
-    const trim = source(g, one(g, "VAEDecode"), "samples");
+    const trim = linkSource(g, oneNode(g, "VAEDecode"), "samples");
     expect(trim.class_type).toBe("TrimVideoLatent");
-    expect(source(g, trim, "samples")._meta?.title).toBe("Wan low noise sampler");
-    expect(source(g, trim, "trim_amount")).toBe(vace);
+    expect(linkSource(g, trim, "samples")._meta?.title).toBe("Wan low noise sampler");
+    expect(linkSource(g, trim, "trim_amount")).toBe(vace);
   });
 
   it("without a reference or keyframes renders from the prompt alone", async () => {
-    const { spec, graph } = await target("wan22_vace");
+    const { spec, graph } = await shippedTarget("wan22_vace");
     const { graph: g } = patchGraph(spec, graph, vaceJob(), {});
-    const vace = one(g, "WanVaceToVideo");
+    const vace = oneNode(g, "WanVaceToVideo");
     for (const input of ["reference_image", "control_video", "control_masks"])
       expect(vace.inputs).not.toHaveProperty(input);
     expect(nodesOf(g, "LoadImage")).toEqual([]);
   });
 
   it("turns the keyframes into a control video: scaled keyframes around grey frames, masked keep/generate", async () => {
-    const { spec, graph } = await target("wan22_vace");
+    const { spec, graph } = await shippedTarget("wan22_vace");
     const { graph: g } = patchGraph(spec, graph, vaceJob({ length: 49 }), { first: "a.png", last: "b.png" });
-    const vace = one(g, "WanVaceToVideo");
+    const vace = oneNode(g, "WanVaceToVideo");
     /** The frames an ImageBatch chain joins, in order, as [class, frames, colour or file]. */
     const frames = (node: ApiGraph[string]): unknown[][] => {
       if (node.class_type === "ImageBatch")
-        return [...frames(source(g, node, "image1")), ...frames(source(g, node, "image2"))];
+        return [...frames(linkSource(g, node, "image1")), ...frames(linkSource(g, node, "image2"))];
       if (node.class_type === "ImageScale") {
         expect(node.inputs).toMatchObject({
           width: 640,
@@ -477,20 +450,20 @@ describe("wan22_vace", () => {
           upscale_method: "lanczos",
           crop: "center",
         });
-        return [["key", 1, source(g, node, "image").inputs.image]];
+        return [["key", 1, linkSource(g, node, "image").inputs.image]];
       }
       expect(node.class_type).toBe("EmptyImage");
       expect(node.inputs).toMatchObject({ width: 640, height: 352 });
       return [["plain", node.inputs.batch_size, node.inputs.color]];
     };
-    expect(frames(source(g, vace, "control_video"))).toEqual([
+    expect(frames(linkSource(g, vace, "control_video"))).toEqual([
       ["key", 1, "a.png"],
       ["plain", 47, 0x7f7f7f],
       ["key", 1, "b.png"],
     ]);
-    const mask = source(g, vace, "control_masks");
+    const mask = linkSource(g, vace, "control_masks");
     expect(mask.inputs.channel).toBe("red");
-    expect(frames(source(g, mask, "image"))).toEqual([
+    expect(frames(linkSource(g, mask, "image"))).toEqual([
       ["plain", 1, 0],
       ["plain", 47, 0xffffff],
       ["plain", 1, 0],
@@ -498,21 +471,21 @@ describe("wan22_vace", () => {
     for (const id of Object.keys(g).filter((k) => !/^\d+$/.test(k))) expect(id).toMatch(/^h3_vace_key_\d+$/);
 
     const lastOnly = patchGraph(spec, graph, vaceJob({ length: 9 }), { last: "b.png" }).graph;
-    const v2 = one(lastOnly, "WanVaceToVideo");
-    const chain = source(lastOnly, v2, "control_video");
-    expect(source(lastOnly, chain, "image1").inputs.batch_size).toBe(8);
-    expect(source(lastOnly, source(lastOnly, chain, "image2"), "image").inputs.image).toBe("b.png");
+    const v2 = oneNode(lastOnly, "WanVaceToVideo");
+    const chain = linkSource(lastOnly, v2, "control_video");
+    expect(linkSource(lastOnly, chain, "image1").inputs.batch_size).toBe(8);
+    expect(linkSource(lastOnly, linkSource(lastOnly, chain, "image2"), "image").inputs.image).toBe("b.png");
   });
 
   it("refuses keyframes that leave no frame to generate", async () => {
-    const { spec, graph } = await target("wan22_vace");
+    const { spec, graph } = await shippedTarget("wan22_vace");
     expect(() => patchGraph(spec, graph, vaceJob({ length: 2 }), { first: "a.png", last: "b.png" })).toThrow(
       /control video: 2 frames leave no frame between 2 keyframes/,
     );
   });
 
   it("inserts each stage's LoRAs after its own expert and keeps the trimmed latent with the pack saver", async () => {
-    const { spec, graph } = await target("wan22_vace");
+    const { spec, graph } = await shippedTarget("wan22_vace");
     const loras = [
       { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_high_noise.safetensors", strength: 1, stage: "high" },
       { name: "wan2.2_t2v_lightx2v_4steps_lora_250928_low_noise.safetensors", strength: 1, stage: "low" },
@@ -522,10 +495,10 @@ describe("wan22_vace", () => {
       ["high", loras[0]],
       ["low", loras[1]],
     ] as const) {
-      const shift = source(g, one(g, "KSamplerAdvanced", `Wan ${stage} noise sampler`), "model");
-      const loader = source(g, shift, "model");
+      const shift = linkSource(g, oneNode(g, "KSamplerAdvanced", `Wan ${stage} noise sampler`), "model");
+      const loader = linkSource(g, shift, "model");
       expect(loader.inputs.lora_name).toBe(lora.name);
-      expect(source(g, loader, "model")._meta?.title).toBe(`Wan ${stage} noise model`);
+      expect(linkSource(g, loader, "model")._meta?.title).toBe(`Wan ${stage} noise model`);
     }
     const pack = patchGraph(
       spec,
@@ -534,11 +507,11 @@ describe("wan22_vace", () => {
       {},
       { saver: "pack", saverValues: { project_root: "/show", subfolder: "x", take: 1, save_latent: true } },
     );
-    expect(source(pack.graph, pack.graph[pack.saver], "latent").class_type).toBe("TrimVideoLatent");
+    expect(linkSource(pack.graph, pack.graph[pack.saver], "latent").class_type).toBe("TrimVideoLatent");
   });
 
   it("needs the control video nodes and names every file, with where to download it", async () => {
-    const { spec, graph } = await target("wan22_vace");
+    const { spec, graph } = await shippedTarget("wan22_vace");
     const classes = targetClasses(spec, graph);
     expect(classes).toEqual(
       expect.arrayContaining([

@@ -1,8 +1,11 @@
 // The node schemas of a current ComfyUI (test/fixtures/comfy-node-schemas.json, read from ComfyUI's source) and a
-// check of an API-format graph against them: what ComfyUI's own validation would refuse, one line per problem.
+// check of an API-format graph against them: what ComfyUI's own validation would refuse, one line per problem; and
+// the shipped video targets' workflows with small ways to find nodes in them.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { type ApiGraph, isLink } from "../../lib/targets/graph.ts";
+import { expect } from "vitest";
+import { type ApiGraph, isLink, nodesOf } from "../../lib/targets/graph.ts";
+import { shippedRegistry, type TargetSpec } from "../../lib/targets/registry.ts";
 
 interface InputSchema {
   type: string;
@@ -25,6 +28,30 @@ interface Schemas {
 export const schemas: Schemas = JSON.parse(
   await readFile(path.join(import.meta.dirname, "..", "fixtures", "comfy-node-schemas.json"), "utf8"),
 );
+
+const VIDEO_TARGETS = path.join(import.meta.dirname, "..", "..", "lib", "targets", "video");
+
+/** A shipped video target's spec and its workflow as shipped. */
+export async function shippedTarget(id: string): Promise<{ spec: TargetSpec; graph: ApiGraph }> {
+  const spec = shippedRegistry().get(id);
+  if (!spec) throw new Error(`no shipped target ${id}`);
+  const graph = JSON.parse(await readFile(path.join(VIDEO_TARGETS, id, "workflow.json"), "utf8")) as ApiGraph;
+  return { spec, graph };
+}
+
+/** The one node of a class (and title, when given) in a graph. */
+export function oneNode(g: ApiGraph, cls: string, title?: string): ApiGraph[string] {
+  const ids = nodesOf(g, cls).filter((id) => title === undefined || g[id]._meta?.title === title);
+  expect(ids, `${cls}${title ? ` "${title}"` : ""}`).toHaveLength(1);
+  return g[ids[0]];
+}
+
+/** The node a link input reads. */
+export function linkSource(g: ApiGraph, node: ApiGraph[string], input: string): ApiGraph[string] {
+  const v = node.inputs[input];
+  if (!isLink(v)) throw new Error(`${node.class_type}.${input} is not a link`);
+  return g[v[0]];
+}
 
 /** Every way a graph breaks the schemas, one line each (empty when it validates). */
 export function schemaErrors(g: ApiGraph): string[] {
