@@ -50,13 +50,23 @@ export async function readSavedWorkflow(address: string, name: string): Promise<
   return Buffer.from(await res.arrayBuffer());
 }
 
-/** Whether the engine has a saved workflow of that name. */
-export async function hasSavedWorkflow(address: string, name: string): Promise<boolean> {
-  const res = await call(address, "GET", workflowRoute(name));
+/** `method` on `workflows/<name>`, the answer's body unread: false when nothing is saved under that name. */
+async function onSavedWorkflow(
+  address: string,
+  method: "GET" | "DELETE",
+  verb: string,
+  name: string,
+): Promise<boolean> {
+  const res = await call(address, method, workflowRoute(name));
   await res.body?.cancel();
   if (res.status === 404) return false;
-  if (!res.ok) throw await refusal(address, `read workflows/${name}`, res);
+  if (!res.ok) throw await refusal(address, `${verb} workflows/${name}`, res);
   return true;
+}
+
+/** Whether the engine has a saved workflow of that name. */
+export function hasSavedWorkflow(address: string, name: string): Promise<boolean> {
+  return onSavedWorkflow(address, "GET", "read", name);
 }
 
 /** Save `bytes` as `workflows/<name>`; 409 when it exists and `overwrite` is false. */
@@ -79,12 +89,8 @@ export async function saveWorkflow(
 }
 
 /** Delete `workflows/<name>`; false when nothing was saved under that name. */
-export async function deleteSavedWorkflow(address: string, name: string): Promise<boolean> {
-  const res = await call(address, "DELETE", workflowRoute(name));
-  await res.body?.cancel();
-  if (res.status === 404) return false;
-  if (!res.ok) throw await refusal(address, `delete workflows/${name}`, res);
-  return true;
+export function deleteSavedWorkflow(address: string, name: string): Promise<boolean> {
+  return onSavedWorkflow(address, "DELETE", "delete", name);
 }
 
 /** The names saved in the engine's workflows folder (sub-folders included, as relative paths), sorted. */
