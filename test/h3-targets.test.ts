@@ -2,7 +2,7 @@
 // the project's pack for the shot-list loader and the saver) as shipped and as patched for its jobs; Ref2VA's loader
 // reads the frozen shot list, FL2VA takes first and last frames and a dub's dialogue slice, and readiness names
 // what is missing.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -15,9 +15,7 @@ import { dubSlice } from "../lib/render/dub-slice.ts";
 import { h3CoreRefs } from "../lib/render/h3-core-refs.ts";
 import type { Sidecar } from "../lib/render/sidecar.ts";
 import {
-  type ApiGraph,
   GraphError,
-  isLink,
   nodesOf,
   type PatchInputs,
   type PatchValues,
@@ -27,31 +25,11 @@ import {
 import { readiness } from "../lib/targets/models.ts";
 import { coreUploads, loaderVariant } from "../lib/targets/patches/h3-core.ts";
 import { shotListOptions } from "../lib/targets/patches/h3-shotlist.ts";
-import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
-import { schemaErrors } from "./support/comfy-schemas.ts";
+import { shippedRegistry } from "../lib/targets/registry.ts";
+import { linkSource, oneNode, schemaErrors, shippedTarget } from "./support/comfy-schemas.ts";
 import { makeTestEnv } from "./support/ctx.ts";
 
-const ROOT = path.join(import.meta.dirname, "..", "lib", "targets", "video");
 const registry = shippedRegistry();
-
-async function target(id: string): Promise<{ spec: TargetSpec; graph: ApiGraph }> {
-  const spec = registry.get(id);
-  if (!spec) throw new Error(`no shipped target ${id}`);
-  const graph = JSON.parse(await readFile(path.join(ROOT, id, "workflow.json"), "utf8")) as ApiGraph;
-  return { spec, graph };
-}
-
-function one(g: ApiGraph, cls: string): ApiGraph[string] {
-  const ids = nodesOf(g, cls);
-  expect(ids, cls).toHaveLength(1);
-  return g[ids[0]];
-}
-
-function source(g: ApiGraph, node: ApiGraph[string], input: string): ApiGraph[string] {
-  const v = node.inputs[input];
-  if (!isLink(v)) throw new Error(`${node.class_type}.${input} is not a link`);
-  return g[v[0]];
-}
 
 const job = (over: PatchValues = {}): PatchValues => ({
   prompt: ["Ada turns to the window.", "Rain on the glass."],
@@ -74,12 +52,12 @@ const packValues = { project_root: "/show", subfolder: "e01/renders/sh010", take
 
 describe("minimax_h3_fl2va", () => {
   it("ships a workflow of core nodes that validates against ComfyUI's node schemas", async () => {
-    const { graph } = await target("minimax_h3_fl2va");
+    const { graph } = await shippedTarget("minimax_h3_fl2va");
     expect(schemaErrors(graph)).toEqual([]);
   });
 
   it("validates as patched for every job shape: none, first, last, both, dub audio, LoRAs, base, pack saver", async () => {
-    const { spec, graph } = await target("minimax_h3_fl2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_fl2va");
     const shapes: [PatchValues, PatchInputs, "core" | "pack"][] = [
       [job(), {}, "core"],
       [job(), { first: "f.png" }, "core"],
@@ -106,28 +84,30 @@ describe("minimax_h3_fl2va", () => {
   });
 
   it("carries the job's values to the nodes its binding names", async () => {
-    const { spec, graph } = await target("minimax_h3_fl2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_fl2va");
     const loras = [{ name: "minimax_h3_fl2v_turbo_8step_v1.0_comfyui_bf16.safetensors", strength: 1 }];
     const { graph: g, saver } = patchGraph(spec, graph, job({ loras }), { first: "f.png" });
-    const i2v = one(g, "MiniMaxH3ImageToVideo");
+    const i2v = oneNode(g, "MiniMaxH3ImageToVideo");
     expect(i2v.inputs).toMatchObject({
       prompt: "Ada turns to the window.\n\nRain on the glass.",
       width: 1344,
       height: 768,
       length: 124,
     });
-    expect(one(g, "UNETLoader").inputs.unet_name).toBe("minimax_h3_fl2va_pruned_int8_convrot.safetensors");
-    expect(one(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "qwen.safetensors", type: "minimax" });
-    expect(source(g, one(g, "VAEDecode"), "vae").inputs.vae_name).toBe("video_vae.safetensors");
-    expect(source(g, one(g, "VAEDecodeAudio"), "vae").inputs.vae_name).toBe("audio_vae.safetensors");
-    expect(one(g, "RandomNoise").inputs.noise_seed).toBe(18446744073709551615n);
-    expect(one(g, "BasicScheduler").inputs.steps).toBe(8);
-    expect(one(g, "KSamplerSelect").inputs.sampler_name).toBe("res_multistep");
+    expect(oneNode(g, "UNETLoader").inputs.unet_name).toBe(
+      "minimax_h3_fl2va_pruned_int8_convrot.safetensors",
+    );
+    expect(oneNode(g, "CLIPLoader").inputs).toMatchObject({ clip_name: "qwen.safetensors", type: "minimax" });
+    expect(linkSource(g, oneNode(g, "VAEDecode"), "vae").inputs.vae_name).toBe("video_vae.safetensors");
+    expect(linkSource(g, oneNode(g, "VAEDecodeAudio"), "vae").inputs.vae_name).toBe("audio_vae.safetensors");
+    expect(oneNode(g, "RandomNoise").inputs.noise_seed).toBe(18446744073709551615n);
+    expect(oneNode(g, "BasicScheduler").inputs.steps).toBe(8);
+    expect(oneNode(g, "KSamplerSelect").inputs.sampler_name).toBe("res_multistep");
     // The LoRA is inserted after the model and both model readers take it.
-    const lora = one(g, "LoraLoaderModelOnly");
+    const lora = oneNode(g, "LoraLoaderModelOnly");
     expect(lora.inputs.lora_name).toBe(loras[0].name);
-    expect(source(g, one(g, "BasicGuider"), "model")).toBe(lora);
-    expect(source(g, one(g, "BasicScheduler"), "model")).toBe(lora);
+    expect(linkSource(g, oneNode(g, "BasicGuider"), "model")).toBe(lora);
+    expect(linkSource(g, oneNode(g, "BasicScheduler"), "model")).toBe(lora);
     expect(g[saver]).toMatchObject({
       class_type: "SaveVideo",
       inputs: { filename_prefix: "studio/e01/sh010_t01" },
@@ -135,42 +115,42 @@ describe("minimax_h3_fl2va", () => {
   });
 
   it("renders from the prompt alone without keyframes, and reads first and last frames through LoadImage", async () => {
-    const { spec, graph } = await target("minimax_h3_fl2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_fl2va");
     const none = patchGraph(spec, graph, job(), {}).graph;
-    expect(one(none, "MiniMaxH3ImageToVideo").inputs).not.toHaveProperty("first_frame");
-    expect(one(none, "MiniMaxH3ImageToVideo").inputs).not.toHaveProperty("last_frame");
+    expect(oneNode(none, "MiniMaxH3ImageToVideo").inputs).not.toHaveProperty("first_frame");
+    expect(oneNode(none, "MiniMaxH3ImageToVideo").inputs).not.toHaveProperty("last_frame");
     expect(nodesOf(none, "LoadImage")).toEqual([]);
 
     const both = patchGraph(spec, graph, job(), { first: "f.png", last: "l.png" }).graph;
-    const i2v = one(both, "MiniMaxH3ImageToVideo");
-    expect(source(both, i2v, "first_frame").inputs.image).toBe("f.png");
-    expect(source(both, i2v, "last_frame")).toMatchObject({
+    const i2v = oneNode(both, "MiniMaxH3ImageToVideo");
+    expect(linkSource(both, i2v, "first_frame").inputs.image).toBe("f.png");
+    expect(linkSource(both, i2v, "last_frame")).toMatchObject({
       class_type: "LoadImage",
       inputs: { image: "l.png" },
       _meta: { title: "last frame (h3pipe)" },
     });
     // A last frame alone is a valid job: the core node pins only the end.
     const last = patchGraph(spec, graph, job(), { last: "l.png" }).graph;
-    expect(one(last, "MiniMaxH3ImageToVideo").inputs).not.toHaveProperty("first_frame");
-    expect(source(last, one(last, "MiniMaxH3ImageToVideo"), "last_frame").inputs.image).toBe("l.png");
+    expect(oneNode(last, "MiniMaxH3ImageToVideo").inputs).not.toHaveProperty("first_frame");
+    expect(linkSource(last, oneNode(last, "MiniMaxH3ImageToVideo"), "last_frame").inputs.image).toBe("l.png");
   });
 
   it("anchors a dub's dialogue slice at frame 0 through LoadAudio and MiniMaxH3AddGuide", async () => {
-    const { spec, graph } = await target("minimax_h3_fl2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_fl2va");
     const { graph: g } = patchGraph(spec, graph, job(), { first: "f.png", audio: "sh010_dub.wav" });
-    const guide = one(g, "MiniMaxH3AddGuide");
+    const guide = oneNode(g, "MiniMaxH3AddGuide");
     const i2v = nodesOf(g, "MiniMaxH3ImageToVideo")[0];
     expect(guide.inputs).toMatchObject({ positive: [i2v, 0], latent: [i2v, 1], frame_idx: 0 });
-    expect(source(g, guide, "audio")).toMatchObject({
+    expect(linkSource(g, guide, "audio")).toMatchObject({
       class_type: "LoadAudio",
       inputs: { audio: "sh010_dub.wav" },
     });
-    expect(source(g, guide, "audio_vae").inputs.vae_name).toBe("audio_vae.safetensors");
-    expect(source(g, one(g, "BasicGuider"), "conditioning")).toBe(guide);
+    expect(linkSource(g, guide, "audio_vae").inputs.vae_name).toBe("audio_vae.safetensors");
+    expect(linkSource(g, oneNode(g, "BasicGuider"), "conditioning")).toBe(guide);
   });
 
   it("refuses a workflow without its one MiniMaxH3ImageToVideo, naming it", async () => {
-    const { spec, graph } = await target("minimax_h3_fl2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_fl2va");
     const broken = structuredClone(graph);
     broken["99"] = structuredClone(broken[nodesOf(graph, "MiniMaxH3ImageToVideo")[0]]);
     const run = () => patchGraph(spec, broken, job(), {});
@@ -179,7 +159,7 @@ describe("minimax_h3_fl2va", () => {
   });
 
   it("needs the guide and the audio loader only for the jobs that send them", async () => {
-    const { spec, graph } = await target("minimax_h3_fl2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_fl2va");
     const all = targetClasses(spec, graph);
     for (const cls of ["LoadAudio", "MiniMaxH3AddGuide", "LoadImage", "LoraLoaderModelOnly"])
       expect(all).toContain(cls);
@@ -195,12 +175,12 @@ describe("minimax_h3_fl2va", () => {
 
 describe("minimax_h3_ref2va", () => {
   it("ships a workflow that validates against the node schemas (core H3 nodes, the pack's loader and saver)", async () => {
-    const { graph } = await target("minimax_h3_ref2va");
+    const { graph } = await shippedTarget("minimax_h3_ref2va");
     expect(schemaErrors(graph)).toEqual([]);
   });
 
   it("feeds the shot list's values through the loader and saves with the pack saver in every job shape", async () => {
-    const { spec, graph } = await target("minimax_h3_ref2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_ref2va");
     const t = { ep: "/shows/s/e01", pass: "proxy" as const, subject: "sh010", take: 3 };
     for (const values of [
       job({ model: "ref.safetensors", ref_image_size: "match" }),
@@ -216,7 +196,7 @@ describe("minimax_h3_ref2va", () => {
       const { graph: g, saver } = patchGraph(spec, graph, values, {}, shotListOptions(spec, t));
       expect(schemaErrors(g)).toEqual([]);
       expect(g[saver].class_type).toBe("H3SaveShot");
-      const loader = one(g, "H3ShotListLoader");
+      const loader = oneNode(g, "H3ShotListLoader");
       expect(loader.inputs).toMatchObject({
         root: "/shows/s",
         shotlist: "e01/renders_proxy/sh010/sh010_t03.shotlist.json",
@@ -231,22 +211,22 @@ describe("minimax_h3_ref2va", () => {
       });
       // Steps and seed stay with the loader (via: loader); the review copy is gone.
       const loaderId = nodesOf(g, "H3ShotListLoader")[0];
-      expect(one(g, "RandomNoise").inputs.noise_seed).toEqual([loaderId, 13]);
-      expect(one(g, "BasicScheduler").inputs.steps).toEqual([loaderId, 12]);
+      expect(oneNode(g, "RandomNoise").inputs.noise_seed).toEqual([loaderId, 13]);
+      expect(oneNode(g, "BasicScheduler").inputs.steps).toEqual([loaderId, 12]);
       expect(nodesOf(g, "SaveVideo")).toEqual([]);
       expect(nodesOf(g, "CreateVideo")).toEqual([]);
-      const ref = one(g, "MiniMaxH3ReferenceToVideo");
+      const ref = oneNode(g, "MiniMaxH3ReferenceToVideo");
       expect(ref.inputs.prompt).toEqual([loaderId, 1]);
       expect(ref.inputs["ref_images.ref_image_3"]).toEqual([loaderId, 5]);
       expect(ref.inputs["ref_audios.ref_audio_0"]).toEqual([loaderId, 6]);
     }
     const { graph: g } = patchGraph(spec, graph, job({ model: "ref.safetensors", ref_image_size: "match" }));
-    expect(one(g, "UNETLoader").inputs.unet_name).toBe("ref.safetensors");
-    expect(one(g, "MiniMaxH3ReferenceToVideo").inputs.ref_image_size).toBe("match");
+    expect(oneNode(g, "UNETLoader").inputs.unet_name).toBe("ref.safetensors");
+    expect(oneNode(g, "MiniMaxH3ReferenceToVideo").inputs.ref_image_size).toBe("match");
   });
 
   it("names the project's pack for the classes ComfyUI does not ship, which it can do without", async () => {
-    const { spec, graph } = await target("minimax_h3_ref2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_ref2va");
     const all = targetClasses(spec, graph);
     expect(all).toEqual(
       expect.arrayContaining(["H3ShotListLoader", "H3SaveShot", "MiniMaxH3ReferenceToVideo"]),
@@ -290,7 +270,7 @@ describe("minimax_h3_ref2va", () => {
   });
 
   it("builds a core-only graph for an engine without the pack, valid in every job shape", async () => {
-    const { spec, graph } = await target("minimax_h3_ref2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_ref2va");
     // A stock ComfyUI: every class the core path sends (LoadImage and LoadAudio for the references), no H3 pack.
     const core = new Set([...targetClasses(spec, graph, { variant: "core" }), "LoadImage", "LoadAudio"]);
     expect([...core].filter((c) => c.startsWith("H3"))).toEqual([]);
@@ -319,7 +299,7 @@ describe("minimax_h3_ref2va", () => {
         class_type: "SaveVideo",
         inputs: { filename_prefix: "studio/e01/sh010_t01" },
       });
-      const ref = one(g, "MiniMaxH3ReferenceToVideo");
+      const ref = oneNode(g, "MiniMaxH3ReferenceToVideo");
       expect(ref.inputs, label).toMatchObject({
         prompt: "Ada turns to the window.\n\nRain on the glass.",
         width: 1344,
@@ -331,12 +311,15 @@ describe("minimax_h3_ref2va", () => {
         Object.keys(ref.inputs)
           .filter((k) => k.startsWith(prefix))
           .sort()
-          .map((k) => source(g, ref, k).inputs);
+          .map((k) => linkSource(g, ref, k).inputs);
       expect(wired("ref_images."), label).toEqual((inputs.pictures ?? []).map((image) => ({ image })));
       expect(wired("ref_audios."), label).toEqual((inputs.voices ?? []).map((audio) => ({ audio })));
-      expect(one(g, "RandomNoise").inputs.noise_seed).toBe(18446744073709551615n);
-      expect(one(g, "BasicScheduler").inputs.steps).toBe(8);
-      expect(source(g, g[saver], "video")).toMatchObject({ class_type: "CreateVideo", inputs: { fps: 24 } });
+      expect(oneNode(g, "RandomNoise").inputs.noise_seed).toBe(18446744073709551615n);
+      expect(oneNode(g, "BasicScheduler").inputs.steps).toBe(8);
+      expect(linkSource(g, g[saver], "video")).toMatchObject({
+        class_type: "CreateVideo",
+        inputs: { fps: 24 },
+      });
     }
     // The engine's catalogue decides: readiness on core nodes alone is not blocked by the pack.
     const r = await readiness(spec, { objectInfo: [...core], models: {} }, { graph });
@@ -355,7 +338,7 @@ describe("minimax_h3_ref2va", () => {
   });
 
   it("refuses a workflow without its one loader, naming the class", async () => {
-    const { spec, graph } = await target("minimax_h3_ref2va");
+    const { spec, graph } = await shippedTarget("minimax_h3_ref2va");
     const broken = structuredClone(graph);
     delete broken[nodesOf(graph, "H3ShotListLoader")[0]];
     expect(() => patchGraph(spec, broken, job())).toThrow(/H3ShotListLoader matched 0 nodes/);
