@@ -2,8 +2,6 @@
 // the IC-LoRA file or with `lora: none`), the sampling profiles chosen by the model file's name (distilled patches
 // nothing, dev swaps in LTXVScheduler and the refine sigmas) and the duration head (`dur: model`) linked into every
 // length, else the estimate with the reason noted. Every job shape validates against ComfyUI's node schemas.
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type ApiGraph,
@@ -16,16 +14,9 @@ import {
 } from "../lib/targets/graph.ts";
 import { readiness } from "../lib/targets/models.ts";
 import { samplingProfile } from "../lib/targets/patches/ltx2.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
-import { schemaErrors, schemas } from "./support/comfy-schemas.ts";
+import { schemaErrors, schemas, shippedTarget } from "./support/comfy-schemas.ts";
 
-const spec = shippedRegistry().get("ltx2")!;
-const graph = JSON.parse(
-  await readFile(
-    path.join(import.meta.dirname, "..", "lib", "targets", "video", "ltx2", "workflow.json"),
-    "utf8",
-  ),
-) as ApiGraph;
+const { spec, graph } = await shippedTarget("ltx2");
 
 const DISTILLED = "ltx-2.5-22b-distilled-transformer-comfy-int8-convrot.safetensors";
 const DEV = "ltx-2.5-22b-dev-transformer-comfy-int8-convrot.safetensors";

@@ -3,8 +3,6 @@
 // RepeatImageBatch and every length and size widget the binding names; without a sheet the guides and the IC-LoRA
 // go (text only), panels on disk without a staged sheet are refused, and a sheet whose IC-LoRA the job lost gets it
 // back with a note.
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   type ApiGraph,
@@ -17,16 +15,9 @@ import {
   targetClasses,
 } from "../lib/targets/graph.ts";
 import { readiness } from "../lib/targets/models.ts";
-import { shippedRegistry } from "../lib/targets/registry.ts";
-import { schemaErrors } from "./support/comfy-schemas.ts";
+import { oneNode, schemaErrors, shippedTarget } from "./support/comfy-schemas.ts";
 
-const spec = shippedRegistry().get("ltx2_ingredients")!;
-const graph = JSON.parse(
-  await readFile(
-    path.join(import.meta.dirname, "..", "lib", "targets", "video", "ltx2_ingredients", "workflow.json"),
-    "utf8",
-  ),
-) as ApiGraph;
+const { spec, graph } = await shippedTarget("ltx2_ingredients");
 
 const IC = "ltx-2.3-22b-ic-lora-ingredients-0.9.safetensors";
 const CKPT = "ltx-2.3-22b-distilled-fp8.safetensors";
@@ -48,11 +39,6 @@ const job = (over: PatchValues = {}): PatchValues => ({
   ...over,
 });
 
-const one = (g: ApiGraph, cls: string) => {
-  const ids = nodesOf(g, cls);
-  expect(ids, cls).toHaveLength(1);
-  return g[ids[0]];
-};
 const from = (g: ApiGraph, v: unknown) => (isLink(v) ? g[v[0]] : undefined);
 
 describe("ltx2_ingredients workflow", () => {
@@ -102,25 +88,25 @@ describe("ltx2_ingredients workflow", () => {
 
   it("carries the sheet and the job's values to the nodes its binding names", () => {
     const { graph: g, saver, notes } = patchGraph(spec, graph, job(), { sheet: "studio/abc.png" });
-    const ckpt = one(g, "CheckpointLoaderSimple");
+    const ckpt = oneNode(g, "CheckpointLoaderSimple");
     expect(ckpt.inputs.ckpt_name).toBe(CKPT);
-    expect(one(g, "LTXVAudioVAELoader").inputs.ckpt_name).toBe(CKPT);
-    expect(one(g, "LTXAVTextEncoderLoader").inputs).toMatchObject({
+    expect(oneNode(g, "LTXVAudioVAELoader").inputs.ckpt_name).toBe(CKPT);
+    expect(oneNode(g, "LTXAVTextEncoderLoader").inputs).toMatchObject({
       ckpt_name: CKPT,
       text_encoder: "gemma_3_12B_it_fp4_mixed.safetensors",
     });
-    expect(one(g, "KSampler").inputs).toMatchObject({ seed: 18446744073709551615n, steps: 8, cfg: 1 });
-    expect(one(g, "EmptyLTXVLatentVideo").inputs).toMatchObject({ width: 768, height: 448, length: 97 });
-    const repeat = one(g, "RepeatImageBatch");
+    expect(oneNode(g, "KSampler").inputs).toMatchObject({ seed: 18446744073709551615n, steps: 8, cfg: 1 });
+    expect(oneNode(g, "EmptyLTXVLatentVideo").inputs).toMatchObject({ width: 768, height: 448, length: 97 });
+    const repeat = oneNode(g, "RepeatImageBatch");
     expect(repeat.inputs.amount).toBe(97);
     const pad = from(g, repeat.inputs.image)!;
     expect(pad.inputs).toMatchObject({ target_width: 768, target_height: 448, padding_color: "black" });
     expect(from(g, pad.inputs.image)!.inputs.image).toBe("studio/abc.png");
-    expect(one(g, "LTXVEmptyLatentAudio").inputs).toMatchObject({ frames_number: 97, frame_rate: 24 });
-    expect(one(g, "LoraLoaderModelOnly").inputs).toMatchObject({ lora_name: IC, strength_model: 1 });
-    expect(one(g, "LTXVAddGuide").inputs).toMatchObject({ frame_idx: 0 });
-    expect(from(g, one(g, "KSampler").inputs.positive)!.class_type).toBe("LTXVAddGuide");
-    expect(from(g, one(g, "VAEDecode").inputs.samples)!.class_type).toBe("LTXVCropGuides");
+    expect(oneNode(g, "LTXVEmptyLatentAudio").inputs).toMatchObject({ frames_number: 97, frame_rate: 24 });
+    expect(oneNode(g, "LoraLoaderModelOnly").inputs).toMatchObject({ lora_name: IC, strength_model: 1 });
+    expect(oneNode(g, "LTXVAddGuide").inputs).toMatchObject({ frame_idx: 0 });
+    expect(from(g, oneNode(g, "KSampler").inputs.positive)!.class_type).toBe("LTXVAddGuide");
+    expect(from(g, oneNode(g, "VAEDecode").inputs.samples)!.class_type).toBe("LTXVCropGuides");
     expect(g[saver]).toMatchObject({
       class_type: "SaveVideo",
       inputs: { filename_prefix: "studio/e01/sh010_t01" },
@@ -148,13 +134,13 @@ describe("ltx2_ingredients without a sheet", () => {
       expect(nodesOf(g, cls), cls).toEqual([]);
     const loras = nodesOf(g, "LoraLoaderModelOnly").map((id) => g[id].inputs.lora_name);
     expect(loras).toEqual(["ink.safetensors"]);
-    const ks = one(g, "KSampler");
+    const ks = oneNode(g, "KSampler");
     expect(from(g, ks.inputs.positive)!.class_type).toBe("LTXVConditioning");
     expect(from(g, ks.inputs.model)!.inputs.lora_name).toBe("ink.safetensors");
-    expect(from(g, one(g, "LTXVConcatAVLatent").inputs.video_latent)!.class_type).toBe(
+    expect(from(g, oneNode(g, "LTXVConcatAVLatent").inputs.video_latent)!.class_type).toBe(
       "EmptyLTXVLatentVideo",
     );
-    expect(from(g, one(g, "VAEDecode").inputs.samples)!.class_type).toBe("LTXVSeparateAVLatent");
+    expect(from(g, oneNode(g, "VAEDecode").inputs.samples)!.class_type).toBe("LTXVSeparateAVLatent");
     expect(notes.join("\n")).toMatch(/no reference pictures: the shot renders from the prompt alone/);
     expect(schemaErrors(g)).toEqual([]);
   });
@@ -174,7 +160,7 @@ describe("ltx2_ingredients without a sheet", () => {
 describe("ltx2_ingredients IC-LoRA", () => {
   it("puts the IC-LoRA back, with a note, when the job's LoRA list lost it while a sheet exists", () => {
     const { graph: g, notes } = patchGraph(spec, graph, job({ loras: [] }), { sheet: "s.png" });
-    expect(one(g, "LoraLoaderModelOnly").inputs).toMatchObject({ lora_name: IC, strength_model: 1 });
+    expect(oneNode(g, "LoraLoaderModelOnly").inputs).toMatchObject({ lora_name: IC, strength_model: 1 });
     expect(notes.join("\n")).toMatch(
       /needs its IC-LoRA: ltx-2.3-22b-ic-lora-ingredients-0.9.safetensors put back/,
     );
@@ -189,7 +175,7 @@ describe("ltx2_ingredients IC-LoRA", () => {
         sheet: "s.png",
       },
     );
-    const ks = one(g, "KSampler");
+    const ks = oneNode(g, "KSampler");
     const ink = from(g, ks.inputs.model)!;
     expect(ink.inputs).toMatchObject({ lora_name: "ink.safetensors", strength_model: 0.5 });
     const ic = from(g, ink.inputs.model)!;
@@ -203,7 +189,7 @@ describe("ltx2_ingredients IC-LoRA", () => {
     const { graph: g, notes } = patchGraph(spec, graph, job({ loras: [{ name: IC, strength: 0.8 }] }), {
       sheet: "s.png",
     });
-    expect(one(g, "LoraLoaderModelOnly").inputs.strength_model).toBe(0.8);
+    expect(oneNode(g, "LoraLoaderModelOnly").inputs.strength_model).toBe(0.8);
     expect(notes).toEqual([]);
   });
 });
