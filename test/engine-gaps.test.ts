@@ -2,9 +2,7 @@
 // node are caught by readiness and at planning (no take reserved), and a take refused at queue time records `error`.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
 import { queueRender } from "../lib/render/queue.ts";
 import { renderBody, renderRequest } from "../lib/render/request.ts";
@@ -18,6 +16,7 @@ import {
   NODE_DEFS,
   startComfyDouble,
 } from "./support/comfy-double/index.ts";
+import { png, pointAtDouble, TWO_SHOTS } from "./support/comfy-studio.ts";
 import { MemoryJobStore } from "./support/memory-jobs.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
@@ -25,16 +24,7 @@ import { makeStudio, type Studio } from "./support/studio-episode.ts";
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-const SCRIPT = [
-  "= e01  T",
-  "# sq01 kitchen",
-  "## sh010",
-  "dur: 2",
-  "The kettle steams.",
-  "## sh020",
-  "dur: 1",
-  "Rain on the window.",
-].join("\n");
+const SCRIPT = TWO_SHOTS;
 
 const LTX2_DIR = path.join(import.meta.dirname, "..", "lib", "targets", "video", "ltx2");
 
@@ -48,19 +38,9 @@ async function useDouble(lacking: string[] = []): Promise<ComfyDouble> {
   const nodes = Object.keys(NODE_DEFS).filter((n) => !lacking.includes(n));
   const double = await startComfyDouble({ models: DEFAULT_MODELS, nodes, stepMs: 1 });
   doubles.push(double);
-  s.env.services.engines.lookups.clear();
+  await pointAtDouble(s, double);
   clearTargetReadiness(s.env.services);
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
   return double;
-}
-
-async function png(file: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width: 64, height: 64, channels: 3, background: "#336699" } })
-    .png()
-    .toFile(file);
 }
 
 /** An episode on `target`, with the kitchen plate and sh010's first keyframe; `own` writes the show's target first. */
@@ -76,9 +56,9 @@ async function episode(target: string, own?: { spec: Any; workflow: Any }): Prom
     const built = await s.call("POST", "/build", { ep });
     expect(built.body.ok, JSON.stringify(built.body)).toBe(true);
   }
-  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
-  await png(path.join(ep, "refs", "_bg", "kitchen.png"));
-  await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
+  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
+  await png(path.join(ep, "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
+  await png(path.join(ep, "refs", "shots", "sh010", "first.png"), 64, 64, "#336699");
   return ep;
 }
 

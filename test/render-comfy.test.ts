@@ -3,7 +3,6 @@
 // (mismatch and missing files).
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import type { StudioJobStore } from "../lib/jobs/store.ts";
@@ -11,6 +10,7 @@ import { countFrames } from "../lib/media/ffmpeg.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
+import { png, pointAtDouble } from "./support/comfy-studio.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
@@ -42,18 +42,8 @@ async function useDouble(
 ): Promise<ComfyDouble> {
   const double = await startComfyDouble({ models, stepMs: 1, ...(workflows ? { workflows } : {}) });
   doubles.push(double);
-  s.env.services.engines.lookups.clear();
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
+  await pointAtDouble(s, double);
   return double;
-}
-
-async function png(file: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await sharp({ create: { width: 64, height: 64, channels: 3, background: "#336699" } })
-    .png()
-    .toFile(file);
 }
 
 async function ltxEpisode(): Promise<string> {
@@ -61,9 +51,9 @@ async function ltxEpisode(): Promise<string> {
   series.series.target = "ltx2";
   const ep = await s.episode(SCRIPT3, { series });
   // The location plate the shots read, and sh010's first keyframe.
-  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
-  await png(path.join(ep, "refs", "_bg", "kitchen.png"));
-  await png(path.join(ep, "refs", "shots", "sh010", "first.png"));
+  await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
+  await png(path.join(ep, "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
+  await png(path.join(ep, "refs", "shots", "sh010", "first.png"), 64, 64, "#336699");
   return ep;
 }
 
@@ -447,8 +437,8 @@ describe("a show's own ComfyUI target", () => {
     );
     const built = await s.call("POST", "/build", { ep });
     expect(built.body.ok, JSON.stringify(built.body)).toBe(true);
-    await png(path.join(ep, "refs", "_bg", "kitchen.png"));
-    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"));
+    await png(path.join(ep, "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
+    await png(path.join(path.dirname(ep), "refs", "_bg", "kitchen.png"), 64, 64, "#336699");
 
     const res = await render({ ep, shots: ["sh020"] });
     expect(res.body.errors).toEqual([]);

@@ -54,7 +54,7 @@ export function targetModels(ids: string[]): Record<string, string[]> {
 }
 
 /** Point the studio's local backend at `double` (settings.json's local_url), forgetting earlier engine lookups. */
-export async function useDouble(s: Studio, double: ComfyDouble): Promise<void> {
+export async function pointAtDouble(s: Studio, double: ComfyDouble): Promise<void> {
   s.env.services.engines.lookups.clear();
   const file = settingsFile(s.env.services);
   await mkdir(path.dirname(file), { recursive: true });
@@ -81,7 +81,7 @@ export function useComfyStudio(
     c.s = await makeStudio();
     c.store = await c.s.env.services.jobs();
     c.double = await startComfyDouble({ models, stepMs: 1, ...(opts.nodes ? { nodes: opts.nodes } : {}) });
-    await useDouble(c.s, c.double);
+    await pointAtDouble(c.s, c.double);
   });
   afterAll(async () => {
     await c.s.env.services.engines.close();
