@@ -4,24 +4,21 @@
 // uploaded. Each time the double accepts the graph against its catalogue (the node schemas read from ComfyUI's
 // source), every input the graph sends is one the class declares, the job's values reach the nodes the target's
 // binding names, and the picture comes back at the size ComfyUI would make it.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createComfyEngine } from "../lib/engines/comfyui/index.ts";
 import type { EngineJob, RunHooks } from "../lib/engines/types.ts";
-import type { JobStore } from "../lib/jobs/types.ts";
 import { type ApiGraph, type PatchValues, patchGraph } from "../lib/targets/graph.ts";
 import { type Listing, resolveModels } from "../lib/targets/models.ts";
 import { shippedRegistry, type TargetSpec } from "../lib/targets/registry.ts";
 import { resolveWorkflow } from "../lib/targets/workflow.ts";
 import { refJob } from "../workers/jobs/ref.ts";
-import type { WorkerPool } from "../workers/pool.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { startTestPool, waitFor } from "./support/jobs.ts";
+import { startComfyDouble } from "./support/comfy-double/index.ts";
+import { jobEnded, targetModels, useComfyStudio } from "./support/comfy-studio.ts";
 import { seriesS } from "./support/series-s.ts";
-import { makeStudio, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { SCRIPT } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -40,53 +37,15 @@ const mode = (id: string) => spec(id).capabilities.mode;
 const t2iTargets = comfyTargets.filter((id) => mode(id) === "t2i");
 const pictureTargets = comfyTargets.filter((id) => mode(id) === "edit" || mode(id) === "pano");
 
-/** The files every shipped image target downloads, by model folder, on top of the double's own. */
-function shippedModels(): Record<string, string[]> {
-  const models: Record<string, string[]> = structuredClone(DEFAULT_MODELS);
-  for (const id of comfyTargets) {
-    const downloads = (spec(id).downloads ?? {}) as Record<string, { folder: string }>;
-    for (const [file, d] of Object.entries(downloads)) {
-      models[d.folder] ??= [];
-      if (!models[d.folder].includes(file)) models[d.folder].push(file);
-    }
-  }
-  return models;
-}
-
-let s: Studio;
-let store: JobStore;
-let double: ComfyDouble;
+/** The files every shipped ComfyUI image target downloads, by model folder, on top of the double's own. */
+const MODELS = targetModels(comfyTargets);
+const c = useComfyStudio(MODELS);
 /** The double's /object_info: what each class declares. */
 let objectInfo: Record<string, Any>;
-const pools: WorkerPool[] = [];
 
 beforeAll(async () => {
-  s = await makeStudio();
-  store = await s.env.services.jobs();
-  double = await startComfyDouble({ models: shippedModels(), stepMs: 1 });
-  s.env.services.engines.lookups.clear();
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-  objectInfo = (await (await fetch(`${double.url}/object_info`)).json()) as Record<string, Any>;
+  objectInfo = (await (await fetch(`${c.double.url}/object_info`)).json()) as Record<string, Any>;
 });
-afterAll(async () => {
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
-});
-afterEach(async () => {
-  for (const pool of pools.splice(0)) await pool.stop({ graceful: false, timeoutMs: 2_000 });
-  for (const j of (await store.list()).jobs) {
-    if (j.status === "queued") await store.cancel(j.id);
-    if (j.status === "running") await store.finish(j.id, j.lease_owner ?? "", "failed", "test cleanup");
-  }
-});
-
-function startPool(): void {
-  pools.push(startTestPool(s.env.services, store, { ref: refJob }));
-}
 
 async function pngSize(file: string) {
   const meta = await sharp(file).metadata();
@@ -95,9 +54,9 @@ async function pngSize(file: string) {
 
 /** The last graph the double accepted (every POST /prompt so far answered 200). */
 function acceptedGraph(): Record<string, Any> {
-  const refused = double.prompts.filter((p) => p.status !== 200);
+  const refused = c.double.prompts.filter((p) => p.status !== 200);
   expect(refused.map((p) => p.response)).toEqual([]);
-  const last: Any = double.prompts.at(-1)?.body;
+  const last: Any = c.double.prompts.at(-1)?.body;
   return last.prompt;
 }
 
@@ -152,9 +111,9 @@ describe.each(t2iTargets)("%s through POST /studio/refs/generate", (id) => {
     const target = spec(id);
     const series = seriesS();
     series.refs = { target: id, keyframe_target: id };
-    const ep = await s.episode(SCRIPT, { series });
+    const ep = await c.s.episode(SCRIPT, { series });
     const takesNegative = "negative" in (target.binding.params as Record<string, unknown>);
-    const res = await s.call("POST", "/refs/generate", {
+    const res = await c.s.call("POST", "/refs/generate", {
       ep,
       ref: "location:kitchen",
       seed: "4242",
@@ -166,14 +125,11 @@ describe.each(t2iTargets)("%s through POST /studio/refs/generate", (id) => {
     expect(res.body.errors).toEqual([]);
     expect(res.body.queued[0]).toMatchObject({ backend: "local", target: id, seed: "4242" });
     const job = res.body.queued[0].prompt_id;
-    const before = double.prompts.length;
-    startPool();
-    await waitFor(async () =>
-      ["succeeded", "failed", "canceled"].includes((await store.get(job))?.status ?? ""),
-    );
-    const done: Any = await store.get(job);
+    const before = c.double.prompts.length;
+    c.pool({ ref: refJob });
+    const done: Any = await jobEnded(c.store, job);
     expect(done.status, JSON.stringify(done.error ?? done.log)).toBe("succeeded");
-    expect(double.prompts.length).toBe(before + 1);
+    expect(c.double.prompts.length).toBe(before + 1);
 
     const graph = acceptedGraph();
     expect(undeclaredInputs(graph)).toEqual([]);
@@ -195,7 +151,7 @@ describe.each(t2iTargets)("%s through POST /studio/refs/generate", (id) => {
       image: "location__kitchen_t01.png",
       width: 1344,
       height: 768,
-      backend_prompt_id: double.prompts.at(-1)?.prompt_id,
+      backend_prompt_id: c.double.prompts.at(-1)?.prompt_id,
     });
     expect(await pngSize(path.join(dir, "location__kitchen_t01.png"))).toEqual({
       width: 1344,
@@ -207,7 +163,7 @@ describe.each(t2iTargets)("%s through POST /studio/refs/generate", (id) => {
 
 /** A flat reference picture (or canvas) in a scratch folder. */
 async function picture(name: string, width: number, height: number): Promise<string> {
-  const dir = path.join(s.outside, "image-targets-comfy");
+  const dir = path.join(c.s.outside, "image-targets-comfy");
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, name);
   // A colour of its own per picture: the engine uploads by content, so equal pictures would be sent once.
@@ -232,7 +188,7 @@ async function runWithPictures(id: string, pictures: string[], width: number, he
   const workflow = await resolveWorkflow(target, {
     env: {},
     fetch: async (route) => {
-      const r = await fetch(double.url + route);
+      const r = await fetch(c.double.url + route);
       return { status: r.status, text: () => r.text() };
     },
   });
@@ -241,7 +197,7 @@ async function runWithPictures(id: string, pictures: string[], width: number, he
     await Promise.all(
       ["diffusion_models", "text_encoders", "vae", "loras", "checkpoints"].map(async (folder) => [
         folder,
-        await (await fetch(`${double.url}/models/${folder}`)).json(),
+        await (await fetch(`${c.double.url}/models/${folder}`)).json(),
       ]),
     ),
   );
@@ -260,11 +216,11 @@ async function runWithPictures(id: string, pictures: string[], width: number, he
     prefix: `${id}_t01`,
   };
   const patched = patchGraph(target, workflow.graph, values, { references: pictures });
-  const workDir = path.join(s.root, "..", "image-targets-comfy", `${id}-${double.prompts.length}`);
+  const workDir = path.join(c.s.root, "..", "image-targets-comfy", `${id}-${c.double.prompts.length}`);
   const job: EngineJob = {
     kind: "image",
     target: id,
-    ep: s.root,
+    ep: c.s.root,
     pass: "final",
     subject: "location__kitchen",
     take: 1,
@@ -281,7 +237,7 @@ async function runWithPictures(id: string, pictures: string[], width: number, he
     workDir,
     graph: patched.graph,
   };
-  const engine = createComfyEngine({ url: double.url });
+  const engine = createComfyEngine({ url: c.double.url });
   try {
     const prepared = await engine.prepare(job, hooks());
     const submitted = await engine.submit(job, prepared, hooks());
@@ -305,17 +261,17 @@ describe.each(pictureTargets)("%s as the engine job with its picture", (id) => {
     // A panorama outpaints its 2:1 canvas, which sets the output size; an edit renders at the asked size.
     const [width, height] = pano ? [2048, 1024] : [1344, 768];
     const ref = await picture(`${id}_ref.png`, width, height);
-    const before = double.uploads.length;
+    const before = c.double.uploads.length;
     const { target, values, prepared, outputs } = await runWithPictures(id, [ref], width, height);
 
     const graph = acceptedGraph();
     expect(undeclaredInputs(graph)).toEqual([]);
     // The picture was uploaded and the graph reads it by the name ComfyUI stored it under.
-    expect(double.uploads.length).toBeGreaterThan(before);
+    expect(c.double.uploads.length).toBeGreaterThan(before);
     const uploaded = prepared.inputs.reference_1;
     expect(uploaded).toMatch(/^studio\/[0-9a-f]{40}\.png$/);
     expect(referenceLoads(graph)).toEqual([uploaded]);
-    expect(await pngSize(path.join(double.inputDir, uploaded))).toMatchObject({ width, height });
+    expect(await pngSize(path.join(c.double.inputDir, uploaded))).toMatchObject({ width, height });
 
     expect(bound(graph, target, "prompt")).toBe(values.prompt);
     if (values.negative !== undefined) expect(bound(graph, target, "negative")).toBe("blurry");
@@ -356,8 +312,8 @@ describe("the double runs the new classes as ComfyUI does", () => {
 
   it("refuses a graph whose class it lacks, naming the node as ComfyUI does", async () => {
     const lacking = await startComfyDouble({
-      models: shippedModels(),
-      nodes: Object.keys(objectInfo).filter((c) => c !== "FluxGuidance"),
+      models: MODELS,
+      nodes: Object.keys(objectInfo).filter((cls) => cls !== "FluxGuidance"),
       profile: "new",
     });
     try {
