@@ -7,15 +7,8 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { settingsFile } from "../lib/config/settings.ts";
 import { showDirOf } from "../lib/targets/listing.ts";
-import { DEFAULT_MODELS } from "./support/comfy-double/index.ts";
 import { png, renderQueued, takeSidecar, useComfyStudio } from "./support/comfy-studio.ts";
-import {
-  USER_MODEL,
-  USER_TEXT_ENCODER,
-  USER_VAE,
-  userI2vWorkflow,
-  userWorkflow,
-} from "./support/user-workflow.ts";
+import { USER_MODEL, userI2vWorkflow, userModels, userWorkflow } from "./support/user-workflow.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -26,11 +19,7 @@ let ep: string;
 /** Where the show's own targets live (the series home: here the episode folder, which holds the config). */
 let home: string;
 
-const models = structuredClone(DEFAULT_MODELS);
-models.diffusion_models = [...(models.diffusion_models ?? []), USER_MODEL];
-models.text_encoders = [...(models.text_encoders ?? []), USER_TEXT_ENCODER];
-models.vae = [...(models.vae ?? []), USER_VAE];
-const c = useComfyStudio(models);
+const c = useComfyStudio(userModels());
 
 beforeAll(async () => {
   ep = await c.s.episode(SCRIPT);

@@ -1,45 +1,26 @@
 // POST /studio/targets/inspect against the ComfyUI double's node list: a user's workflow (API or canvas, sent or
 // saved in the engine) read for its output, prompts, render widgets and model files, proposed as a draft target
 // whose binding selects its nodes; ambiguity, unknown classes and every refusal.
-import { mkdir, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { settingsFile } from "../lib/config/settings.ts";
-import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { makeStudio, type Studio } from "./support/studio-episode.ts";
+import { describe, expect, it } from "vitest";
+import { useComfyStudio } from "./support/comfy-studio.ts";
 import {
   USER_MODEL,
   USER_TEXT_ENCODER,
   USER_VAE,
   userCanvas,
   userI2vWorkflow,
+  userModels,
   userWorkflow,
 } from "./support/user-workflow.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-let s: Studio;
-let double: ComfyDouble;
+const c = useComfyStudio(userModels());
 
-beforeAll(async () => {
-  s = await makeStudio();
-  const models = structuredClone(DEFAULT_MODELS);
-  models.diffusion_models = [...(models.diffusion_models ?? []), USER_MODEL];
-  models.text_encoders = [...(models.text_encoders ?? []), USER_TEXT_ENCODER];
-  models.vae = [...(models.vae ?? []), USER_VAE];
-  double = await startComfyDouble({ models, stepMs: 1 });
-  const file = settingsFile(s.env.services);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, JSON.stringify({ local_url: double.url }));
-});
-afterAll(async () => {
-  await s.env.services.engines.close();
-  await double.close();
-  await s.cleanup();
-});
-
-const inspect = (input: Record<string, unknown>) => s.call("POST", "/targets/inspect", input);
+const inspect = (input: Record<string, unknown>) => c.s.call("POST", "/targets/inspect", input);
 
 describe("a user's API workflow", () => {
   it("is proposed as a draft video target binding its prompts, widgets and model files", async () => {
@@ -171,7 +152,7 @@ describe("a canvas workflow", () => {
   });
 
   it("reads a workflow saved in the engine by name, and binds to that name", async () => {
-    const dir = path.join(double.userDir, "default", "workflows");
+    const dir = path.join(c.double.userDir, "default", "workflows");
     await writeFile(path.join(dir, "my wan.json"), JSON.stringify(userCanvas()));
     const res = await inspect({ workflow: "my wan.json" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -208,7 +189,7 @@ describe("refusals", () => {
     for (const name of ["../x.json", "a/b.json", "x.txt"]) {
       expect((await inspect({ workflow: name })).status, name).toBe(400);
     }
-    const dir = path.join(double.userDir, "default", "workflows");
+    const dir = path.join(c.double.userDir, "default", "workflows");
     await writeFile(path.join(dir, "broken.json"), "{not json");
     const broken = await inspect({ workflow: "broken.json" });
     expect(broken.status).toBe(400);
@@ -217,15 +198,15 @@ describe("refusals", () => {
   });
 
   it("answers 502 when the backend does not answer", async () => {
-    await double.setRefusing(true);
-    s.env.services.engines.lookups.clear();
+    await c.double.setRefusing(true);
+    c.s.env.services.engines.lookups.clear();
     try {
       const res = await inspect({ graph: userWorkflow() });
       expect(res.status).toBe(502);
       expect(res.body.error).toContain("node list is unavailable");
       expect((await inspect({ workflow: "my wan.json" })).status).toBe(502);
     } finally {
-      await double.setRefusing(false);
+      await c.double.setRefusing(false);
     }
   });
 });

@@ -1,5 +1,7 @@
 // A user's own video workflow of core ComfyUI nodes (Wan 2.2 5B text-to-video, as a user would build it: both
-// prompts titled alike, no project nodes), in API format and as the canvas the editor saves.
+// prompts titled alike, no project nodes), in API format and as the canvas the editor saves, and the model files a
+// ComfyUI double offers for it.
+import { DEFAULT_MODELS } from "./comfy-double/index.ts";
 
 type Graph = Record<
   string,
@@ -9,6 +11,15 @@ type Graph = Record<
 export const USER_MODEL = "wan2.2_ti2v_5B_fp16.safetensors";
 export const USER_TEXT_ENCODER = "umt5_xxl_fp8_e4m3fn_scaled.safetensors";
 export const USER_VAE = "wan2.2_vae.safetensors";
+
+/** The double's default models plus the user's model, text encoder and VAE. */
+export function userModels(): Record<string, string[]> {
+  const models = structuredClone(DEFAULT_MODELS);
+  models.diffusion_models = [...(models.diffusion_models ?? []), USER_MODEL];
+  models.text_encoders = [...(models.text_encoders ?? []), USER_TEXT_ENCODER];
+  models.vae = [...(models.vae ?? []), USER_VAE];
+  return models;
+}
 
 /** The workflow in API format. */
 export function userWorkflow(): Graph {
