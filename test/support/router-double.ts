@@ -1,14 +1,22 @@
 // A hosted-model router for tests (node:http on 127.0.0.1), speaking the provider API of lib/router/provider.ts:
 // bearer key, the model list, tasks that run for a set time with progress and end in a real small mp4 made by
-// ffmpeg, cancel, drafts kept 7 days by a clock the test moves, finals made from a draft's task id.
+// ffmpeg, cancel, drafts kept 7 days by a clock the test moves, finals made from a draft's task id; and a temp
+// studio whose router settings point at it.
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { JobStore } from "../../lib/jobs/types.ts";
 import { runFfmpeg } from "../../lib/media/ffmpeg.ts";
+import { showDirOf } from "../../lib/targets/listing.ts";
+import { renderJob } from "../../workers/jobs/render.ts";
+import type { WorkerPool } from "../../workers/pool.ts";
 import { hostMedia } from "./ctx.ts";
+import { startTestPool } from "./jobs.ts";
+import { makeStudio, type Studio } from "./studio-episode.ts";
 
 const PREFIX = "/api/router/v1";
 const DAY = 86_400_000;
@@ -257,4 +265,49 @@ export async function startRouterDouble(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface RouterStudio {
+  s: Studio;
+  store: JobStore;
+  double: RouterDouble;
+  /** The render pool: started on first use, stopped after the file's tests. */
+  pool(): WorkerPool;
+}
+
+/**
+ * Registers the hooks of a temp studio whose router settings point at a router double (key "router-key", each task
+ * taking `jobMs`); the answer's fields are filled before the first test runs.
+ */
+export function useRouterStudio(jobMs: number): RouterStudio {
+  let pool: WorkerPool | null = null;
+  const c = {
+    pool() {
+      pool ??= startTestPool(c.s.env.services, c.store, { render: renderJob });
+      return pool;
+    },
+  } as RouterStudio;
+  beforeAll(async () => {
+    c.s = await makeStudio();
+    c.store = await c.s.env.services.jobs();
+    c.double = await startRouterDouble({ apiKey: "router-key", jobMs });
+    const put = await c.s.call("PUT", "/settings", { cloud_url: c.double.url, api_key: "router-key" });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+  });
+  afterAll(async () => {
+    await pool?.stop({ graceful: false, timeoutMs: 2_000 });
+    await c.s.env.services.engines.close();
+    await c.double.close();
+    await c.store.close();
+    await c.s.cleanup();
+  });
+  return c;
+}
+
+/** The router's proposed target for `model`, saved in `ep`'s show as the show's own (as a custom target is). */
+export async function saveRouterTarget(s: Studio, ep: string, model: string, id: string): Promise<void> {
+  const inspected = await s.call("POST", "/targets/router-inspect", { model });
+  const dir = path.join(await showDirOf(s.env.services, ep), "targets", id);
+  await mkdir(dir, { recursive: true });
+  await writeFile(path.join(dir, "target.json"), JSON.stringify(inspected.body.target, null, 2));
 }
