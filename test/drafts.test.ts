@@ -1,24 +1,17 @@
 // Drafts on the router (contract rendering rule 9): a proxy render on a draft-capable router target makes a draft
 // take the proxy cut plays, GET /studio/drafts lists it, a final made from it sends the draft's task id alone at
 // 1080p and records `from_draft`; a take that is not a finished proxy draft is refused (400), an expired one 409.
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StudioJobStore } from "../lib/jobs/store.ts";
-import { showDirOf } from "../lib/targets/listing.ts";
-import { renderJob } from "../workers/jobs/render.ts";
-import type { WorkerPool } from "../workers/pool.ts";
-import { jobEnded, startTestPool } from "./support/jobs.ts";
-import { type RouterDouble, startRouterDouble } from "./support/router-double.ts";
-import { makeStudio, refusal, SCRIPT, type Studio } from "./support/studio-episode.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { jobEnded } from "./support/jobs.ts";
+import { saveRouterTarget, useRouterStudio } from "./support/router-double.ts";
+import { refusal, SCRIPT } from "./support/studio-episode.ts";
 
 const TARGET = "router_acme_motion_2";
 const DAY = 86_400_000;
-let s: Studio;
-let store: StudioJobStore;
-let double: RouterDouble;
+const c = useRouterStudio(300);
 let ep: string;
-let pool: WorkerPool;
 let draftTake: number;
 
 const sidecarOf = async (pass: "final" | "proxy", shot: string, take: number) =>
@@ -35,29 +28,14 @@ const sidecarOf = async (pass: "final" | "proxy", shot: string, take: number) =>
   );
 
 beforeAll(async () => {
-  s = await makeStudio();
-  store = (await s.env.services.jobs()) as StudioJobStore;
-  double = await startRouterDouble({ apiKey: "router-key", jobMs: 300 });
-  await s.call("PUT", "/settings", { cloud_url: double.url, api_key: "router-key" });
-  ep = await s.episode(SCRIPT);
-  const inspected = await s.call("POST", "/targets/router-inspect", { model: "acme/motion-2" });
-  const dir = path.join(await showDirOf(s.env.services, ep), "targets", TARGET);
-  await mkdir(dir, { recursive: true });
-  await writeFile(path.join(dir, "target.json"), JSON.stringify(inspected.body.target, null, 2));
-  pool = startTestPool(s.env.services, store, { render: renderJob });
-});
-
-afterAll(async () => {
-  await pool.stop({ graceful: false, timeoutMs: 2_000 });
-  await s.env.services.engines.close();
-  await double.close();
-  await store.close();
-  await s.cleanup();
+  ep = await c.s.episode(SCRIPT);
+  await saveRouterTarget(c.s, ep, "acme/motion-2", TARGET);
+  c.pool();
 });
 
 describe("draft takes", () => {
   it("a proxy render on a draft-capable router target makes a draft the proxy cut plays", async () => {
-    const res = await s.call("POST", "/render", {
+    const res = await c.s.call("POST", "/render", {
       ep,
       pass: "proxy",
       shots: ["sh020"],
@@ -66,24 +44,24 @@ describe("draft takes", () => {
     });
     expect(res.body.errors).toEqual([]);
     const [q] = res.body.queued;
-    const job = await jobEnded(store, q.prompt_id);
+    const job = await jobEnded(c.store, q.prompt_id);
     expect(job.status, JSON.stringify(job.error ?? job.log)).toBe("succeeded");
-    expect(double.submits.at(-1)).toMatchObject({ resolution: "480p", draft: true, duration: 4 });
+    expect(c.double.submits.at(-1)).toMatchObject({ resolution: "480p", draft: true, duration: 4 });
     draftTake = q.take;
     const sidecar = await sidecarOf("proxy", "sh020", draftTake);
-    const task = [...double.tasks.keys()].at(-1);
+    const task = [...c.double.tasks.keys()].at(-1);
     expect(sidecar.status).toBe("ok");
     expect(sidecar.draft).toMatchObject({ task, made: expect.any(String), expires: expect.any(String) });
     const life = Date.parse(sidecar.draft.expires) - Date.parse(sidecar.draft.made);
     expect(Math.abs(life - 7 * DAY)).toBeLessThan(60_000);
 
-    const episode = await s.call("GET", "/episode", { ep, pass: "proxy" });
+    const episode = await c.s.call("GET", "/episode", { ep, pass: "proxy" });
     const shot = episode.body.shots.find((x: { shot: string }) => x.shot === "sh020");
     const take = shot.takes.find((t: { take: number }) => t.take === draftTake);
     expect(take.draft).toMatchObject({ task, expired: false });
     expect(take.has_video).toBe(true);
 
-    const drafts = await s.call("GET", "/drafts", { ep });
+    const drafts = await c.s.call("GET", "/drafts", { ep });
     expect(drafts.status, JSON.stringify(drafts.body)).toBe(200);
     expect(drafts.body.drafts).toEqual([
       {
@@ -102,32 +80,36 @@ describe("draft takes", () => {
 
   it("makes a final from the draft's task id alone at 1080p and records from_draft", async () => {
     const task = (await sidecarOf("proxy", "sh020", draftTake)).draft.task;
-    const res = await s.call("POST", "/render", { ep, pass: "final", from_draft: { sh020: draftTake } });
+    const res = await c.s.call("POST", "/render", { ep, pass: "final", from_draft: { sh020: draftTake } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.errors).toEqual([]);
     const [q] = res.body.queued;
     expect(q).toMatchObject({ shot: "sh020", target: TARGET });
-    const job = await jobEnded(store, q.prompt_id);
+    const job = await jobEnded(c.store, q.prompt_id);
     expect(job.status, JSON.stringify(job.error ?? job.log)).toBe("succeeded");
-    expect(double.submits.at(-1)).toEqual({ model: "acme/motion-2", from_draft: task, resolution: "1080p" });
+    expect(c.double.submits.at(-1)).toEqual({
+      model: "acme/motion-2",
+      from_draft: task,
+      resolution: "1080p",
+    });
     const sidecar = await sidecarOf("final", "sh020", q.take);
     expect(sidecar).toMatchObject({ status: "ok", from_draft: { shot: "sh020", take: draftTake, task } });
     expect(sidecar.draft).toBeUndefined();
-    const drafts = await s.call("GET", "/drafts", { ep });
+    const drafts = await c.s.call("GET", "/drafts", { ep });
     expect(drafts.body.drafts[0]).toMatchObject({ finals: [q.take], made_from_it: true });
-    const episode = await s.call("GET", "/episode", { ep, pass: "final" });
+    const episode = await c.s.call("GET", "/episode", { ep, pass: "final" });
     const shot = episode.body.shots.find((x: { shot: string }) => x.shot === "sh020");
     expect(shot.takes.at(-1).from_draft).toMatchObject({ take: draftTake, task });
   });
 
   it("refuses what is not a finished proxy draft (400) and an expired draft (409)", async () => {
-    const render = (body: Record<string, unknown>) => s.call("POST", "/render", { ep, ...body });
+    const render = (body: Record<string, unknown>) => c.s.call("POST", "/render", { ep, ...body });
     const fresh = { task: "t-fresh", made: new Date().toISOString() };
     refusal(await render({ pass: "proxy", from_draft: { sh020: draftTake } }), 400, /with pass "final"/);
     refusal(await render({ pass: "final", from_draft: { sh020: 99 } }), 400, /sh020 t99 is not a proxy take/);
-    await s.take(ep, "proxy", "sh010", 7, { sidecar: { target: TARGET } });
+    await c.s.take(ep, "proxy", "sh010", 7, { sidecar: { target: TARGET } });
     refusal(await render({ pass: "final", from_draft: { sh010: 7 } }), 400, /not a proxy draft take/);
-    await s.take(ep, "proxy", "sh010", 8, { status: "queued", sidecar: { target: TARGET, draft: fresh } });
+    await c.s.take(ep, "proxy", "sh010", 8, { status: "queued", sidecar: { target: TARGET, draft: fresh } });
     refusal(
       await render({ pass: "final", from_draft: { sh010: 8 } }),
       400,
@@ -146,15 +128,15 @@ describe("draft takes", () => {
     );
     // Made eight days ago: past the 7-day life.
     const old = { task: "t-old", made: new Date(Date.now() - 8 * DAY).toISOString() };
-    await s.take(ep, "proxy", "sh030", 4, { sidecar: { target: TARGET, draft: old } });
-    const before = double.submits.length;
+    await c.s.take(ep, "proxy", "sh030", 4, { sidecar: { target: TARGET, draft: old } });
+    const before = c.double.submits.length;
     refusal(
       await render({ pass: "final", from_draft: { sh030: 4 } }),
       409,
       /sh030 t04 expired \(drafts last 7 days\)/,
     );
-    expect(double.submits.length).toBe(before);
-    const drafts = await s.call("GET", "/drafts", { ep });
+    expect(c.double.submits.length).toBe(before);
+    const drafts = await c.s.call("GET", "/drafts", { ep });
     expect(drafts.body.drafts.find((d: { shot: string }) => d.shot === "sh030")).toMatchObject({
       take: 4,
       expired: true,
