@@ -4,7 +4,6 @@
 // what is missing.
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { Entry } from "../lib/compile/types.ts";
 import type { ViewInputs } from "../lib/episode/view-inputs.ts";
@@ -28,6 +27,7 @@ import { shotListOptions } from "../lib/targets/patches/h3-shotlist.ts";
 import { shippedRegistry } from "../lib/targets/registry.ts";
 import { linkSource, oneNode, schemaErrors, shippedTarget } from "./support/comfy-schemas.ts";
 import { makeTestEnv } from "./support/ctx.ts";
+import { makeTone } from "./support/media.ts";
 
 const registry = shippedRegistry();
 
@@ -419,17 +419,7 @@ describe("a dub's dialogue slice", () => {
       await mkdir(ep, { recursive: true });
       const track = path.join(t.dir, "show", "dialogue.wav");
       const { ffmpeg } = await mediaTools(media);
-      await execa(ffmpeg, [
-        "-v",
-        "error",
-        "-f",
-        "lavfi",
-        "-i",
-        "sine=frequency=440:sample_rate=48000:duration=4",
-        "-ac",
-        "2",
-        track,
-      ]);
+      await makeTone(ffmpeg, track, 4, 440);
       const job = {
         ep,
         stem: "sh010_t01",

@@ -10,26 +10,14 @@ import { countFrames } from "../lib/media/ffmpeg.ts";
 import { renderJob } from "../workers/jobs/render.ts";
 import { WorkerPool } from "../workers/pool.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
-import { png, pointAtDouble } from "./support/comfy-studio.ts";
+import { png, pointAtDouble, TWO_SHOTS } from "./support/comfy-studio.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-const SCRIPT3 = [
-  "= e01  T",
-  "# sq01 kitchen",
-  "## sh010",
-  "dur: 2",
-  "The kettle steams.",
-  "## sh020",
-  "dur: 1",
-  "Rain on the window.",
-  "## sh030",
-  "dur: 1",
-  "The light goes out.",
-].join("\n");
+const SCRIPT3 = [TWO_SHOTS, "## sh030", "dur: 1", "The light goes out."].join("\n");
 
 let s: Studio;
 let store: StudioJobStore;

@@ -4,7 +4,6 @@
 // window of the dialogue track as an audio guide; each take has the shot's exact frame count. Without the pack, Ref2VA is not ready and its shots are skipped naming the classes.
 import { mkdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { countFrames, mediaTools } from "../lib/media/ffmpeg.ts";
 import { loaderVariant } from "../lib/targets/patches/h3-core.ts";
@@ -21,6 +20,7 @@ import {
   targetModels,
   useComfyStudio,
 } from "./support/comfy-studio.ts";
+import { makeTone } from "./support/media.ts";
 import { seriesS } from "./support/series-s.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -134,15 +134,7 @@ describe("minimax_h3_fl2va dubbing a recorded line on the local ComfyUI", { time
     const track = path.join(ep, "audio", "e01_dialogue.wav");
     await mkdir(path.dirname(track), { recursive: true });
     const { ffmpeg } = await mediaTools(c.s.env.services.media);
-    await execa(ffmpeg, [
-      "-v",
-      "error",
-      "-f",
-      "lavfi",
-      "-i",
-      "sine=frequency=440:sample_rate=48000:duration=4",
-      track,
-    ]);
+    await makeTone(ffmpeg, track, 4, 440, { channels: 1 });
     const before = graphs(c.double).length;
     const res = await c.s.call("POST", "/render", { ep });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
