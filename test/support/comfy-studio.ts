@@ -27,16 +27,7 @@ export interface ComfyStudio {
 
 /** The double's default models plus every file a shipped image target downloads. */
 export function shippedImageModels(): Record<string, string[]> {
-  const registry = shippedRegistry();
-  const models: Record<string, string[]> = structuredClone(DEFAULT_MODELS);
-  for (const id of registry.ids("image")) {
-    const downloads = (registry.get(id)?.downloads ?? {}) as Record<string, { folder: string }>;
-    for (const [file, d] of Object.entries(downloads)) {
-      models[d.folder] ??= [];
-      if (!models[d.folder].includes(file)) models[d.folder].push(file);
-    }
-  }
-  return models;
+  return targetModels(shippedRegistry().ids("image"));
 }
 
 /** The double's default models plus every file the given targets download (keys starting "_" are notes). */
