@@ -5,7 +5,6 @@ import { mergeShotText, wholeScript } from "../../lib/episode/preview.ts";
 import { seriesText, textsToCompile } from "../../lib/episode/request-texts.ts";
 import { badRequest } from "../../lib/errors.ts";
 import { ep, pass, shotId, targetId } from "../../lib/schema/fields.ts";
-import { settingsTargetsRoot } from "../../lib/targets/target-tree.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -45,7 +44,7 @@ export default defineFunction({
     const { script, offset } = mergeShotText(texts.scriptText ?? "", input.shot, input.text);
     return ctx.compile.run("preview", {
       showDir: texts.showDir,
-      settingsDir: settingsTargetsRoot(ctx),
+      settingsDir: texts.settingsDir,
       defaultTarget: texts.defaultTarget,
       seriesText: texts.seriesText,
       scriptText: script,

@@ -4,7 +4,6 @@ import { z } from "zod";
 import { seriesText, textsToCompile } from "../../lib/episode/request-texts.ts";
 import { badRequest } from "../../lib/errors.ts";
 import { ep, sourceFile } from "../../lib/schema/fields.ts";
-import { settingsTargetsRoot } from "../../lib/targets/target-tree.ts";
 import { defineFunction } from "../fn.ts";
 
 export default defineFunction({
@@ -42,7 +41,7 @@ export default defineFunction({
     const texts = await textsToCompile(ctx, input, { script: false, series: input.file === "script" });
     return ctx.compile.run("check", {
       showDir: texts.showDir ?? texts.ep,
-      settingsDir: settingsTargetsRoot(ctx),
+      settingsDir: texts.settingsDir,
       defaultTarget: texts.defaultTarget,
       file: input.file,
       scriptText: input.file === "script" ? input.text : texts.scriptText,

@@ -15,6 +15,8 @@ export interface EpisodeTexts {
   ep: string;
   /** The folder of the series config in force (its `targets/` holds the show's own), or null. */
   showDir: string | null;
+  /** The folder whose targets/ every show shares (beside settings.json), or null. */
+  settingsDir: string | null;
   scriptText: string | null;
   seriesText: string | null;
   defaultTarget: string;
@@ -32,7 +34,8 @@ export async function readEpisodeTexts(services: Services, ep: string): Promise<
     readSettings(services),
     lastBuiltTarget(services, dir),
   ]);
-  const targets = () => targetsForShow(services.targets, sources.showDir, settingsTargetsRoot(services));
+  const settingsDir = settingsTargetsRoot(services);
+  const targets = () => targetsForShow(services.targets, sources.showDir, settingsDir);
   // The show's own targets are read only when its last build used one that is not shipped.
   const known =
     lastBuilt && services.targets.get(lastBuilt) === undefined ? await targets() : services.targets;
@@ -40,6 +43,7 @@ export async function readEpisodeTexts(services: Services, ep: string): Promise<
   return {
     ep: dir,
     showDir: sources.showDir,
+    settingsDir,
     scriptText: sources.script?.text ?? null,
     seriesText: sources.series?.text ?? null,
     defaultTarget: chooseShowDefault(settings, lastBuilt, isVideo).target,

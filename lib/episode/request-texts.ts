@@ -21,6 +21,8 @@ export interface TextsToCompile {
   /** The episode folder when one was named, else null. */
   ep: string | null;
   showDir: string | null;
+  /** The folder whose targets/ every show shares, or null (never for texts carried by the request). */
+  settingsDir: string | null;
   scriptText: string | null;
   seriesText: string | null;
   defaultTarget: string;
@@ -46,6 +48,7 @@ export async function textsToCompile(
     return {
       ep: null,
       showDir: null,
+      settingsDir: null,
       scriptText: req.script ?? null,
       seriesText: req.series ?? null,
       defaultTarget: FALLBACK_DEFAULT_TARGET,
