@@ -444,6 +444,87 @@ describe("leases", () => {
   });
 });
 
+describe("workers and release", () => {
+  const ad = (owner: string, lanes: string[] = ["builtin", "local"]) => ({
+    owner,
+    host: "gpu-1",
+    pid: 4242,
+    kinds: ["render", "ref"],
+    lanes,
+    down: { cloud: "no API key" },
+  });
+
+  it("keeps each worker's latest advert, lists the live ones by owner, forgets a retired one", async () => {
+    const { store, url, clock } = await fresh();
+    await store.advertise(ad("w2"));
+    await store.advertise(ad("w1", ["builtin"]));
+    await store.advertise(ad("w1", ["builtin", "cloud"]));
+    const listed = await store.workers();
+    expect(listed.map((w) => w.owner)).toEqual(["w1", "w2"]);
+    expect(listed[0]).toEqual({ ...ad("w1", ["builtin", "cloud"]), seen: expect.any(Number) });
+    // Another store on the same database sees them.
+    const { store: other } = await fresh(url);
+    expect((await other.workers()).map((w) => w.owner)).toEqual(["w1", "w2"]);
+    clock.t += 20_000;
+    await store.advertise(ad("w2"));
+    clock.t += 15_000;
+    expect((await store.workers()).map((w) => w.owner)).toEqual(["w2"]);
+    expect((await store.workers(60_000)).map((w) => w.owner)).toEqual(["w1", "w2"]);
+    await store.retire("w2");
+    await store.retire("nobody");
+    expect((await store.workers(60_000)).map((w) => w.owner)).toEqual(["w1"]);
+  });
+
+  it("refuses an advert with a missing or wrong field", async () => {
+    const { store } = await fresh();
+    await expect(store.advertise({ ...ad("w"), owner: " " })).rejects.toThrow(/^worker advert: owner: /);
+    await expect(store.advertise({ ...ad("w"), pid: -1 })).rejects.toThrow(/^worker advert: pid: /);
+    await expect(store.advertise({ ...ad("w"), lanes: "local" as unknown as string[] })).rejects.toThrow(
+      /^worker advert: lanes: /,
+    );
+    expect(await store.workers()).toEqual([]);
+  });
+
+  it("release gives a held job back to the queue, in its place, without counting the attempt", async () => {
+    const { store } = await fresh();
+    const a = await store.add(job("a"));
+    const b = await store.add(job("b"));
+    const held = await store.claim("w1", 60_000);
+    expect(held?.id).toBe(a.id);
+    await store.update(a.id, "w1", { progress: 0.5, step: "sampling", steps: 20 });
+    expect(await store.release(a.id, "other", "engine down")).toBeNull();
+    expect(await store.release("j_nope", "w1", "engine down")).toBeNull();
+    const back = await store.release(a.id, "w1", "local engine unreachable");
+    expect(back).toMatchObject({
+      id: a.id,
+      status: "queued",
+      lease_owner: null,
+      lease_expires: null,
+      started: null,
+      progress: 0,
+      step: null,
+      steps: null,
+      attempts: 0,
+      finished: null,
+    });
+    expect(back?.log.at(-1)).toBe("local engine unreachable; left for another worker");
+    expect(await store.heartbeat(a.id, "w1", 1000)).toEqual({ held: false, cancel: false });
+    expect(await store.release(a.id, "w1", "again")).toBeNull();
+    expect((await store.list()).lanes.local.waiting).toEqual([a.id, b.id]);
+    expect(await store.claim("w2", 60_000)).toMatchObject({ id: a.id, lease_owner: "w2", attempts: 1 });
+  });
+
+  it("release of a job asked to cancel ends it canceled, and wakes its waiters", async () => {
+    const { store } = await fresh();
+    const a = await store.add(job("a"));
+    await store.claim("w1", 60_000);
+    await store.cancel(a.id);
+    const waiting = store.waitFor(a.id, new AbortController().signal, 60_000);
+    expect(await store.release(a.id, "w1", "engine down")).toMatchObject({ status: "canceled" });
+    expect(await waiting).toMatchObject({ id: a.id, status: "canceled" });
+  });
+});
+
 describe("outbox, paid counter, migrations, opening", () => {
   it("answers events in order after an id, and prunes those older than 10 minutes", async () => {
     const { store, clock } = await fresh();

@@ -56,6 +56,22 @@ export const MIGRATIONS: readonly Migration[] = [
       "INSERT INTO meta (key, value) VALUES ('paid_count', '0')",
     ],
   },
+  {
+    id: 2,
+    name: "workers",
+    statements: [
+      `CREATE TABLE workers (
+        owner TEXT PRIMARY KEY NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        kinds TEXT NOT NULL,
+        lanes TEXT NOT NULL,
+        down TEXT NOT NULL,
+        seen INTEGER NOT NULL
+      )`,
+      "CREATE INDEX workers_seen ON workers (seen)",
+    ],
+  },
 ];
 
 const CREATE_LEDGER =

@@ -57,5 +57,21 @@ export const meta = sqliteTable("meta", {
   value: text("value").notNull(),
 });
 
+/** Each worker's advert: what it runs and which lanes' engines it reaches, refreshed while it lives. */
+export const workers = sqliteTable(
+  "workers",
+  {
+    owner: text("owner").primaryKey(),
+    host: text("host").notNull(),
+    pid: integer("pid").notNull(),
+    kinds: text("kinds", { mode: "json" }).$type<string[]>().notNull(),
+    lanes: text("lanes", { mode: "json" }).$type<string[]>().notNull(),
+    down: text("down", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    /** Epoch milliseconds of the last advert. */
+    seen: integer("seen").notNull(),
+  },
+  (t) => [index("workers_seen").on(t.seen)],
+);
+
 export type JobRow = typeof jobs.$inferSelect;
 export type JobInsert = typeof jobs.$inferInsert;

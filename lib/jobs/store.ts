@@ -2,7 +2,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { createClient, type ResultSet } from "@libsql/client";
-import { and, asc, desc, eq, getTableColumns, gt, inArray, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, lt, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { Services } from "../context.ts";
@@ -13,9 +13,10 @@ import { relaxCommits } from "./commit-mode.ts";
 import { jobDatabaseUrl } from "./database-url.ts";
 import { JOB_ID, newJobId } from "./job-id.ts";
 import { migrate } from "./migrate.ts";
-import { events, type JobRow, jobs, lanes, meta } from "./schema.ts";
+import { events, type JobRow, jobs, lanes, meta, workers } from "./schema.ts";
 import type { Job, JobStore, LaneState, NewJob, ProgressUpdate } from "./types.ts";
 import { ENDED_STATUSES, JobEnds } from "./wait.ts";
+import { checkAd, maxAge, readAd } from "./worker-ad.ts";
 
 export interface JobStoreOptions {
   /** Epoch milliseconds; tests move time with it. */
@@ -466,6 +467,46 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       );
     },
 
+    async advertise(input) {
+      const ad = checkAd(input);
+      const seen = now();
+      await write(() =>
+        db
+          .insert(workers)
+          .values({ ...ad, seen })
+          .onConflictDoUpdate({ target: workers.owner, set: { ...ad, seen } }),
+      );
+    },
+
+    async workers(maxAgeMs) {
+      const rows = await db
+        .select()
+        .from(workers)
+        .where(gte(workers.seen, now() - maxAge(maxAgeMs)))
+        .orderBy(asc(workers.owner));
+      return rows.flatMap((row) => readAd(row) ?? []);
+    },
+
+    async retire(owner) {
+      await write(() => db.delete(workers).where(eq(workers.owner, owner)));
+    },
+
+    async release(id, owner, why) {
+      const released = await inTx(async (tx) => {
+        const mine = and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running"));
+        const [row] = await tx.select().from(jobs).where(mine).limit(1);
+        if (!row) return null;
+        const [updated] = await tx
+          .update(jobs)
+          .set(releasedFields(row, why, iso(now())))
+          .where(mine)
+          .returning();
+        return updated ? toJob(updated) : null;
+      });
+      if (released && ENDED.includes(released.status)) ends.ended(id);
+      return released;
+    },
+
     async close() {
       // After the writes already queued, so a close right after a call does not cut it off.
       await write(async () => client.close());
@@ -553,7 +594,30 @@ function progressFields(update: ProgressUpdate): Partial<JobRow> {
   return set;
 }
 
-function appendLog(log: unknown, line: string): string[] {
+/**
+ * What a released job's row becomes: back to the queue with its place kept and the attempt not counted, or ended
+ * canceled when a cancel was asked for (nobody else should start what the user stopped).
+ */
+export function releasedFields(
+  row: Pick<JobRow, "log" | "attempts" | "cancel_requested">,
+  why: string,
+  at: string,
+) {
+  const cleared = { lease_owner: null, lease_expires: null };
+  if (row.cancel_requested) return { ...cleared, status: "canceled" as const, finished: at };
+  return {
+    ...cleared,
+    status: "queued" as const,
+    started: null,
+    progress: 0,
+    step: null,
+    steps: null,
+    attempts: Math.max(0, row.attempts - 1),
+    log: appendLog(row.log, `${why}; left for another worker`),
+  };
+}
+
+export function appendLog(log: unknown, line: string): string[] {
   const lines = strings(log);
   return [...lines, String(line).slice(0, LOG_LINE_CHARS)].slice(-LOG_LINES);
 }

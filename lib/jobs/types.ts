@@ -91,6 +91,26 @@ export interface ProgressUpdate {
   log?: string;
 }
 
+/** What a worker says about itself, so lanes go to workers that can run them. */
+export interface WorkerAd {
+  /** The pool's owner id. */
+  owner: string;
+  /** os.hostname() */
+  host: string;
+  pid: number;
+  /** Job kinds it runs. */
+  kinds: string[];
+  /** Lanes whose engine it reaches now. */
+  lanes: string[];
+  /** Configured lanes it cannot reach now, and why. */
+  down: Record<string, string>;
+  /** Epoch milliseconds of its last advert (set by the store). */
+  seen: number;
+}
+
+/** The notices a store that can push sends: outbox rows written, or a job that may be runnable now. */
+export type StoreChannel = "events" | "jobs";
+
 export interface JobStore {
   add(job: NewJob): Promise<Job>;
   get(id: string): Promise<Job | null>;
@@ -137,5 +157,22 @@ export interface JobStore {
   /** Count `n` more runs sent to a paid backend; answers the new count. */
   paidAdd(n?: number): Promise<{ count: number }>;
   paidReset(): Promise<void>;
+  /** Upsert this worker's advert (seen = now). */
+  advertise(ad: Omit<WorkerAd, "seen">): Promise<void>;
+  /** Workers seen within maxAgeMs (default 30 s), by owner. */
+  workers(maxAgeMs?: number): Promise<WorkerAd[]>;
+  /** Remove a worker's advert (graceful stop). */
+  retire(owner: string): Promise<void>;
+  /**
+   * A running job this owner holds goes back to the queue (lease cleared, attempt not counted, `why` logged) for
+   * another worker; null when not held.
+   */
+  release(id: string, owner: string, why: string): Promise<Job | null>;
+  /**
+   * Pushed notices where the database can push (PostgreSQL LISTEN/NOTIFY): "events" when outbox rows were written,
+   * "jobs" when a job was added or may have become runnable (a job ended, a lane was resumed or widened). Absent
+   * where it cannot (libsql): callers poll. Answers the unsubscribe.
+   */
+  listen?(channel: StoreChannel, fn: () => void): () => void;
   close(): Promise<void>;
 }

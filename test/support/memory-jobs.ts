@@ -1,8 +1,9 @@
 // A small in-memory JobStore for unit tests of the worker pool: same claim rules as the real store, no database.
 import { randomUUID } from "node:crypto";
 import { StudioError } from "../../lib/errors.ts";
-import type { Job, JobStore, LaneState, NewJob, ProgressUpdate } from "../../lib/jobs/types.ts";
+import type { Job, JobStore, LaneState, NewJob, ProgressUpdate, WorkerAd } from "../../lib/jobs/types.ts";
 import { JobEnds } from "../../lib/jobs/wait.ts";
+import { checkAd, maxAge } from "../../lib/jobs/worker-ad.ts";
 
 const ENDED = new Set(["succeeded", "failed", "canceled"]);
 
@@ -12,6 +13,7 @@ export class MemoryJobStore implements JobStore {
   readonly events: { id: number; kind: string; data: unknown }[] = [];
   /** Every successful claim, in order, for tests that check nothing ran twice. */
   readonly claims: { id: string; owner: string }[] = [];
+  readonly adverts = new Map<string, WorkerAd>();
   private nextPosition = 0;
   private paidCount = 0;
   private readonly clock: () => number;
@@ -239,6 +241,44 @@ export class MemoryJobStore implements JobStore {
 
   async paidReset(): Promise<void> {
     this.paidCount = 0;
+  }
+
+  async advertise(ad: Omit<WorkerAd, "seen">): Promise<void> {
+    const checked = checkAd(ad);
+    this.adverts.set(checked.owner, { ...structuredClone(checked), seen: this.clock() });
+  }
+
+  async workers(maxAgeMs?: number): Promise<WorkerAd[]> {
+    const since = this.clock() - maxAge(maxAgeMs);
+    return [...this.adverts.values()]
+      .filter((ad) => ad.seen >= since)
+      .sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0))
+      .map((ad) => structuredClone(ad));
+  }
+
+  async retire(owner: string): Promise<void> {
+    this.adverts.delete(owner);
+  }
+
+  async release(id: string, owner: string, why: string): Promise<Job | null> {
+    const job = this.jobs.get(id);
+    if (!job || job.lease_owner !== owner || job.status !== "running") return null;
+    job.lease_owner = null;
+    job.lease_expires = null;
+    if (job.cancel_requested) {
+      job.status = "canceled";
+      job.finished = this.iso();
+      this.ends.ended(id);
+    } else {
+      job.status = "queued";
+      job.started = null;
+      job.progress = 0;
+      job.step = null;
+      job.steps = null;
+      job.attempts = Math.max(0, job.attempts - 1);
+      job.log = [...job.log, `${why}; left for another worker`].slice(-20);
+    }
+    return structuredClone(job);
   }
 
   async close(): Promise<void> {}
