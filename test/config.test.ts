@@ -36,7 +36,13 @@ describe("GET /studio/config", () => {
   });
 
   it("answers empty roots with no file and no STUDIO_ROOTS", async () => {
-    expect(await get()).toEqual({ roots: [], engine: DEFAULT_ENGINE, review_copy: false, version: 1 });
+    expect(await get()).toEqual({
+      roots: [],
+      engine: DEFAULT_ENGINE,
+      review_copy: false,
+      version: 1,
+      mounted: null,
+    });
   });
 
   it("takes roots from STUDIO_ROOTS split on the path separator when there is no file", async () => {
@@ -81,7 +87,13 @@ describe("GET /studio/config", () => {
 describe("PUT /studio/config", () => {
   it("stores roots in <home>/default/studio/config.json and answers the new config", async () => {
     const got = await put({ roots: [a, b] });
-    expect(got).toEqual({ roots: [a, b], engine: DEFAULT_ENGINE, review_copy: false, version: 1 });
+    expect(got).toEqual({
+      roots: [a, b],
+      engine: DEFAULT_ENGINE,
+      review_copy: false,
+      version: 1,
+      mounted: null,
+    });
     const file = path.join(env.home, "default", "studio", "config.json");
     expect(configFile(env.services)).toBe(file);
     const text = await readFile(file, "utf8");

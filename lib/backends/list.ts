@@ -40,12 +40,15 @@ export const ROUTER_API = "/api/router/v1";
 
 /**
  * The ComfyUI whose native routes (/models, /object_info, /queue) the service passes through: `local_url`, else
- * `engine_url`, else the default. With `local_via: proxy`, `local_url` is a Comfy API v2 proxy (no native
- * routes), so the engine behind it is `engine_url`, else the default.
+ * `engine_url`, else the ComfyUI the service is mounted in, else the default. With `local_via: proxy`, `local_url`
+ * is a Comfy API v2 proxy (no native routes), so the engine behind it is `engine_url`, else the mounted one, else
+ * the default.
  */
-export function engineAddress(s: Pick<EffectiveSettings, "local_url" | "engine_url" | "local_via">): string {
-  if (s.local_via === "proxy") return s.engine_url ?? DEFAULT_ENGINE;
-  return s.local_url ?? s.engine_url ?? DEFAULT_ENGINE;
+export function engineAddress(
+  s: Pick<EffectiveSettings, "local_url" | "engine_url" | "local_via" | "mounted">,
+): string {
+  if (s.local_via === "proxy") return s.engine_url ?? s.mounted ?? DEFAULT_ENGINE;
+  return s.local_url ?? s.engine_url ?? s.mounted ?? DEFAULT_ENGINE;
 }
 
 /** The backends the settings describe, in lane order. */

@@ -12,6 +12,7 @@ import { forgetJsonFile, readJsonFile } from "../store/json-file.ts";
 import { errorCode, errorMessage, isObject } from "../store/json-guards.ts";
 import { recordKind } from "../store/record.ts";
 import { studioDataDir } from "./home.ts";
+import { type Mounted, mountedAnswer, mountedComfy } from "./mounted.ts";
 import { readSettings } from "./settings.ts";
 
 /** `config.json`: the stored roots and `version` 1 (contract versioning 9.2); unknown fields are kept on read. */
@@ -27,6 +28,8 @@ export interface Config {
   engine: string;
   review_copy: boolean;
   version: 1;
+  /** The ComfyUI this service runs inside (STUDIO_MOUNTED_COMFY), or null when it stands alone. */
+  mounted: Mounted | null;
 }
 
 export interface ConfigUpdate {
@@ -51,6 +54,7 @@ export async function readConfig(services: ConfigServices): Promise<Config> {
     engine,
     review_copy: stored?.review_copy ?? false,
     version: 1,
+    mounted: mountedAnswer(services.env),
   };
 }
 
@@ -173,5 +177,5 @@ async function engineAddress(services: ConfigServices): Promise<string> {
   } catch {
     // A broken settings file is reported by the settings routes; the config still answers.
   }
-  return DEFAULT_ENGINE;
+  return mountedComfy(services.env) ?? DEFAULT_ENGINE;
 }

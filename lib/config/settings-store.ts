@@ -4,6 +4,7 @@ import type { Services } from "../context.ts";
 import { badRequest, StudioError } from "../errors.ts";
 import { errorCode, errorMessage } from "../store/json-guards.ts";
 import { withLock } from "../store/lock.ts";
+import { mountedComfy } from "./mounted.ts";
 import { CHOICE_KINDS, readSettings, readSettingsFile, settingsFile, type TargetChoice } from "./settings.ts";
 import { envSettings } from "./settings-env.ts";
 import { type SettingsRecord, writeSettingsRecord } from "./settings-record.ts";
@@ -49,9 +50,11 @@ export interface EffectiveSettings {
   local_via: LocalVia | null;
   default_targets: TargetChoice;
   detected_targets: TargetChoice;
+  /** The ComfyUI this service is mounted in (STUDIO_MOUNTED_COMFY): the local address when the settings name none. */
+  mounted: string | null;
 }
 
-export interface SettingsView extends Omit<EffectiveSettings, "api_key" | "hf_token"> {
+export interface SettingsView extends Omit<EffectiveSettings, "api_key" | "hf_token" | "mounted"> {
   /** Write-only: `"set"` or null, never the key. */
   api_key: "set" | null;
   /** Write-only like the key. */
@@ -83,12 +86,13 @@ export async function effectiveSettings(services: SettingsServices): Promise<Eff
     local_via: normalLocalVia(s.local_via),
     default_targets: s.default_targets,
     detected_targets: s.detected_targets,
+    mounted: mountedComfy(services.env),
   };
 }
 
 /** The GET /studio/settings body. */
 export async function settingsAnswer(services: SettingsServices): Promise<SettingsAnswer> {
-  const s = await effectiveSettings(services);
+  const { mounted: _mounted, ...s } = await effectiveSettings(services);
   return {
     settings: {
       ...s,

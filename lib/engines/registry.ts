@@ -25,7 +25,7 @@ export interface Engines {
   close(): Promise<void>;
 }
 
-/** The ComfyUI address of the `local` lane: `local_url`, else `engine_url`, else http://127.0.0.1:8188. */
+/** The ComfyUI address of the `local` lane: `local_url`, else `engine_url`, else the mounted ComfyUI, else http://127.0.0.1:8188. */
 export async function localAddress(services: Pick<Services, "home" | "env" | "caches">): Promise<string> {
   return engineAddress(await effectiveSettings(services));
 }

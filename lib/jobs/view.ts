@@ -23,6 +23,8 @@ export interface JobView {
   error: string | null;
   log: string[];
   can_retry: boolean;
+  /** The engine's own id of the work (a ComfyUI prompt id), so a page on ComfyUI's socket can match its events. */
+  backend_prompt_id: string | null;
 }
 
 export interface PaidState {
@@ -56,6 +58,7 @@ export function jobView(job: Job): JobView {
     error: job.error,
     log: job.log,
     can_retry: hasEnded(job),
+    backend_prompt_id: job.backend_prompt_id,
   };
 }
 
