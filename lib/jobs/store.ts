@@ -7,14 +7,24 @@ import { drizzle } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { Services } from "../context.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
-import { errorMessage, strings } from "../store/json-guards.ts";
+import { errorMessage } from "../store/json-guards.ts";
 import { createLocks, type Locks } from "../store/lock.ts";
 import { relaxCommits } from "./commit-mode.ts";
 import { jobDatabaseUrl } from "./database-url.ts";
 import { JOB_ID, newJobId } from "./job-id.ts";
 import { migrate } from "./migrate.ts";
+import {
+  appendLog,
+  checkIndex,
+  checkLane,
+  checkLease,
+  checkParallel,
+  progressFields,
+  reclaimedFields,
+  releasedFields,
+} from "./row-rules.ts";
 import { events, type JobRow, jobs, lanes, meta, workers } from "./schema.ts";
-import type { Job, JobStore, LaneState, NewJob, ProgressUpdate } from "./types.ts";
+import type { Job, JobStore, LaneState, NewJob } from "./types.ts";
 import { ENDED_STATUSES, JobEnds } from "./wait.ts";
 import { checkAd, maxAge, readAd } from "./worker-ad.ts";
 
@@ -39,11 +49,8 @@ const ENDED = ENDED_STATUSES;
 const FINISHED_LISTED = 200;
 /** Finished jobs kept beyond the listed 200, so a recent one can still be read or retried. */
 const FINISHED_KEPT = 1000;
-const LOG_LINES = 20;
 /** Rows of one insert into the outbox (three bound values each, well under SQLite's limit). */
 const EVENTS_PER_INSERT = 500;
-const LOG_LINE_CHARS = 2000;
-const MAX_ATTEMPTS = 3;
 const EVENTS_KEPT_MS = 10 * 60_000;
 const HOUSEKEEP_EVERY_MS = 30_000;
 const BUSY_TIMEOUT_MS = 5000;
@@ -156,30 +163,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       const changed: Job[] = [];
       for (const row of freed) {
         const lapsed = row.lease_expires !== null && row.lease_expires < t;
-        const why = lapsed ? "its worker stopped answering" : "its worker process ended";
-        const cleared = { lease_owner: null, lease_expires: null };
-        let set: Partial<JobRow>;
-        if (row.cancel_requested) {
-          // Nobody is left to stop it: the cancel that was asked for is what happened.
-          set = { ...cleared, status: "canceled", finished: iso(t) };
-        } else if (row.attempts >= MAX_ATTEMPTS) {
-          set = {
-            ...cleared,
-            status: "failed",
-            finished: iso(t),
-            error: `${why} three times`,
-          };
-        } else {
-          set = {
-            ...cleared,
-            status: "queued",
-            started: null,
-            progress: 0,
-            step: null,
-            steps: null,
-            log: appendLog(row.log, `${why}; queued again`),
-          };
-        }
+        const set: Partial<JobRow> = reclaimedFields(row, lapsed, iso(t));
         const [updated] = await tx
           .update(jobs)
           .set(set)
@@ -345,7 +329,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     },
 
     async move(id, index) {
-      if (!Number.isInteger(index) || index < 0) throw badRequest("index: must be a whole number, 0 or more");
+      checkIndex(index);
       await inTx(async (tx) => {
         const job = await mustGet(tx, id);
         if (job.status === "running") throw conflict(`job ${id} is running: only waiting jobs can be moved`);
@@ -395,9 +379,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
 
     async setParallel(lane, parallel) {
       checkLane(lane);
-      if (!Number.isInteger(parallel) || parallel < 1) {
-        throw badRequest("parallel: must be a whole number, 1 or more");
-      }
+      checkParallel(parallel);
       await write(() =>
         db
           .insert(lanes)
@@ -580,56 +562,6 @@ function toJob(row: JobRow): Job {
     payload: row.payload ?? null,
     log: Array.isArray(row.log) ? row.log : [],
   };
-}
-
-/** The columns a progress update sets (its log line aside): progress clamped to 0..1, the others as given. */
-function progressFields(update: ProgressUpdate): Partial<JobRow> {
-  const set: Partial<JobRow> = {};
-  if (update.progress !== undefined && Number.isFinite(update.progress)) {
-    set.progress = Math.min(1, Math.max(0, update.progress));
-  }
-  if (update.step !== undefined) set.step = update.step;
-  if (update.steps !== undefined) set.steps = update.steps;
-  if (update.backend_prompt_id !== undefined) set.backend_prompt_id = update.backend_prompt_id;
-  return set;
-}
-
-/**
- * What a released job's row becomes: back to the queue with its place kept and the attempt not counted, or ended
- * canceled when a cancel was asked for (nobody else should start what the user stopped).
- */
-export function releasedFields(
-  row: Pick<JobRow, "log" | "attempts" | "cancel_requested">,
-  why: string,
-  at: string,
-) {
-  const cleared = { lease_owner: null, lease_expires: null };
-  if (row.cancel_requested) return { ...cleared, status: "canceled" as const, finished: at };
-  return {
-    ...cleared,
-    status: "queued" as const,
-    started: null,
-    progress: 0,
-    step: null,
-    steps: null,
-    attempts: Math.max(0, row.attempts - 1),
-    log: appendLog(row.log, `${why}; left for another worker`),
-  };
-}
-
-export function appendLog(log: unknown, line: string): string[] {
-  const lines = strings(log);
-  return [...lines, String(line).slice(0, LOG_LINE_CHARS)].slice(-LOG_LINES);
-}
-
-function checkLease(leaseMs: number): void {
-  if (!Number.isFinite(leaseMs) || leaseMs <= 0) {
-    throw new Error(`lease must be a positive number of milliseconds (got ${leaseMs})`);
-  }
-}
-
-function checkLane(lane: string): void {
-  if (typeof lane !== "string" || !lane.trim()) throw badRequest("lane: required");
 }
 
 /** The absolute path of a `file:` URL, or null for any other URL. */
