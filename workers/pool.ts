@@ -7,6 +7,7 @@ import { newOwner, ownerGone } from "../lib/jobs/owner.ts";
 import type { Job, JobStore, ProgressUpdate } from "../lib/jobs/types.ts";
 import { jobView } from "../lib/jobs/view.ts";
 import { errorMessage } from "../lib/store/json-guards.ts";
+import { engineUnreachable, probeConfigured, Reach, reachMsFromEnv } from "./reach.ts";
 
 export interface WorkerPoolOptions {
   /** Its engines, job signals and log are the pool's. */
@@ -30,6 +31,13 @@ export interface WorkerPoolOptions {
   concurrency?: number;
   /** Claim only from these lanes (all when absent). */
   lanes?: readonly string[];
+  /**
+   * How often the pool probes its engines and tells the other workers which lanes it reaches (STUDIO_REACH_MS, 5 s
+   * by default); a job that finds its engine unreachable probes at once.
+   */
+  reachMs?: number;
+  /** Lane → why its engine is down now (null = it answered); the configured backends' probes by default. */
+  probe?: () => Promise<Record<string, string | null>>;
   /** Smallest gap between two progress writes of one job (250 ms = 4 writes/s). */
   progressMs?: number;
   /** How long `stop()` waits for running jobs by default. */
@@ -53,6 +61,8 @@ interface RunningJob {
   why: AbortWhy | null;
   /** A heartbeat saw cancel_requested (kept apart from `why`, which the first abort sets). */
   cancelSeen: boolean;
+  /** Why the job goes back to the queue for another worker (its engine is unreachable here), once decided. */
+  handedOff: string | null;
   ending: boolean;
   pending: Omit<ProgressUpdate, "log">;
   pendingLog: string[];
@@ -101,6 +111,8 @@ export class WorkerPool {
   private readonly view: (job: Job) => unknown;
   private readonly ownerGone: (owner: string) => boolean;
   private readonly afterJobsFn: (jobs: Job[]) => Promise<unknown>;
+  private readonly reach: Reach;
+  private readonly reachMs: number;
 
   private state: "idle" | "running" | "stopping" | "stopped" = "idle";
   private readonly running = new Map<string, RunningJob>();
@@ -109,6 +121,7 @@ export class WorkerPool {
   private pollTimer: NodeJS.Timeout | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
+  private reachTimer: NodeJS.Timeout | null = null;
   private beating = false;
   private reclaiming = false;
   private readonly unsubscribe: (() => void)[] = [];
@@ -128,6 +141,16 @@ export class WorkerPool {
     this.view = opts.view ?? jobView;
     this.ownerGone = opts.ownerGone ?? ((owner) => ownerGone(owner));
     this.afterJobsFn = opts.afterJobs ?? ((jobs) => sweepAfterJobs(opts.services, opts.store, jobs));
+    this.reachMs = opts.reachMs ?? reachMsFromEnv(opts.services.env);
+    this.reach = new Reach({
+      store: opts.store,
+      owner: this.owner,
+      kinds: async () => Object.keys(this.kinds ?? (await this.services.jobKinds())).sort(),
+      probe: opts.probe ?? (() => probeConfigured(opts.services)),
+      // A few missed rounds (each probe is bounded) before a silent worker counts as gone.
+      maxAgeMs: 3 * this.reachMs + 2_000,
+      log: opts.services.log,
+    });
   }
 
   /** Jobs running in this pool now. */
@@ -147,8 +170,12 @@ export class WorkerPool {
     );
     this.heartbeatTimer = setInterval(() => void this.beat(), Math.max(10, Math.floor(this.leaseMs / 3)));
     this.reclaimTimer = setInterval(() => void this.reclaim(), Math.max(10, Math.floor(this.leaseMs / 2)));
-    // A restarted host gives back what a dead one left before it looks for new work.
-    void this.reclaim().then(() => this.wake());
+    this.reachTimer = setInterval(() => void this.reach.refresh().then(() => this.wake()), this.reachMs);
+    // A database that pushes says when a job may be runnable; without one the poll finds it.
+    const off = this.store.listen?.("jobs", () => this.wake());
+    if (off) this.unsubscribe.push(off);
+    // A restarted host gives back what a dead one left, and knows which engines it reaches, before it looks for work.
+    void Promise.all([this.reclaim(), this.reach.refresh()]).then(() => this.wake());
   }
 
   /** Look for work at once (e.g. right after the API inserted a job). */
@@ -179,8 +206,11 @@ export class WorkerPool {
     // Jobs still running keep their rows; without heartbeats their leases lapse and another worker reclaims them.
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
-    this.heartbeatTimer = this.reclaimTimer = null;
+    if (this.reachTimer) clearInterval(this.reachTimer);
+    this.heartbeatTimer = this.reclaimTimer = this.reachTimer = null;
     for (const r of this.running.values()) if (r.timer) clearTimeout(r.timer);
+    // The other workers stop counting on this one at once rather than when its advert grows old.
+    if (wasRunning) await this.reach.retire();
     this.state = "stopped";
   }
 
@@ -200,9 +230,11 @@ export class WorkerPool {
     do {
       this.pumpAgain = false;
       while (this.state === "running" && this.running.size < this.concurrency) {
+        const lanes = this.reach.claimable(this.holding(), this.lanes);
+        if (lanes?.length === 0) break;
         let job: Job | null;
         try {
-          job = await this.store.claim(this.owner, this.leaseMs, this.lanes);
+          job = await this.store.claim(this.owner, this.leaseMs, lanes);
         } catch (err) {
           this.services.log.warn(`worker: claim failed: ${errorMessage(err)}`);
           return;
@@ -211,6 +243,13 @@ export class WorkerPool {
         this.run(job);
       }
     } while (this.pumpAgain && this.state === "running");
+  }
+
+  /** Jobs this pool runs now, per lane. */
+  private holding(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.running.values()) out[r.job.lane] = (out[r.job.lane] ?? 0) + 1;
+    return out;
   }
 
   private schedulePoll(): void {
@@ -228,6 +267,7 @@ export class WorkerPool {
       ctrl: new AbortController(),
       why: null,
       cancelSeen: false,
+      handedOff: null,
       ending: false,
       pending: {},
       pendingLog: [],
@@ -256,6 +296,7 @@ export class WorkerPool {
     const spec = (this.kinds ?? (await this.services.jobKinds()))[job.kind];
     let status: "succeeded" | "failed" | "canceled" | null;
     let error: string | null = null;
+    let unreachable: string | null = null;
     if (!spec) {
       status = "failed";
       error = `no handler for ${job.kind} jobs on this worker`;
@@ -271,9 +312,12 @@ export class WorkerPool {
         } else if (r.why === "stop" || r.why === "lease") {
           // Not this job's failure: the row stays running until its lease lapses and a worker takes it again.
           status = null;
+        } else if (r.handedOff !== null) {
+          status = null;
         } else {
           status = "failed";
           error = errorMessage(err);
+          unreachable = engineUnreachable(err);
         }
       }
     }
@@ -286,11 +330,23 @@ export class WorkerPool {
     }
     this.flush(r);
     await r.writes;
+    if (r.handedOff !== null && r.why === null) {
+      const why = `its engine is unreachable from this worker (${r.handedOff})`;
+      const back = await this.store.release(job.id, this.owner, why);
+      if (back) {
+        log.info(`job ${job.id} left for another worker: ${why}`);
+        this.emitJob(back);
+        await this.afterJobs([back]);
+      }
+      return;
+    }
     if (status === null || r.why === "lease") {
       const why = r.why === "lease" ? "this worker lost its lease" : "this worker is stopping";
       log.info(`job ${job.id} left for another worker: ${why}`);
       return;
     }
+    // A kind that does not hand its jobs off still fails; the lane is then down here until its engine answers.
+    if (unreachable !== null) await this.reach.unreachable(job.lane, unreachable);
     const ended = await this.store.finish(job.id, this.owner, status, error);
     if (ended) {
       log.info(status === "failed" ? `job ${job.id} failed: ${error}` : `job ${job.id} ${status}`);
@@ -320,6 +376,15 @@ export class WorkerPool {
       engine: (backend) => this.services.engines.get(backend),
       progress: (update) => this.progress(r, update),
       emit: (kind, data) => this.emit(kind, data),
+      handOff: async (err) => {
+        if (r.handedOff !== null) return true;
+        if (r.ctrl.signal.aborted) return false;
+        const why = engineUnreachable(err);
+        if (why === null || r.job.lane === "builtin") return false;
+        if (!(await this.reach.unreachable(r.job.lane, why))) return false;
+        r.handedOff = why;
+        return true;
+      },
     };
   }
 

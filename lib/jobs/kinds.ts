@@ -22,6 +22,12 @@ export interface JobContext {
   progress(update: ProgressUpdate): void;
   /** Emit a page event (`studio.take`, ...): straight to the sockets in the API's process, else via the outbox. */
   emit(kind: string, data: unknown): void;
+  /**
+   * Whether a failure goes to another worker rather than failing the job: true when `err` says the engine could not
+   * be reached and another live worker reaches the job's lane. The handler then leaves its files as a fresh run
+   * expects them (a take stays queued) and rethrows; the job goes back to the queue.
+   */
+  handOff(err: unknown): Promise<boolean>;
 }
 
 /**

@@ -180,6 +180,8 @@ export const refJob = defineJobKind({
         if (!(await canceledByUser(job, ctx))) throw err;
         if (engine && engineJob) await engine.cancel(engineJob, submitted).catch(() => {});
       }
+      // An engine this worker cannot reach while another worker can: the reference stays queued for that worker.
+      if (!canceled && (await ctx.handOff(err))) throw err;
       const closed = await failRefSidecar(services, t, canceled ? "canceled" : errorMessage(err), canceled);
       if (closed) ctx.emit("studio.ref", refEvent(t, "failed"));
       throw err;

@@ -171,6 +171,8 @@ export const renderJob = defineJobKind({
         if (!(await canceledByUser(job, ctx))) throw err;
         if (engine && engineJob) await engine.cancel(engineJob, submitted).catch(() => {});
       }
+      // An engine this worker cannot reach while another worker can: the take stays queued for that worker.
+      if (!canceled && (await ctx.handOff(err))) throw err;
       const reason = canceled ? "canceled" : noteText(errorMessage(err));
       // A cancel is the person's own doing; anything else (a graph that did not patch, a refused prompt) is the error.
       const closed = await closeTake(ctx.services, t, {
