@@ -13,6 +13,7 @@ import { guardOptions } from "./guard-options.ts";
 import { serverOptions } from "./limits.ts";
 import { consoleLogger, logLevel } from "./log.ts";
 import { pageSource } from "./page.ts";
+import { reachableUrl, removeServerRecord, writeServerRecord } from "./server-record.ts";
 import { createServices } from "./services.ts";
 import { createSocketServer, WsHub } from "./ws.ts";
 
@@ -110,6 +111,7 @@ export async function main(
   const wss = createSocketServer();
 
   let stopping = false;
+  let recorded: Promise<void> = Promise.resolve();
   const control: ServerControl = { host, port, stop: (restart) => stop(restart ? 3 : 0) };
   const guard = guardOptions(env, host);
   // A route reaching the store before it is started waits for the start (and the paid counter's reset).
@@ -139,6 +141,12 @@ export async function main(
       }
       // Only once the port is ours: a host that cannot listen exits before it takes any job.
       jobsStarted = startJobs();
+      // The command line on this machine finds this server by it and sends its work here.
+      recorded = writeServerRecord(services.home, {
+        url: reachableUrl(host, info.port),
+        pid: process.pid,
+        started: new Date().toISOString(),
+      }).catch((err: unknown) => log.warn(`cannot write the server record: ${String(err)}`));
       listening(url);
     },
   );
@@ -153,6 +161,8 @@ export async function main(
     // Let the reply that asked for the stop reach the client before sockets close.
     setTimeout(async () => {
       log.info(`stopping (exit ${code})`);
+      await recorded;
+      await removeServerRecord(services.home, process.pid).catch(() => {});
       await jobsStarted;
       // No new jobs start; running ones get a bounded wait, then keep their rows for the next worker to reclaim.
       await pool?.stop({ graceful: true }).catch((err: unknown) => log.error(`worker pool: ${String(err)}`));

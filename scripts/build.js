@@ -21,6 +21,7 @@ export function entryPoints(files) {
     "runtime/serve.ts",
     "runtime/function-main.ts",
     "workers/main.ts",
+    "cli/main.ts",
     "scripts/demo.ts",
     "lib/episode/compile-task.ts",
   ];

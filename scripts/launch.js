@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** Folders whose modules make up the service (tests and benches always run from source). */
-export const SOURCE_DIRS = ["lib", "functions", "runtime", "workers", "scripts"];
+export const SOURCE_DIRS = ["lib", "functions", "runtime", "workers", "scripts", "cli"];
 export const STAMP = "build.json";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

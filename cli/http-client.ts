@@ -1,0 +1,42 @@
+// The client of a running server: each route call is an HTTP request to it, so the work lands in its queue.
+import type { Method } from "../functions/fn.ts";
+import { CliError } from "./args.ts";
+import { type Answer, answerOf, type Client, queryOf } from "./client.ts";
+
+export function httpClient(base: string, token: string | undefined): Client {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  return {
+    where: `working through the server at ${base}`,
+    async call(method: Method, path: string, input?: Record<string, unknown>): Promise<Answer> {
+      const body = method === "GET" || method === "DELETE" ? undefined : JSON.stringify(input ?? {});
+      const url = `${base}/studio${path}${body === undefined ? queryOf(input) : ""}`;
+      let res: Response;
+      try {
+        res = await fetch(url, {
+          method,
+          headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
+          body,
+        });
+      } catch (err) {
+        const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
+        throw new CliError(1, `cannot reach the server at ${base}${cause}`);
+      }
+      return answerOf(res);
+    },
+    async close() {},
+  };
+}
+
+/** Whether a server answers at `base` (any HTTP answer counts: a refusal still says it is there). */
+export async function answers(base: string, token: string | undefined): Promise<boolean> {
+  try {
+    const res = await fetch(`${base}/studio/info`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(2_000),
+    });
+    await res.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+}
