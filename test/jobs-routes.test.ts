@@ -95,6 +95,29 @@ describe("GET /studio/jobs", () => {
     expect(body.paid).toEqual({ count: 0, limit: null });
   });
 
+  it("lists the live workers with the lanes each reaches and those it cannot; a retired one is gone", async () => {
+    const ad = {
+      owner: "gpu-2:4242",
+      host: "gpu-2",
+      pid: 4242,
+      kinds: ["ref", "render"],
+      lanes: ["builtin", "local"],
+      down: { router: "no API key is set (settings api_key, or STUDIO_API_KEY)" },
+    };
+    const before = Date.now();
+    await store.advertise(ad);
+    try {
+      const { status, body } = await get();
+      expect(status).toBe(200);
+      const listed = body.workers.find((w: { owner: string }) => w.owner === ad.owner);
+      expect(listed).toEqual({ ...ad, seen: expect.any(Number) });
+      expect(listed.seen).toBeGreaterThanOrEqual(before - 1000);
+    } finally {
+      await store.retire(ad.owner);
+    }
+    expect((await get()).body.workers.map((w: { owner: string }) => w.owner)).not.toContain(ad.owner);
+  });
+
   it("reports paid_limit from the settings file", async () => {
     const dir = path.join(env.home, "default", "studio");
     await mkdir(dir, { recursive: true });
@@ -116,7 +139,7 @@ describe("POST /studio/jobs/cancel", () => {
     await store.claim("w", 60_000);
     const { status, body } = await act("cancel", { id: wait.id });
     expect(status).toBe(200);
-    expect(Object.keys(body).sort()).toEqual(["jobs", "lanes", "paid"]);
+    expect(Object.keys(body).sort()).toEqual(["jobs", "lanes", "paid", "workers"]);
     expect(body.jobs.find((j: { id: string }) => j.id === wait.id)).toMatchObject({
       status: "canceled",
       can_retry: true,

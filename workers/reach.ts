@@ -119,12 +119,16 @@ export async function probeConfigured(services: Pick<Services, "home" | "env" | 
   return out;
 }
 
-/** How often a worker probes its engines and re-advertises: STUDIO_REACH_MS, 5 s by default. */
+/**
+ * How often a worker probes its engines and re-advertises: STUDIO_REACH_MS, 5 s by default, at most 10 s so an
+ * advert never grows old enough for the job list to take a working worker for gone.
+ */
 export function reachMsFromEnv(env: Record<string, string | undefined>): number {
   const text = env.STUDIO_REACH_MS?.trim();
   if (!text) return 5_000;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 50) throw new Error(`STUDIO_REACH_MS: ${text} is not a whole number >= 50`);
+  if (!Number.isInteger(n) || n < 50 || n > 10_000)
+    throw new Error(`STUDIO_REACH_MS: ${text} is not a whole number of milliseconds from 50 to 10000`);
   return n;
 }
 

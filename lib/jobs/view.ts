@@ -3,7 +3,7 @@
 import { readSettings } from "../config/settings.ts";
 import type { Services } from "../context.ts";
 import { sweepAfterJobs } from "./leftover-sweep.ts";
-import type { Job, JobInfo, JobKind, JobStatus, JobStore, LaneState } from "./types.ts";
+import type { Job, JobInfo, JobKind, JobStatus, JobStore, LaneState, WorkerAd } from "./types.ts";
 import { hasEnded } from "./wait.ts";
 
 export interface JobView {
@@ -37,6 +37,8 @@ export interface JobsAnswer {
   jobs: JobView[];
   lanes: Record<string, LaneState>;
   paid: PaidState;
+  /** The live workers (seen lately), each with the lanes whose engine it reaches and those it cannot, and why. */
+  workers: WorkerAd[];
 }
 
 /** Any ended job can be retried (succeeded too: a render retry is a new take with the same settings). */
@@ -81,6 +83,10 @@ export async function jobsAnswer(
   const changed = await store.reclaimExpired();
   // What those jobs left is removed in the background (a job that failed for good keeps no work folder).
   if (changed.length) void sweepAfterJobs(services, store, changed).catch(() => {});
-  const [list, paid] = await Promise.all([store.list(), paidState(store, services)]);
-  return { jobs: list.jobs.map(jobView), lanes: list.lanes, paid };
+  const [list, paid, workers] = await Promise.all([
+    store.list(),
+    paidState(store, services),
+    store.workers(),
+  ]);
+  return { jobs: list.jobs.map(jobView), lanes: list.lanes, paid, workers };
 }
