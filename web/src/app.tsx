@@ -1,4 +1,5 @@
-// The page's frame: the top bar (episode, pass, views, connection state, shortcuts) and the view the route names.
+// The page's frame: the top bar (episode, pass, views, the ComfyUI it runs in, connection state, shortcuts) and the
+// view the route names.
 // Which views exist is decided in main.tsx; the start view opens when no episode is chosen.
 import { effect } from "@preact/signals";
 import type { ComponentType } from "preact";
@@ -73,6 +74,7 @@ function Frame({ studio, views, Start }: { studio: Studio; views: Views; Start: 
   }, [title]);
   const Shown = !ep && !WITHOUT_EPISODE.includes(view) ? Start : (views[view] ?? Start);
   const link = studio.socket.state.value;
+  const mounted = studio.config.value.value?.mounted?.comfy ?? null;
   return (
     <div class="frame">
       <header class="topbar">
@@ -118,6 +120,15 @@ function Frame({ studio, views, Start }: { studio: Studio; views: Views; Start: 
           ))}
         </fieldset>
         <QueueSummary />
+        {mounted ? (
+          <a
+            class="mounted muted"
+            href={mounted}
+            title="This page runs inside ComfyUI, whose server is the local backend unless the settings name another; open ComfyUI's graph editor"
+          >
+            in ComfyUI at {mounted.replace(/^https?:\/\//, "")}
+          </a>
+        ) : null}
         <span class={`link ${link}`} role="status" aria-live="polite">
           {link === "open" ? "live" : link === "connecting" ? "connecting…" : "reconnecting…"}
         </span>

@@ -1,11 +1,19 @@
 // The page's shared state, built once at start and handed to every view: where the page is, the live socket, and
 // what the service said last about the config, the episodes, the open episode and the queue. Events from /ws
-// patch it in place; a reconnect refreshes it all.
+// patch it in place; a reconnect refreshes it all. Mounted in ComfyUI, ComfyUI's own events of the jobs' prompts
+// are kept beside the queue.
 import { batch, effect, type Signal, signal } from "@preact/signals";
 import { ApiError, api, errorText } from "./api.ts";
+import {
+  applyComfyEvent,
+  COMFY_EVENT_TYPES,
+  type EnginePrompts,
+  jobPromptIds,
+  keepPrompts,
+} from "./comfy-events.ts";
 import { createKeys, type Keys } from "./keys.tsx";
 import { createRouter, type Router } from "./router.ts";
-import { connectSocket, type Socket } from "./socket.ts";
+import { connectSocket, newClientId, type Socket, socketUrl } from "./socket.ts";
 import type {
   Config,
   EpisodeStatus,
@@ -32,6 +40,8 @@ export interface Studio {
   /** The open episode at the route's pass. */
   episode: Loaded<EpisodeStatus>;
   jobs: Loaded<JobsAnswer>;
+  /** What ComfyUI's own events said of the listed jobs' prompts (only when mounted in ComfyUI). */
+  engine: Signal<EnginePrompts>;
   refreshConfig(): Promise<void>;
   refreshEpisodes(): Promise<void>;
   refreshEpisode(): Promise<void>;
@@ -122,12 +132,14 @@ export function withTake(status: EpisodeStatus, e: TakeEvent): EpisodeStatus | n
 
 export function createStudio(): Studio {
   const router = createRouter();
-  const socket = connectSocket();
+  // /ws on the page's own host: the service's socket, or ComfyUI's when the page is served through ComfyUI.
+  const socket = connectSocket({ url: socketUrl(location, newClientId()) });
   const keys = createKeys();
   const config = loaded<Config>();
   const episodes = loaded<EpisodeSummary[]>();
   const episode = loaded<EpisodeStatus>();
   const jobs = loaded<JobsAnswer>();
+  const engine = signal<EnginePrompts>(new Map());
 
   const refreshConfig = loader(config, () => api.get<Config>("config"));
   const refreshEpisodes = loader(
@@ -153,6 +165,16 @@ export function createStudio(): Studio {
     episode.error.value = null;
     void refreshEpisode();
   });
+
+  // ComfyUI's notes are kept only for prompts the listed jobs name, so the map shrinks as the list moves on.
+  const stopPruning = effect(() => {
+    const list = jobs.value.value?.jobs;
+    if (list) engine.value = keepPrompts(engine.peek(), jobPromptIds(list));
+  });
+  const onComfy = (type: string) => (data: unknown) => {
+    const ids = jobPromptIds(jobs.value.peek()?.jobs ?? []);
+    engine.value = applyComfyEvent(engine.peek(), type, data, (id) => ids.has(id));
+  };
 
   const laterEpisode = throttled(() => void refreshEpisode(), 200);
   const laterEpisodes = throttled(() => void refreshEpisodes(), 500);
@@ -192,6 +214,7 @@ export function createStudio(): Studio {
     socket.on("studio.post", (data) => {
       if ((data as { ep?: string })?.ep === router.route.value.ep) laterEpisode();
     }),
+    ...COMFY_EVENT_TYPES.map((type) => socket.on(type, onComfy(type))),
     socket.onReconnect(() => {
       void refreshConfig();
       void refreshEpisodes();
@@ -208,6 +231,7 @@ export function createStudio(): Studio {
     episodes,
     episode,
     jobs,
+    engine,
     refreshConfig,
     refreshEpisodes,
     refreshEpisode,
@@ -215,6 +239,7 @@ export function createStudio(): Studio {
     on: socket.on,
     close() {
       stopFollowing();
+      stopPruning();
       for (const off of offs) off();
       socket.close();
       keys.close();

@@ -7,6 +7,8 @@ export interface Config {
   engine: string;
   review_copy: boolean;
   version: number;
+  /** The ComfyUI the service runs inside (the page is then served at ComfyUI's address), or null. */
+  mounted?: { comfy: string } | null;
 }
 
 export interface EpisodeSummary {
@@ -176,12 +178,29 @@ export interface Job {
   error: string | null;
   log: string[];
   can_retry: boolean;
+  /** The engine's id of the work (a ComfyUI prompt id), matched against ComfyUI's own events when mounted. */
+  backend_prompt_id?: string | null;
+}
+
+/** A worker process as it advertises itself: the lanes whose engine it reaches, and why it reaches no others. */
+export interface WorkerAd {
+  owner: string;
+  host: string;
+  pid: number;
+  kinds: string[];
+  lanes: string[];
+  /** Configured lanes it cannot reach now → why. */
+  down: Record<string, string>;
+  /** Epoch ms of its last advert. */
+  seen: number;
 }
 
 export interface JobsAnswer {
   jobs: Job[];
   lanes: Record<string, { paused: boolean; parallel: number; waiting: string[]; running: string[] }>;
   paid: { count: number; limit: number | null };
+  /** The workers seen lately (absent from a service that does not list them). */
+  workers?: WorkerAd[];
 }
 
 /** A `/ws` frame. */

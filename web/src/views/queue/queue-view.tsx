@@ -1,11 +1,13 @@
 // The Queue view: every lane (backend) with its pause switch, running jobs with live progress, waiting jobs in the
 // order they will start (move, drag, cancel), finished jobs newest first (retry), and the paid-run counter.
 // The jobs come from the Studio (read once, patched by `studio.job` events); every action answers with the whole
-// queue, which replaces it at once.
+// queue, which replaces it at once. The workers (machines, the lanes they run, engines they cannot reach) show
+// when the service lists them; ComfyUI's own progress and failures join a job when the page runs inside ComfyUI.
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../../api.ts";
+import { engineNote, unsaidEngineError } from "../../comfy-events.ts";
 import { useStudio } from "../../context.ts";
-import type { Job, JobsAnswer } from "../../types.ts";
+import type { Job, JobsAnswer, WorkerAd } from "../../types.ts";
 import { ErrorText, Panel, useAction } from "../../ui.tsx";
 import {
   dropIndex,
@@ -21,6 +23,7 @@ import {
   stepText,
   waitDuration,
 } from "./queue-model.ts";
+import { laneReach, reachText, workerRows } from "./workers-model.ts";
 
 /** A POST to one of the queue's actions; its answer (the whole queue) becomes the page's queue. */
 function useQueueAction<A extends unknown[]>(body: (...args: A) => [action: string, payload: unknown]) {
@@ -65,8 +68,9 @@ export function QueueView() {
         </p>
       ) : null}
       {layout?.lanes.map((lane) => (
-        <Lane key={lane.name} lane={lane} now={now} jobs={answer?.jobs ?? []} />
+        <Lane key={lane.name} lane={lane} now={now} jobs={answer?.jobs ?? []} workers={answer?.workers} />
       ))}
+      <Workers workers={answer?.workers} />
       {layout?.finished.length ? (
         <Panel title={`Finished · ${layout.finished.length}`}>
           <ul class="jobs" aria-label="Finished jobs">
@@ -99,7 +103,54 @@ function PaidRuns({ paid }: { paid: JobsAnswer["paid"] }) {
   );
 }
 
-function Lane({ lane, now, jobs }: { lane: LaneGroup<Job>; now: number; jobs: Job[] }) {
+/** Every worker process: its machine, the lanes it runs, the engines it cannot reach and why. */
+function Workers({ workers }: { workers: WorkerAd[] | undefined }) {
+  const rows = workerRows(workers, useNow(Boolean(workers?.length)));
+  if (!rows.length) return null;
+  return (
+    <Panel title={`Workers · ${rows.length}`}>
+      <ul class="workers" aria-label="Workers">
+        {rows.map((w) => (
+          <li key={w.owner} class="worker">
+            <div class="job-line">
+              <strong class="worker-where">{w.where}</strong>
+              <span class="worker-lanes">
+                {w.lanes.map((l) => (
+                  <span key={l} class="badge">
+                    {l}
+                  </span>
+                ))}
+              </span>
+              <span class="muted worker-seen">{w.seen}</span>
+            </div>
+            {w.down.length ? (
+              <ul class="worker-down" aria-label={`Engines ${w.where} cannot reach`}>
+                {w.down.map((d) => (
+                  <li key={d.lane} class="warn">
+                    {d.lane}: {d.why}
+                  </li>
+                ))}
+              </ul>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </Panel>
+  );
+}
+
+function Lane({
+  lane,
+  now,
+  jobs,
+  workers,
+}: {
+  lane: LaneGroup<Job>;
+  now: number;
+  jobs: Job[];
+  workers: WorkerAd[] | undefined;
+}) {
+  const reach = reachText(laneReach(workers, lane.name));
   const pause = useQueueAction((paused: boolean) => ["pause", { lane: lane.name, paused }]);
   const drop = useQueueAction((id: string, index: number) => ["move", { id, index }]);
   const [dragging, setDragging] = useState<string | null>(null);
@@ -112,6 +163,7 @@ function Lane({ lane, now, jobs }: { lane: LaneGroup<Job>; now: number; jobs: Jo
         <>
           <span class="muted lane-facts">
             {lane.running.length} running · {lane.waiting.length} waiting · {lane.parallel} at a time
+            {reach ? ` · ${reach}` : ""}
           </span>
           <button
             type="button"
@@ -202,6 +254,8 @@ function JobLog({ job }: { job: Job }) {
 }
 
 function RunningJob({ job, now }: { job: Job; now: number }) {
+  const studio = useStudio();
+  const note = engineNote(job, studio.engine.value);
   const cancel = useQueueAction(() => ["cancel", { id: job.id }]);
   const pct = percent(job.progress);
   const last = job.log[job.log.length - 1];
@@ -240,6 +294,12 @@ function RunningJob({ job, now }: { job: Job; now: number }) {
         </span>
         <span class="num muted">{pct}%</span>
       </div>
+      {note?.text ? (
+        <div class="job-line engine-note" role="status">
+          <span class="muted">{note.text}</span>
+        </div>
+      ) : null}
+      {note?.error ? <p class="error job-error">{note.error}</p> : null}
       <JobLog job={job} />
       <ErrorText error={cancel.error} />
     </li>
@@ -344,6 +404,8 @@ function WaitingJob({
 }
 
 function FinishedJob({ job }: { job: Job }) {
+  const studio = useStudio();
+  const engineError = unsaidEngineError(job, studio.engine.value);
   const retry = useQueueAction(() => ["retry", { id: job.id }]);
   return (
     <li class={`job finished ${job.status}`}>
@@ -367,6 +429,7 @@ function FinishedJob({ job }: { job: Job }) {
         ) : null}
       </div>
       {job.error ? <p class="error job-error">{job.error}</p> : null}
+      {engineError ? <p class="error job-error">{engineError}</p> : null}
       <JobLog job={job} />
       <ErrorText error={retry.error} />
     </li>

@@ -132,6 +132,15 @@ function EnginePanel() {
             <span class="field-label">Engine address (config)</span>
             <code>{config.engine}</code>
           </div>
+          {config.mounted ? (
+            <div class="field">
+              <span class="field-label">Runs inside ComfyUI</span>
+              <code>{config.mounted.comfy}</code>
+              <span class="muted">
+                The local backend renders there unless the settings below name another.
+              </span>
+            </div>
+          ) : null}
           <label class="check">
             <input
               type="checkbox"
@@ -189,6 +198,8 @@ function SettingsFields({
 }) {
   const s = answer.settings;
   const env = answer.from_env;
+  // Mounted in ComfyUI, a blank local address means that ComfyUI.
+  const mounted = useStudio().config.value.value?.mounted?.comfy ?? null;
   const text = (field: keyof Settings, label: string, hint: string, placeholder = "") => (
     <TextSetting
       key={field}
@@ -206,7 +217,14 @@ function SettingsFields({
       <p class="muted">
         Saved in <code>{answer.file}</code>
       </p>
-      {text("local_url", "Local ComfyUI", "Where the local backend renders.", "http://127.0.0.1:8188")}
+      {text(
+        "local_url",
+        "Local ComfyUI",
+        mounted
+          ? `Where the local backend renders. Blank: the ComfyUI this page runs in (${mounted}).`
+          : "Where the local backend renders.",
+        mounted ?? "http://127.0.0.1:8188",
+      )}
       {text("engine_url", "Separate engine", "Blank: the local ComfyUI.", "http://…")}
       <LocalVia value={s.local_via} envVar={env.local_via ?? null} onSaved={onSaved} />
       {text("path", "ComfyUI folder", "On this machine: model files are read there.", "/path/to/ComfyUI")}
