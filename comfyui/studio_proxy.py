@@ -89,17 +89,19 @@ class StudioProxy:
         target = URL(base + path, encoded=True)
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return await self._socket(request, target)
-        try:
-            return await self._forward(request, target)
-        except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, asyncio.TimeoutError) as e:
-            return error(502, "Episode Studio at {} is not answering: {}".format(base, e))
+        return await self._forward(request, target, base)
 
-    async def _forward(self, request, target):
+    async def _forward(self, request, target, base):
         headers = _passed(request.headers)
         body = request.content if request.body_exists else None
-        async with self.session().request(
-            request.method, target, headers=headers, data=body, allow_redirects=False
-        ) as upstream:
+        try:
+            upstream = await self.session().request(
+                request.method, target, headers=headers, data=body, allow_redirects=False
+            )
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as e:
+            return error(502, "Episode Studio at {} is not answering: {}".format(base, str(e) or type(e).__name__))
+        # Once the answer has begun, a failure can only cut it short (the browser sees a truncated body).
+        async with upstream:
             response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
             for key, value in _passed(upstream.headers):
                 response.headers.add(key, value)
@@ -119,8 +121,8 @@ class StudioProxy:
             upstream = await self.session().ws_connect(ws_target, headers=headers, protocols=protocols, autoping=True)
         except aiohttp.WSServerHandshakeError as e:
             return error(e.status if 400 <= e.status < 600 else 502, "the service refused the socket: {}".format(e.message))
-        except (aiohttp.ClientConnectorError, asyncio.TimeoutError) as e:
-            return error(502, "Episode Studio is not answering: {}".format(e))
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as e:
+            return error(502, "Episode Studio is not answering: {}".format(str(e) or type(e).__name__))
         browser = web.WebSocketResponse(protocols=[upstream.protocol] if upstream.protocol else ())
         await browser.prepare(request)
 

@@ -38,6 +38,9 @@ def main():
         publisher = loop.create_task(prompt_server.publish_loop())
         await stop.wait()
         publisher.cancel()
+        # Open sockets would hold the shutdown for a minute: close them first.
+        for ws in list(prompt_server.sockets.values()):
+            await ws.close()
         await prompt_server.runner.cleanup()
 
     loop.run_until_complete(run())

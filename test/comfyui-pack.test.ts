@@ -1,0 +1,441 @@
+// The ComfyUI pack (comfyui/) loaded by a stand-in ComfyUI server (Debian's python3 with aiohttp) that loads custom
+// nodes as ComfyUI does, with the real service the pack starts: the page and API through ComfyUI's port, a render
+// on the built-in engine, the service's guard judging the browser's Host and Origin, one ComfyUI socket carrying
+// both servers' events, a restart after the service dies, STUDIO_URL, and the service stopped with ComfyUI.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, stat, symlink } from "node:fs/promises";
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket, { WebSocketServer } from "ws";
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+type Any = any;
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const STANDIN = path.join(root, "test", "support", "comfy-standin", "main.py");
+const PYTHON = "/usr/bin/python3";
+const PACK = "episode_studio";
+const READY = /service ready at (http:\/\/\S+) \(pid (\d+)\)/g;
+
+interface Standin {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+let dir: string;
+let customNodes: string;
+let shows: string;
+let comfy: Standin;
+const started: Standin[] = [];
+const sockets: WebSocket[] = [];
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined | null | false>,
+  ms = 30_000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}${said()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const said = (s: Standin | undefined = comfy) => (s ? `\n--- stand-in output ---\n${s.output()}\n---` : "");
+
+/** Starts the stand-in ComfyUI on a free loopback port with the pack in its custom_nodes folder. */
+async function startStandin(env: Record<string, string>): Promise<Standin> {
+  const child = spawn(PYTHON, [STANDIN, "--custom-nodes", customNodes, "--port", "0"], {
+    cwd: dir,
+    // No __pycache__ written into the repository's pack folder.
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr?.on("data", (c: Buffer) => {
+    out += c.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const standin: Standin = { url: "", child, output: () => out, exited };
+  started.push(standin);
+  const port = await waitFor(
+    "the stand-in to listen",
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`the stand-in exited with ${child.exitCode}${said(standin)}`);
+      return /^port (\d+)$/m.exec(out)?.[1];
+    },
+    20_000,
+  );
+  standin.url = `http://127.0.0.1:${port}`;
+  return standin;
+}
+
+async function stopStandin(s: Standin): Promise<void> {
+  if (s.child.exitCode !== null || s.child.signalCode !== null) return;
+  s.child.kill("SIGTERM");
+  const ended = await Promise.race([
+    s.exited.then(() => true),
+    new Promise<false>((r) => setTimeout(r, 15_000, false)),
+  ]);
+  if (!ended) {
+    s.child.kill("SIGKILL");
+    await s.exited;
+  }
+}
+
+/** Every "service ready" line the pack logged so far: the service's URL and pid. */
+function readyLines(s: Standin): { url: string; pid: number }[] {
+  return [...s.output().matchAll(READY)].map((m) => ({ url: m[1], pid: Number(m[2]) }));
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function call(method: string, route: string, input: Any = {}, headers: Record<string, string> = {}) {
+  let url = `${comfy.url}${route}`;
+  const init: RequestInit = { method, headers: { ...headers }, redirect: "manual" };
+  if (method === "GET") url += `?${new URLSearchParams(input)}`;
+  else {
+    init.body = JSON.stringify(input);
+    (init.headers as Record<string, string>)["content-type"] = "application/json";
+  }
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: Any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body, headers: res.headers };
+}
+
+async function ok(method: string, route: string, input: Any = {}): Promise<Any> {
+  const answer = await call(method, route, input);
+  expect(answer.status, `${method} ${route}: ${JSON.stringify(answer.body)}${said()}`).toBe(200);
+  return answer.body;
+}
+
+/** A socket on the stand-in's /ws, as ComfyUI's frontend opens it, keeping every text frame it receives. */
+async function openSocket(base: string, clientId: string): Promise<{ ws: WebSocket; frames: Any[] }> {
+  const frames: Any[] = [];
+  const ws = new WebSocket(`${base.replace("http", "ws")}/ws?clientId=${clientId}`);
+  sockets.push(ws);
+  ws.on("message", (data, binary) => {
+    if (!binary) frames.push(JSON.parse(data.toString()));
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.once("open", () => resolve());
+    ws.once("error", reject);
+  });
+  return { ws, frames };
+}
+
+/** A request sent exactly as written: the path unresolved and the Host header as given (fetch would change both). */
+function rawRequest(
+  base: string,
+  method: string,
+  rawPath: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Any }> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, path: rawPath, method, headers }, (res) => {
+      let text = "";
+      res.on("data", (c) => {
+        text += c;
+      });
+      res.on("end", () => {
+        let body: Any = text;
+        try {
+          body = JSON.parse(text);
+        } catch {}
+        resolve({ status: res.statusCode ?? 0, body });
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  await promisify(execFile)(PYTHON, ["-c", "import aiohttp"]).catch(() => {
+    throw new Error(`${PYTHON} cannot import aiohttp: apt-get install -y python3-aiohttp`);
+  });
+  dir = await mkdtemp(path.join(os.tmpdir(), "studio-comfy-pack-"));
+  customNodes = path.join(dir, "custom_nodes");
+  shows = path.join(dir, "shows");
+  await mkdir(customNodes);
+  await mkdir(path.join(shows, "gold_path"), { recursive: true });
+  // Installed as the README says: the pack folder linked into custom_nodes (the service is found through the link).
+  await symlink(path.join(root, "comfyui"), path.join(customNodes, PACK));
+  comfy = await startStandin({ STUDIO_HOME: path.join(dir, "home"), STUDIO_ROOTS: shows });
+  await waitFor("the pack to start the service", async () => readyLines(comfy)[0], 60_000);
+}, 90_000);
+
+afterAll(async () => {
+  for (const ws of sockets) ws.terminate();
+  await Promise.all(started.map(stopStandin));
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("the pack inside a stand-in ComfyUI", () => {
+  it("loads as a custom node pack: node mappings read, its frontend extension listed and served", async () => {
+    expect(await ok("GET", "/standin/custom_nodes"), said()).toEqual({ [PACK]: true });
+    expect(await ok("GET", "/object_info")).toEqual({});
+    const extensions = await ok("GET", "/extensions");
+    expect(extensions).toEqual([`/extensions/${PACK}/studio.js`]);
+    const js = await fetch(`${comfy.url}${extensions[0]}`);
+    expect(js.status).toBe(200);
+    const text = await js.text();
+    expect(text).toContain('from "../../scripts/app.js"');
+    expect(text).toContain("registerExtension");
+    expect(text).toContain("/studio/");
+  });
+
+  it("serves the editor page and the API on ComfyUI's port, under /studio/ and /api/studio/", async () => {
+    const bare = await call("GET", "/studio");
+    expect(bare.status).toBe(302);
+    expect(bare.headers.get("location")).toBe("/studio/");
+    const page = await call("GET", "/studio/");
+    expect(page.status, said()).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/text\/html/);
+    expect(page.body).toMatch(/<!doctype html>/i);
+    // The service knows it is mounted and uses this ComfyUI as its local backend.
+    for (const prefix of ["/studio", "/api/studio"]) {
+      const config = await ok("GET", `${prefix}/config`);
+      expect(config.mounted, JSON.stringify(config)).toEqual({ comfy: comfy.url });
+      expect(config.roots).toEqual([shows]);
+    }
+    expect(await ok("GET", "/api/studio/jobs")).toHaveProperty("lanes");
+  });
+
+  it("renders on the built-in engine through the proxy; one ComfyUI socket carries both servers' events", async () => {
+    const { frames } = await openSocket(comfy.url, "page1");
+    await waitFor("the stand-in's status frame", async () => frames.find((f) => f.type === "status"));
+    expect(frames[0]).toMatchObject({ type: "status", data: { sid: "page1", status: { exec_info: {} } } });
+
+    const parent = path.join(shows, "gold_path");
+    const created = await ok("POST", "/studio/episode/new", { parent, name: "ep01" });
+    const ep = created.ep;
+    expect(ep).toBe(path.join(parent, "ep01"));
+    expect((await ok("POST", "/api/studio/build", { ep })).ok).toBe(true);
+    const render = await ok("POST", "/studio/render", { ep, pass: "proxy", shots: ["sh010"] });
+    expect(render.errors, JSON.stringify(render)).toEqual([]);
+    const id = render.queued[0].prompt_id;
+    const job = await waitFor(
+      "the render job to end",
+      async () => {
+        const list = await ok("GET", "/studio/jobs");
+        const j = list.jobs.find((x: Any) => x.id === id);
+        return j && j.status !== "queued" && j.status !== "running" ? j : undefined;
+      },
+      60_000,
+    );
+    expect(job, JSON.stringify(job) + said()).toMatchObject({
+      kind: "render",
+      lane: "builtin",
+      status: "succeeded",
+    });
+
+    // The take through the proxy: whole, and a range answered 206 with its Content-Range.
+    const rel = "renders_proxy/sh010/sh010_t01.mp4";
+    const size = (await stat(path.join(ep, ...rel.split("/")))).size;
+    const fileUrl = `${comfy.url}/studio/file?${new URLSearchParams({ ep, path: rel })}`;
+    const whole = await fetch(fileUrl);
+    expect(whole.status).toBe(200);
+    expect(Buffer.from(await whole.arrayBuffer()).equals(await readFile(path.join(ep, rel)))).toBe(true);
+    const part = await fetch(fileUrl, { headers: { Range: "bytes=100-199" } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-range")).toBe(`bytes 100-199/${size}`);
+    const bytes = Buffer.from(await part.arrayBuffer());
+    expect(bytes.equals((await readFile(path.join(ep, rel))).subarray(100, 200))).toBe(true);
+
+    // The studio's events arrived on ComfyUI's socket...
+    await waitFor("studio.job succeeded", async () =>
+      frames.find((f) => f.type === "studio.job" && f.data.id === id && f.data.status === "succeeded"),
+    );
+    expect(frames.some((f) => f.type === "studio.take" && f.data.ep === ep && f.data.shot === "sh010")).toBe(
+      true,
+    );
+    expect(frames.some((f) => f.type === "studio.episode" && f.data.ep === ep)).toBe(true);
+    // ...and so do ComfyUI's own, for a prompt queued with this socket's client id.
+    const prompt = await ok("POST", "/prompt", {
+      prompt: { "1": { class_type: "X", inputs: {} } },
+      client_id: "page1",
+    });
+    const mine = (type: string) =>
+      frames.find((f) => f.type === type && f.data.prompt_id === prompt.prompt_id);
+    await waitFor("execution_success", async () => mine("execution_success"));
+    expect(mine("execution_start")).toBeDefined();
+    expect(mine("progress")).toMatchObject({ data: { value: 1, max: 2, node: "1" } });
+  }, 90_000);
+
+  it("forwards the browser's Host and Origin, so the service's guard refuses foreign pages and names", async () => {
+    const ep = path.join(shows, "gold_path", "ep01");
+    // A foreign origin on a write: refused (ComfyUI's own check already stops it on a loopback Host).
+    const foreign = await call("POST", "/studio/build", { ep }, { Origin: "http://evil.example" });
+    expect(foreign.status).toBe(403);
+    // A cross-site write with no Origin passes ComfyUI's check; the service refuses it.
+    const crossSite = await call("POST", "/studio/build", { ep }, { "Sec-Fetch-Site": "cross-site" });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body.error).toMatch(/cross-site page are refused/);
+    // A name that is not this machine's (DNS rebinding): the Host reached the service unchanged.
+    const rebound = await rawRequest(comfy.url, "GET", "/studio/config", { Host: "10.1.2.3" });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.error).toMatch(/host "10\.1\.2\.3" is not served here/);
+    // The page's own origin may write.
+    const own = await call("POST", "/studio/build", { ep }, { Origin: comfy.url });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    // Dot segments are not passed on.
+    const dots = await rawRequest(comfy.url, "GET", "/studio/%2e%2e/ws");
+    expect(dots.status).toBe(400);
+    expect(dots.body.error).toMatch(/`\.` or `\.\.`/);
+  });
+
+  it("restarts the service when it dies, answering 502/503 JSON meanwhile, and bridges its events again", async () => {
+    const { frames } = await openSocket(comfy.url, "page2");
+    const [first] = readyLines(comfy);
+    process.kill(first.pid, "SIGKILL");
+    const answers: { status: number; body: Any }[] = [];
+    const next = await waitFor(
+      "a new service",
+      async () => {
+        const a = await call("GET", "/studio/config");
+        answers.push(a);
+        const lines = readyLines(comfy);
+        return a.status === 200 && lines.length > 1 ? lines[lines.length - 1] : undefined;
+      },
+      60_000,
+    );
+    expect(next.pid).not.toBe(first.pid);
+    expect(alive(first.pid)).toBe(false);
+    for (const a of answers.filter((x) => x.status !== 200)) {
+      expect([502, 503]).toContain(a.status);
+      expect(typeof a.body.error).toBe("string");
+    }
+    expect(comfy.output()).toMatch(/the service exited .*; restarting it/);
+    // The event bridge found the new service: its events reach ComfyUI's socket again.
+    const ep = path.join(shows, "gold_path", "ep01");
+    await waitFor(
+      "studio.episode after the restart",
+      async () => {
+        await ok("POST", "/studio/build", { ep });
+        return frames.find((f) => f.type === "studio.episode" && f.data.ep === ep);
+      },
+      20_000,
+    );
+  }, 90_000);
+
+  it("stops the service when ComfyUI exits", async () => {
+    const lines = readyLines(comfy);
+    const { pid } = lines[lines.length - 1];
+    expect(alive(pid)).toBe(true);
+    for (const ws of sockets) ws.close();
+    await stopStandin(comfy);
+    expect(await comfy.exited, said()).toBe(0);
+    await waitFor("the service to exit", async () => !alive(pid), 15_000);
+  }, 30_000);
+});
+
+describe("STUDIO_URL: a service already running", () => {
+  let service: Server;
+  const seen: { host?: string; origin?: string; bytes?: number }[] = [];
+
+  // A service stand-in for what the real one lacks on /studio/: a socket path, a chunked answer, an upload count.
+  beforeAll(async () => {
+    let wss: WebSocketServer | undefined;
+    service = createServer((req, res) => {
+      if (req.url === "/studio/hello") {
+        seen.push({ host: req.headers.host, origin: req.headers.origin });
+        res.setHeader("content-type", "application/json");
+        res.end(JSON.stringify({ host: req.headers.host, origin: req.headers.origin ?? null }));
+      } else if (req.url === "/studio/emit") {
+        for (const ws of wss?.clients ?? [])
+          ws.send(JSON.stringify({ type: "studio.episode", data: { ep: "/elsewhere" } }));
+        res.end("{}");
+      } else if (req.url === "/studio/upload") {
+        let bytes = 0;
+        req.on("data", (c: Buffer) => {
+          bytes += c.length;
+        });
+        req.on("end", () => res.end(JSON.stringify({ bytes })));
+      } else if (req.url === "/studio/chunks") {
+        let n = 0;
+        const tick = () => {
+          if (n++ === 20) return res.end();
+          res.write(Buffer.alloc(64 * 1024, n));
+          setImmediate(tick);
+        };
+        tick();
+      } else {
+        res.statusCode = 404;
+        res.end("{}");
+      }
+    });
+    wss = new WebSocketServer({ server: service });
+    wss.on("connection", (ws, req) => {
+      if (!req.url?.startsWith("/ws")) ws.on("message", (m, binary) => ws.send(binary ? m : `echo:${m}`));
+    });
+    await new Promise<void>((r) => service.listen(0, "127.0.0.1", r));
+    const port = (service.address() as AddressInfo).port;
+    comfy = await startStandin({ STUDIO_URL: `http://127.0.0.1:${port}/studio/` });
+    await waitFor("the pack to take STUDIO_URL", async () => comfy.output().includes("using the service at"));
+  }, 30_000);
+
+  afterAll(async () => {
+    await stopStandin(comfy);
+    await new Promise((r) => service.close(r));
+  });
+
+  it("uses it without starting one, passes Host and Origin, streams uploads and chunked answers", async () => {
+    expect(comfy.output()).not.toMatch(/\[studio\]|service ready/);
+    const own = new URL(comfy.url).host;
+    const hello = await call("GET", "/studio/hello", {}, { Origin: comfy.url });
+    expect(hello.body).toEqual({ host: own, origin: comfy.url });
+    const upload = await fetch(`${comfy.url}/api/studio/upload`, {
+      method: "POST",
+      body: Buffer.alloc(3_000_001),
+    });
+    expect(await upload.json()).toEqual({ bytes: 3_000_001 });
+    const chunks = await fetch(`${comfy.url}/studio/chunks`);
+    expect(chunks.headers.get("transfer-encoding")).toBe("chunked");
+    expect((await chunks.arrayBuffer()).byteLength).toBe(20 * 64 * 1024);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("bridges a websocket on a proxied path both ways, and the service's /ws events onto ComfyUI's socket", async () => {
+    const { frames } = await openSocket(comfy.url, "page3");
+    await waitFor("the service's event on ComfyUI's socket", async () => {
+      await ok("GET", "/studio/emit");
+      return frames.find((f) => f.type === "studio.episode" && f.data.ep === "/elsewhere");
+    });
+    const ws = new WebSocket(`${comfy.url.replace("http", "ws")}/studio/echo`);
+    sockets.push(ws);
+    const replies: string[] = [];
+    ws.on("message", (m) => replies.push(m.toString()));
+    await new Promise<void>((resolve, reject) => {
+      ws.once("open", () => resolve());
+      ws.once("error", reject);
+    });
+    ws.send("hello");
+    await waitFor("the echo", async () => replies.includes("echo:hello"));
+  });
+});
