@@ -9,3 +9,8 @@ export function jobDatabaseUrl(services: Pick<Services, "home" | "env">): string
   const explicit = services.env.STUDIO_DB_URL?.trim();
   return explicit || pathToFileURL(path.join(services.home, "studio.db")).href;
 }
+
+/** Whether a job database URL names a PostgreSQL server (the store for several machines). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}

@@ -140,7 +140,7 @@ async function appliedIds(client: Client): Promise<Set<number>> {
   return new Set(rows.map((r) => Number(r.id)));
 }
 
-function checkOrder(migrations: readonly Migration[]): void {
+export function checkOrder(migrations: readonly Migration[]): void {
   for (let i = 1; i < migrations.length; i++) {
     if (migrations[i].id <= migrations[i - 1].id) {
       throw new Error(`job database migrations are out of order at id ${migrations[i].id}`);
@@ -148,8 +148,8 @@ function checkOrder(migrations: readonly Migration[]): void {
   }
 }
 
-// A database written by a newer release has tables this one does not know how to keep consistent.
-function checkNotNewer(done: Set<number>, migrations: readonly Migration[]): void {
+/** A database written by a newer release has tables this one does not know how to keep consistent. */
+export function checkNotNewer(done: Set<number>, migrations: readonly Migration[]): void {
   const latest = migrations.length ? migrations[migrations.length - 1].id : 0;
   const newer = [...done].filter((id) => id > latest);
   if (newer.length) {

@@ -10,7 +10,7 @@ import { badRequest, conflict, notFound } from "../errors.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import { createLocks, type Locks } from "../store/lock.ts";
 import { relaxCommits } from "./commit-mode.ts";
-import { jobDatabaseUrl } from "./database-url.ts";
+import { isPostgresUrl, jobDatabaseUrl } from "./database-url.ts";
 import { JOB_ID, newJobId } from "./job-id.ts";
 import { migrate } from "./migrate.ts";
 import {
@@ -40,7 +40,7 @@ export interface JobStoreOptions {
   locks?: Locks;
 }
 
-/** The libsql store (the job store interface says all it does). */
+/** The job store (the job store interface says all it does). */
 export type StudioJobStore = JobStore;
 
 type Exec = BaseSQLiteDatabase<"async", ResultSet>;
@@ -56,12 +56,20 @@ const HOUSEKEEP_EVERY_MS = 30_000;
 const BUSY_TIMEOUT_MS = 5000;
 const REMOTE = /^(https?|libsql|wss?):\/\//i;
 
+/**
+ * The job store a URL names: `postgres://` or `postgresql://` a PostgreSQL server (its client loads only then),
+ * `file:` an embedded database, `libsql://`, `http(s)://` or `ws(s)://` a libsql server.
+ */
 export async function createJobStore(url: string, opts: JobStoreOptions = {}): Promise<StudioJobStore> {
+  if (isPostgresUrl(url)) {
+    const { createPgJobStore } = await import("./pg-store.ts");
+    return createPgJobStore(url, { now: opts.now });
+  }
   const now = opts.now ?? Date.now;
   const file = filePath(url);
   if (!file && !REMOTE.test(url)) {
     throw new Error(
-      `job database URL ${JSON.stringify(url.replace(/\?.*$/, ""))} is not supported: use file:<path> or a libsql server URL (libsql://, https://, wss://)`,
+      `job database URL ${JSON.stringify(url.replace(/\?.*$/, ""))} is not supported: use file:<path>, a libsql server URL (libsql://, https://, wss://) or a PostgreSQL URL (postgres://user:password@host:port/database)`,
     );
   }
   if (file) await mkdir(path.dirname(file), { recursive: true });

@@ -23,6 +23,13 @@ export class JobEnds {
     for (const wake of set) wake();
   }
 
+  /** Any job may have ended (a store that lost its notices for a while): every waiter looks again now. */
+  wakeAll(): void {
+    const all = [...this.waiters.values()];
+    this.waiters.clear();
+    for (const set of all) for (const wake of set) wake();
+  }
+
   async waitFor(
     id: string,
     signal: AbortSignal,

@@ -1,0 +1,561 @@
+// The job store over PostgreSQL, for API and worker processes on several machines: the same queue, leases, lanes,
+// outbox and paid counter as the embedded store, with claims that skip locked rows and notices pushed by the
+// database (LISTEN/NOTIFY) instead of polling.
+import { and, asc, eq, gt, gte, lt, sql } from "drizzle-orm";
+import { drizzle, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
+import type { PgDatabase } from "drizzle-orm/pg-core";
+import pg from "pg";
+import { conflict, notFound } from "../errors.ts";
+import { errorMessage } from "../store/json-guards.ts";
+import { isPostgresUrl } from "./database-url.ts";
+import { JOB_ID, newJobId } from "./job-id.ts";
+import { migratePg } from "./pg-migrate.ts";
+import { CHANNELS, type Channel, listenNotices } from "./pg-notices.ts";
+import { events, jobs, lanes, meta, type PgJobRow, workers } from "./pg-schema.ts";
+import {
+  appendLog,
+  checkIndex,
+  checkLane,
+  checkLease,
+  checkParallel,
+  progressFields,
+  reclaimedFields,
+  releasedFields,
+} from "./row-rules.ts";
+import type { Job, JobStore, LaneState, NewJob, StoreChannel } from "./types.ts";
+import { ENDED_STATUSES, JobEnds } from "./wait.ts";
+import { checkAd, maxAge, readAd } from "./worker-ad.ts";
+
+export interface PgJobStoreOptions {
+  /** Epoch milliseconds; tests move time with it. */
+  now?: () => number;
+  /** Connections this process keeps to the server for queries (the listener has its own). */
+  poolSize?: number;
+}
+
+type Exec = PgDatabase<NodePgQueryResultHKT>;
+
+const ENDED = ENDED_STATUSES;
+const FINISHED_LISTED = 200;
+/** Finished jobs kept beyond the listed 200, so a recent one can still be read or retried. */
+const FINISHED_KEPT = 1000;
+const EVENTS_PER_INSERT = 500;
+const EVENTS_KEPT_MS = 10 * 60_000;
+const HOUSEKEEP_EVERY_MS = 30_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+/** Looks for a runnable job when another claimer took the one seen (each look sees the other's commit). */
+const CLAIM_TRIES = 8;
+
+/** The URL as it can be shown: no password, no query string (it may carry one too). */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = "";
+    u.search = "";
+    return u.href;
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, "//").replace(/\?.*$/, "");
+  }
+}
+
+function checkUrl(url: string): void {
+  let ok = isPostgresUrl(url);
+  if (ok) {
+    try {
+      const u = new URL(url);
+      ok = u.hostname !== "" && u.pathname.length > 1;
+    } catch {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    throw new Error(
+      `job database URL ${shownUrl(url)} is not a PostgreSQL URL: expected postgres://user:password@host:port/database`,
+    );
+  }
+}
+
+// Every claim and add in one lane takes turns on this lock, so a lane's running count is exact when claimers race
+// and two adders never get the same place.
+const laneLock = (lane: string) =>
+  sql`SELECT pg_advisory_xact_lock(hashtextextended(${`episode studio lane: ${lane}`}, 0))`;
+// Outbox rows are numbered and committed one writer at a time, so a reader that saw id n never later finds a
+// smaller id committed (it reads `id > n`).
+const EVENTS_LOCK = sql`SELECT pg_advisory_xact_lock(hashtextextended('episode studio events', 0))`;
+const notify = (channel: Channel, payload = "") => sql`SELECT pg_notify(${CHANNELS[channel]}, ${payload})`;
+
+// A job may start: queued, lane not paused and below its parallelism, its `after` ended.
+const RUNNABLE = sql`j.status = 'queued'
+  AND coalesce(l.paused, false) = false
+  AND (SELECT count(*) FROM jobs r WHERE r.status = 'running' AND r.lane = j.lane) < coalesce(l.parallel, 1)
+  AND (j.after IS NULL OR NOT EXISTS (
+    SELECT 1 FROM jobs a WHERE a.id = j.after AND a.status IN ('queued', 'running')))`;
+
+export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}): Promise<JobStore> {
+  checkUrl(url);
+  const now = opts.now ?? Date.now;
+  const config = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS };
+  const pool = new pg.Pool({ ...config, max: opts.poolSize ?? 10 });
+  // A pooled connection the server drops while idle is an error event; the pool replaces it on the next query.
+  pool.on("error", () => {});
+  let notices: Awaited<ReturnType<typeof listenNotices>>;
+  try {
+    await migratePg(pool, undefined, now);
+    notices = await listenNotices(config);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw new Error(`cannot open the job database ${shownUrl(url)}: ${errorMessage(err)}`);
+  }
+  const db: Exec = drizzle({ client: pool });
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const ends = new JobEnds();
+  const listeners: Record<StoreChannel, Set<() => void>> = { events: new Set(), jobs: new Set() };
+  notices.on((channel, payload) => {
+    // A job's id says that job ended; null means notices were lost while reconnecting.
+    if (channel === "jobs") {
+      if (payload === null) ends.wakeAll();
+      else if (payload) ends.ended(payload);
+    }
+    for (const fn of [...listeners[channel]]) fn();
+  });
+  let lastHousekeep = Number.NEGATIVE_INFINITY;
+  const pendingEvents: (typeof events.$inferInsert)[] = [];
+  let eventsBatch: Promise<void> | null = null;
+  let eventsChain: Promise<void> = Promise.resolve();
+
+  async function insertJob(tx: Exec, job: NewJob): Promise<Job> {
+    checkLane(job.lane);
+    if (job.id !== undefined && !JOB_ID.test(job.id))
+      throw new Error(`${job.id} is not an id newJobId() draws`);
+    await tx.execute(laneLock(job.lane));
+    const [row] = await tx
+      .insert(jobs)
+      .values({
+        id: job.id ?? newJobId(),
+        kind: job.kind,
+        lane: job.lane,
+        title: job.title ?? "",
+        after: job.after ?? null,
+        info: job.info ?? {},
+        payload: job.payload ?? null,
+        status: "queued",
+        progress: 0,
+        created: iso(now()),
+        log: [],
+        position: sql`(SELECT coalesce(max(position), -1) + 1 FROM jobs WHERE lane = ${job.lane} AND status = 'queued')`,
+      })
+      .returning();
+    await tx.execute(notify("jobs"));
+    return toJob(row);
+  }
+
+  async function mustGet(tx: Exec, id: string): Promise<Job> {
+    const [row] = await tx.select().from(jobs).where(eq(jobs.id, id)).for("update");
+    if (!row) throw notFound(`job ${id} not found`);
+    return toJob(row);
+  }
+
+  // Old events and old finished jobs go, at most every 30 s, so the database stays small without a timer.
+  async function housekeep(): Promise<void> {
+    const t = now();
+    if (t - lastHousekeep < HOUSEKEEP_EVERY_MS) return;
+    lastHousekeep = t;
+    await db.delete(events).where(lt(events.created, t - EVENTS_KEPT_MS));
+    await db.execute(sql`DELETE FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled') AND id NOT IN (
+      SELECT id FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled')
+      ORDER BY finished DESC, seq DESC LIMIT ${FINISHED_KEPT})`);
+  }
+
+  /** One claim attempt in the lane seen first; null when another claimer got there first. */
+  const claimIn = (lane: string, owner: string, leaseMs: number) =>
+    db.transaction(async (tx) => {
+      await tx.execute(laneLock(lane));
+      // Read after the lock: this statement sees every claim in the lane committed before it.
+      const picked = await tx.execute<{ id: string }>(sql`
+        SELECT j.id FROM jobs j LEFT JOIN lanes l ON l.name = j.lane
+        WHERE j.lane = ${lane} AND ${RUNNABLE}
+        ORDER BY j.position, j.created, j.seq
+        LIMIT 1
+        FOR UPDATE OF j SKIP LOCKED`);
+      const pick = picked.rows[0];
+      if (!pick) return null;
+      const t = now();
+      const [row] = await tx
+        .update(jobs)
+        .set({
+          status: "running",
+          lease_owner: owner,
+          lease_expires: t + leaseMs,
+          started: iso(t),
+          attempts: sql`${jobs.attempts} + 1`,
+        })
+        .where(and(eq(jobs.id, pick.id), eq(jobs.status, "queued")))
+        .returning();
+      return row ? toJob(row) : null;
+    });
+
+  const store: JobStore = {
+    add: (job) => db.transaction((tx) => insertJob(tx, job)),
+
+    async get(id) {
+      const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+      return row ? toJob(row) : null;
+    },
+
+    list: () =>
+      // One snapshot: a job that ends meanwhile shows once, not twice or never.
+      db.transaction(
+        async (tx) => {
+          const running = await tx
+            .select()
+            .from(jobs)
+            .where(eq(jobs.status, "running"))
+            .orderBy(asc(jobs.started), asc(jobs.created), asc(jobs.seq));
+          const waiting = await tx
+            .select()
+            .from(jobs)
+            .where(eq(jobs.status, "queued"))
+            .orderBy(asc(jobs.position), asc(jobs.created), asc(jobs.seq));
+          const finished = await tx
+            .select()
+            .from(jobs)
+            .where(sql`${jobs.status} IN ('succeeded', 'failed', 'canceled')`)
+            .orderBy(sql`${jobs.finished} DESC, ${jobs.seq} DESC`)
+            .limit(FINISHED_LISTED);
+          const laneRows = await tx.select().from(lanes);
+          const seen = await tx.selectDistinct({ lane: jobs.lane }).from(jobs);
+          const state: Record<string, LaneState> = {};
+          const names = new Set([...laneRows.map((l) => l.name), ...seen.map((s) => s.lane)]);
+          for (const name of [...names].sort()) {
+            const row = laneRows.find((l) => l.name === name);
+            state[name] = {
+              paused: row?.paused ?? false,
+              parallel: row?.parallel ?? 1,
+              waiting: [],
+              running: [],
+            };
+          }
+          for (const j of waiting) state[j.lane].waiting.push(j.id);
+          for (const j of running) state[j.lane].running.push(j.id);
+          return { jobs: [...running, ...waiting, ...finished].map(toJob), lanes: state };
+        },
+        { isolationLevel: "repeatable read", accessMode: "read only" },
+      ),
+
+    async claim(owner, leaseMs, only) {
+      if (only && only.length === 0) return null;
+      checkLease(leaseMs);
+      const laneFilter = only
+        ? sql`AND j.lane IN (${sql.join(
+            only.map((l) => sql`${l}`),
+            sql`, `,
+          )})`
+        : sql``;
+      for (let i = 0; i < CLAIM_TRIES; i++) {
+        // Which lane to claim in: a look without locks, confirmed under the lane's lock.
+        const seen = await db.execute<{ lane: string }>(sql`
+          SELECT j.lane FROM jobs j LEFT JOIN lanes l ON l.name = j.lane
+          WHERE ${RUNNABLE} ${laneFilter}
+          ORDER BY j.position, j.created, j.seq
+          LIMIT 1`);
+        const lane = seen.rows[0]?.lane;
+        if (lane === undefined) return null;
+        const got = await claimIn(lane, owner, leaseMs);
+        if (got) return got;
+      }
+      return null;
+    },
+
+    async heartbeat(id, owner, leaseMs) {
+      checkLease(leaseMs);
+      const rows = await db
+        .update(jobs)
+        .set({ lease_expires: now() + leaseMs })
+        .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
+        .returning({ cancel: jobs.cancel_requested });
+      return { held: rows.length > 0, cancel: rows[0]?.cancel ?? false };
+    },
+
+    async update(id, owner, update) {
+      const set = progressFields(update);
+      const mine = and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running"));
+      if (update.log === undefined) {
+        if (Object.keys(set).length) await db.update(jobs).set(set).where(mine);
+        return;
+      }
+      const line = update.log;
+      await db.transaction(async (tx) => {
+        const [row] = await tx.select({ log: jobs.log }).from(jobs).where(mine).for("update");
+        // A worker that lost its lease learns it on the next heartbeat; its late progress is dropped.
+        if (!row) return;
+        await tx
+          .update(jobs)
+          .set({ ...set, log: appendLog(row.log, line) })
+          .where(eq(jobs.id, id));
+      });
+    },
+
+    async finish(id, owner, status, error = null) {
+      if (!["succeeded", "failed", "canceled"].includes(status)) {
+        throw new Error(`finish: status must be succeeded, failed or canceled (got ${status})`);
+      }
+      const t = now();
+      const row = await db.transaction(async (tx) => {
+        const [ended] = await tx
+          .update(jobs)
+          .set({
+            status,
+            finished: iso(t),
+            error: status === "succeeded" ? null : error,
+            progress: status === "succeeded" ? 1 : sql`${jobs.progress}`,
+            lease_owner: null,
+            lease_expires: null,
+          })
+          .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
+          .returning();
+        if (ended) await tx.execute(notify("jobs", id));
+        return ended;
+      });
+      if (row) ends.ended(id);
+      await housekeep();
+      return row ? toJob(row) : null;
+    },
+
+    async cancel(id) {
+      const changed = await db.transaction(async (tx) => {
+        const job = await mustGet(tx, id);
+        if (ENDED.includes(job.status)) throw conflict(`job ${id} has already ended`);
+        const [row] = await tx
+          .update(jobs)
+          .set(
+            job.status === "queued"
+              ? { status: "canceled", finished: iso(now()) }
+              : { cancel_requested: true },
+          )
+          .where(eq(jobs.id, id))
+          .returning();
+        if (row.status === "canceled") await tx.execute(notify("jobs", id));
+        return toJob(row);
+      });
+      if (changed.status === "canceled") ends.ended(id);
+      return changed;
+    },
+
+    async move(id, index) {
+      checkIndex(index);
+      await db.transaction(async (tx) => {
+        const [found] = await tx.select({ lane: jobs.lane }).from(jobs).where(eq(jobs.id, id));
+        if (!found) throw notFound(`job ${id} not found`);
+        // The lane's lock first (as claims take it), then the row.
+        await tx.execute(laneLock(found.lane));
+        const job = await mustGet(tx, id);
+        if (job.status === "running") throw conflict(`job ${id} is running: only waiting jobs can be moved`);
+        if (job.status !== "queued")
+          throw conflict(`job ${id} has already ended: only waiting jobs can be moved`);
+        const waiting = await tx
+          .select({ id: jobs.id, position: jobs.position })
+          .from(jobs)
+          .where(and(eq(jobs.lane, job.lane), eq(jobs.status, "queued")))
+          .orderBy(asc(jobs.position), asc(jobs.created), asc(jobs.seq));
+        const order = waiting.filter((w) => w.id !== id);
+        order.splice(Math.min(index, order.length), 0, { id, position: job.position });
+        for (const [position, w] of order.entries()) {
+          if (w.position !== position || w.id === id) {
+            await tx.update(jobs).set({ position }).where(eq(jobs.id, w.id));
+          }
+        }
+      });
+    },
+
+    retry: (id) =>
+      db.transaction(async (tx) => {
+        const [row] = await tx.select().from(jobs).where(eq(jobs.id, id));
+        if (!row) throw notFound(`job ${id} not found`);
+        const job = toJob(row);
+        if (!ENDED.includes(job.status)) {
+          throw conflict(`job ${id} is ${job.status}: only an ended job can be retried`);
+        }
+        return insertJob(tx, {
+          kind: job.kind,
+          lane: job.lane,
+          title: job.title,
+          info: job.info,
+          payload: job.payload,
+          after: null,
+        });
+      }),
+
+    async pause(lane, paused) {
+      checkLane(lane);
+      await db.transaction(async (tx) => {
+        await tx
+          .insert(lanes)
+          .values({ name: lane, paused })
+          .onConflictDoUpdate({ target: lanes.name, set: { paused } });
+        if (!paused) await tx.execute(notify("jobs"));
+      });
+    },
+
+    async setParallel(lane, parallel) {
+      checkLane(lane);
+      checkParallel(parallel);
+      await db.transaction(async (tx) => {
+        await tx
+          .insert(lanes)
+          .values({ name: lane, parallel })
+          .onConflictDoUpdate({ target: lanes.name, set: { parallel } });
+        await tx.execute(notify("jobs"));
+      });
+    },
+
+    async reclaimExpired(at, gone) {
+      const t = at ?? now();
+      const changed = await db.transaction(async (tx) => {
+        // Rows another process is changing right now are left for the next look.
+        const running = await tx
+          .select()
+          .from(jobs)
+          .where(eq(jobs.status, "running"))
+          .for("update", { skipLocked: true });
+        const out: Job[] = [];
+        for (const row of running) {
+          const lapsed = row.lease_expires !== null && row.lease_expires < t;
+          const dead = gone !== undefined && row.lease_owner !== null && gone(row.lease_owner);
+          if (!lapsed && !dead) continue;
+          const [updated] = await tx
+            .update(jobs)
+            .set(reclaimedFields(row, lapsed, iso(t)))
+            .where(eq(jobs.id, row.id))
+            .returning();
+          out.push(toJob(updated));
+          await tx.execute(notify("jobs", ENDED.includes(updated.status) ? updated.id : ""));
+        }
+        return out;
+      });
+      for (const job of changed) if (ENDED.includes(job.status)) ends.ended(job.id);
+      return changed;
+    },
+
+    waitFor: (id, signal, pollMs) => ends.waitFor(id, signal, (j) => store.get(j), pollMs),
+
+    async emit(kind, data) {
+      pendingEvents.push({ kind, data: data ?? null, created: now() });
+      // Events emitted in one turn go in as one transaction; batches commit in the order they were made.
+      if (!eventsBatch) {
+        const batch = eventsChain.then(async () => {
+          eventsBatch = null;
+          const rows = pendingEvents.splice(0);
+          await db.transaction(async (tx) => {
+            await tx.execute(EVENTS_LOCK);
+            for (let i = 0; i < rows.length; i += EVENTS_PER_INSERT) {
+              await tx.insert(events).values(rows.slice(i, i + EVENTS_PER_INSERT));
+            }
+            await tx.execute(notify("events"));
+          });
+        });
+        eventsBatch = batch;
+        eventsChain = batch.catch(() => {});
+      }
+      await eventsBatch;
+      await housekeep();
+    },
+
+    async eventsSince(id, limit = 500) {
+      const rows = await db
+        .select()
+        .from(events)
+        .where(gt(events.id, id))
+        .orderBy(asc(events.id))
+        .limit(Math.max(1, Math.floor(limit)));
+      return rows.map((r) => ({ id: r.id, kind: r.kind, data: r.data ?? null }));
+    },
+
+    async paid() {
+      const [row] = await db.select().from(meta).where(eq(meta.key, "paid_count")).limit(1);
+      return { count: Number(row?.value ?? 0) || 0 };
+    },
+
+    async paidAdd(n = 1) {
+      const rows = await db
+        .insert(meta)
+        .values({ key: "paid_count", value: String(n) })
+        .onConflictDoUpdate({
+          target: meta.key,
+          set: { value: sql`CAST(CAST(${meta.value} AS BIGINT) + ${n} AS TEXT)` },
+        })
+        .returning({ value: meta.value });
+      return { count: Number(rows[0]?.value ?? 0) };
+    },
+
+    async paidReset() {
+      await db
+        .insert(meta)
+        .values({ key: "paid_count", value: "0" })
+        .onConflictDoUpdate({ target: meta.key, set: { value: "0" } });
+    },
+
+    async advertise(input) {
+      const ad = checkAd(input);
+      const seen = now();
+      await db
+        .insert(workers)
+        .values({ ...ad, seen })
+        .onConflictDoUpdate({ target: workers.owner, set: { ...ad, seen } });
+    },
+
+    async workers(maxAgeMs) {
+      const rows = await db
+        .select()
+        .from(workers)
+        .where(gte(workers.seen, now() - maxAge(maxAgeMs)));
+      // Sorted here: the server's collation may order names differently from the embedded store.
+      return rows
+        .flatMap((row) => readAd(row) ?? [])
+        .sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+    },
+
+    async retire(owner) {
+      await db.delete(workers).where(eq(workers.owner, owner));
+    },
+
+    async release(id, owner, why) {
+      const released = await db.transaction(async (tx) => {
+        const mine = and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running"));
+        const [row] = await tx.select().from(jobs).where(mine).for("update");
+        if (!row) return null;
+        const [updated] = await tx
+          .update(jobs)
+          .set(releasedFields(row, why, iso(now())))
+          .where(mine)
+          .returning();
+        await tx.execute(notify("jobs", ENDED.includes(updated.status) ? id : ""));
+        return toJob(updated);
+      });
+      if (released && ENDED.includes(released.status)) ends.ended(id);
+      return released;
+    },
+
+    listen(channel, fn) {
+      listeners[channel].add(fn);
+      return () => {
+        listeners[channel].delete(fn);
+      };
+    },
+
+    async close() {
+      await eventsChain;
+      await notices.close();
+      await pool.end();
+    },
+  };
+  return store;
+}
+
+function toJob({ seq: _seq, ...row }: PgJobRow): Job {
+  return {
+    ...row,
+    info: row.info ?? {},
+    payload: row.payload ?? null,
+    log: Array.isArray(row.log) ? row.log : [],
+  };
+}
