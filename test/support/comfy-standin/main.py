@@ -1,7 +1,7 @@
 """Runs the stand-in ComfyUI: python3 main.py --custom-nodes DIR [--listen 127.0.0.1] [--port 0].
 
-Order as in ComfyUI's main.py: the PromptServer first, then the custom nodes (which register routes on it), then
-the routes are added and the server listens. Prints "port N" once listening; SIGTERM/SIGINT stop it cleanly, so
+Order as in ComfyUI's main.py: the PromptServer first, then the custom nodes, loaded inside the running loop (they
+register routes on it), then the routes are added and the server listens. Prints "port N" once listening; SIGTERM/SIGINT stop it cleanly, so
 packs' atexit handlers run.
 """
 import argparse
@@ -25,14 +25,14 @@ def main():
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     prompt_server = server.PromptServer(loop)
-    nodes.init_external_custom_nodes(args.custom_nodes)
-    prompt_server.add_routes()
 
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
     async def run():
+        await nodes.init_external_custom_nodes(args.custom_nodes)
+        prompt_server.add_routes()
         port = await prompt_server.start(args.listen, args.port)
         print("port {}".format(port), flush=True)
         publisher = loop.create_task(prompt_server.publish_loop())

@@ -1,4 +1,6 @@
-"""The stand-in's node registry and custom node loader: loads a folder from custom_nodes/ the way ComfyUI's nodes.py does."""
+"""The stand-in's node registry and custom node loader: loads a folder from custom_nodes/ the way ComfyUI's nodes.py
+does in its current releases (asynchronous loading inside the running loop; a folder pack imported under its path
+with dots replaced, a .py file under its name; WEB_DIRECTORY registered under the folder's base name)."""
 import importlib.util
 import logging
 import os
@@ -14,20 +16,24 @@ EXTENSION_WEB_DIRS = {}
 LOADED = {}
 
 
-def load_custom_node(module_path, ignore=frozenset(), module_parent="custom_nodes"):
-    """Import one custom node folder (its __init__.py) or .py file under its base name, then read its mappings."""
+async def load_custom_node(module_path, ignore=frozenset(), module_parent="custom_nodes"):
+    """Import one custom node folder (its __init__.py) or .py file, then read its mappings."""
     module_name = os.path.basename(module_path)
     if os.path.isfile(module_path):
-        module_name = os.path.splitext(module_name)[0]
+        module_name = os.path.splitext(module_path)[0]
+        sys_module_name = module_name
+    else:
+        # A pack's relative imports resolve against this key, so it must hold no dots of its own.
+        sys_module_name = module_path.replace(".", "_x_")
     try:
         if os.path.isfile(module_path):
-            spec = importlib.util.spec_from_file_location(module_name, module_path)
+            spec = importlib.util.spec_from_file_location(sys_module_name, module_path)
             module_dir = os.path.dirname(module_path)
         else:
-            spec = importlib.util.spec_from_file_location(module_name, os.path.join(module_path, "__init__.py"))
+            spec = importlib.util.spec_from_file_location(sys_module_name, os.path.join(module_path, "__init__.py"))
             module_dir = module_path
         module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
+        sys.modules[sys_module_name] = module
         spec.loader.exec_module(module)
 
         web = getattr(module, "WEB_DIRECTORY", None)
@@ -43,7 +49,7 @@ def load_custom_node(module_path, ignore=frozenset(), module_parent="custom_node
         for name, node_cls in mappings.items():
             if name not in ignore:
                 NODE_CLASS_MAPPINGS[name] = node_cls
-                node_cls.RELATIVE_PYTHON_MODULE = "{}.{}".format(module_parent, module_name)
+                node_cls.RELATIVE_PYTHON_MODULE = "{}.{}".format(module_parent, os.path.basename(module_path))
         names = getattr(module, "NODE_DISPLAY_NAME_MAPPINGS", None)
         if names is not None:
             NODE_DISPLAY_NAME_MAPPINGS.update(names)
@@ -54,7 +60,7 @@ def load_custom_node(module_path, ignore=frozenset(), module_parent="custom_node
         return False
 
 
-def init_external_custom_nodes(custom_nodes_dir):
+async def init_external_custom_nodes(custom_nodes_dir):
     """Load every folder and .py file in custom_nodes_dir (skipping *.disabled and __pycache__), logging each."""
     base = set(NODE_CLASS_MAPPINGS.keys())
     for entry in sorted(os.listdir(os.path.realpath(custom_nodes_dir))):
@@ -65,6 +71,6 @@ def init_external_custom_nodes(custom_nodes_dir):
             continue
         if module_path.endswith(".disabled"):
             continue
-        ok = load_custom_node(module_path, base)
+        ok = await load_custom_node(module_path, base)
         LOADED[module_path] = ok
         logging.info("custom node %s%s", module_path, "" if ok else " (IMPORT FAILED)")
