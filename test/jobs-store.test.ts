@@ -2,15 +2,18 @@
 // leases, cancel/move/retry, outbox, worker adverts, migrations, and claims racing from two stores and two processes.
 import { execFile } from "node:child_process";
 import { access, writeFile } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { createClient } from "@libsql/client";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StudioError } from "../lib/errors.ts";
 import { relaxCommits } from "../lib/jobs/commit-mode.ts";
 import { newJobId } from "../lib/jobs/job-id.ts";
 import { MIGRATIONS, migrate } from "../lib/jobs/migrate.ts";
+import { migratePg, PG_MIGRATIONS } from "../lib/jobs/pg-migrate.ts";
 import { createJobStore, jobStoreOpener, type StudioJobStore } from "../lib/jobs/store.ts";
 import type { NewJob } from "../lib/jobs/types.ts";
 import { createLocks } from "../lib/store/lock.ts";
@@ -281,8 +284,9 @@ describe.each(STORES)("$name", ({ newUrl }) => {
       await store.setParallel("local", 1000);
       const ids = new Set<string>();
       for (let i = 0; i < 200; i++) ids.add((await store.add(job(`j${i}`))).id);
-      const script = path.join(env.dir, "claimer.mjs");
-      const go = path.join(env.dir, "claimers.go");
+      const race = ++n;
+      const script = path.join(env.dir, `claimer-${race}.mjs`);
+      const go = path.join(env.dir, `claimers-${race}.go`);
       const storeUrl = pathToFileURL(path.resolve("lib/jobs/store.ts")).href;
       await writeFile(
         script,
@@ -541,7 +545,7 @@ describe.each(STORES)("$name", ({ newUrl }) => {
     });
   });
 
-  describe("outbox, paid counter, migrations, opening", () => {
+  describe("outbox, paid counter", () => {
     it("answers events in order after an id, and prunes those older than 10 minutes", async () => {
       const { store, clock } = await fresh();
       await store.emit("studio.job", { n: 1 });
@@ -585,73 +589,71 @@ describe.each(STORES)("$name", ({ newUrl }) => {
       expect(await store.paid()).toEqual({ count: 0 });
     });
   });
+});
 
-  describe("libsql only", () => {
-    const fresh = opener(async () => dbUrl());
+describe("libsql only", () => {
+  it("applies migrations once, also when two stores open a new database together", async () => {
+    const url = dbUrl();
+    const locks = processLocks;
+    const [a, b] = await Promise.all([createJobStore(url, { locks }), createJobStore(url, { locks })]);
+    open.push(a, b);
+    await a.add(job("kept"));
+    const c = await createJobStore(url, { locks: processLocks });
+    open.push(c);
+    expect((await c.list()).jobs.map((j) => j.title)).toEqual(["kept"]);
+    const client = createClient({ url });
+    try {
+      expect(await migrate(client)).toEqual([]);
+      const ledger = (await client.execute("SELECT id, name FROM __migrations")).rows;
+      expect(ledger.map((r) => Number(r.id))).toEqual(MIGRATIONS.map((m) => m.id));
+      const version = await client.execute("SELECT value FROM meta WHERE key = 'schema_version'");
+      expect(version.rows[0].value).toBe(String(MIGRATIONS[MIGRATIONS.length - 1].id));
+      expect(String((await client.execute("PRAGMA journal_mode")).rows[0].journal_mode)).toBe("wal");
+      await client.execute("INSERT INTO __migrations (id, name, applied) VALUES (999, 'future', 'x')");
+    } finally {
+      client.close();
+    }
+    await expect(createJobStore(url)).rejects.toThrow(/newer Episode Studio \(schema 999/);
+  });
 
-    it("applies migrations once, also when two stores open a new database together", async () => {
-      const url = dbUrl();
-      const locks = processLocks;
-      const [a, b] = await Promise.all([createJobStore(url, { locks }), createJobStore(url, { locks })]);
-      open.push(a, b);
-      await a.add(job("kept"));
-      const c = await createJobStore(url, { locks: processLocks });
-      open.push(c);
-      expect((await c.list()).jobs.map((j) => j.title)).toEqual(["kept"]);
-      const client = createClient({ url });
-      try {
-        expect(await migrate(client)).toEqual([]);
-        const ledger = (await client.execute("SELECT id, name FROM __migrations")).rows;
-        expect(ledger.map((r) => Number(r.id))).toEqual(MIGRATIONS.map((m) => m.id));
-        const version = await client.execute("SELECT value FROM meta WHERE key = 'schema_version'");
-        expect(version.rows[0].value).toBe(String(MIGRATIONS[MIGRATIONS.length - 1].id));
-        expect(String((await client.execute("PRAGMA journal_mode")).rows[0].journal_mode)).toBe("wal");
-        await client.execute("INSERT INTO __migrations (id, name, applied) VALUES (999, 'future', 'x')");
-      } finally {
-        client.close();
-      }
-      await expect(createJobStore(url)).rejects.toThrow(/newer Episode Studio \(schema 999/);
-    });
+  it("applies a later migration to a database that has the earlier ones", async () => {
+    const url = dbUrl();
+    open.push(await createJobStore(url));
+    const client = createClient({ url });
+    try {
+      const next = [
+        ...MIGRATIONS,
+        { id: 1000, name: "notes", statements: ["ALTER TABLE jobs ADD note TEXT"] },
+      ];
+      expect(await migrate(client, next)).toEqual([1000]);
+      expect(await migrate(client, next)).toEqual([]);
+    } finally {
+      client.close();
+    }
+  });
 
-    it("applies a later migration to a database that has the earlier ones", async () => {
-      const url = dbUrl();
-      open.push(await createJobStore(url));
-      const client = createClient({ url });
-      try {
-        const next = [
-          ...MIGRATIONS,
-          { id: 1000, name: "notes", statements: ["ALTER TABLE jobs ADD note TEXT"] },
-        ];
-        expect(await migrate(client, next)).toEqual([1000]);
-        expect(await migrate(client, next)).toEqual([]);
-      } finally {
-        client.close();
-      }
-    });
+  it("opens <home>/studio.db once per process, or STUDIO_DB_URL", async () => {
+    const home = path.join(env.dir, "home-open");
+    const services = { home, env: {}, now: () => new Date(), locks: createLocks() };
+    const jobs = jobStoreOpener(services);
+    const first = await jobs.open();
+    expect(await jobs.open()).toBe(first);
+    await access(path.join(home, "studio.db"));
+    await first.close();
+    const second = await jobs.open();
+    expect(second).not.toBe(first);
+    await second.close();
 
-    it("opens <home>/studio.db once per process, or STUDIO_DB_URL", async () => {
-      const home = path.join(env.dir, "home-open");
-      const services = { home, env: {}, now: () => new Date(), locks: createLocks() };
-      const jobs = jobStoreOpener(services);
-      const first = await jobs.open();
-      expect(await jobs.open()).toBe(first);
-      await access(path.join(home, "studio.db"));
-      await first.close();
-      const second = await jobs.open();
-      expect(second).not.toBe(first);
-      await second.close();
-
-      const other = path.join(env.dir, "elsewhere", "x.db");
-      const byEnv = await jobStoreOpener({
-        ...services,
-        env: { STUDIO_DB_URL: pathToFileURL(other).href },
-      }).open();
-      await access(other);
-      await byEnv.close();
-      await expect(createJobStore("mysql://127.0.0.1/y")).rejects.toThrow(
-        /not supported: use file:<path>, .*postgres:\/\//,
-      );
-    });
+    const other = path.join(env.dir, "elsewhere", "x.db");
+    const byEnv = await jobStoreOpener({
+      ...services,
+      env: { STUDIO_DB_URL: pathToFileURL(other).href },
+    }).open();
+    await access(other);
+    await byEnv.close();
+    await expect(createJobStore("mysql://127.0.0.1/y")).rejects.toThrow(
+      /not supported: use file:<path>, .*postgres:\/\//,
+    );
   });
 });
 
@@ -680,5 +682,171 @@ describe("commit mode", () => {
     } finally {
       client.close();
     }
+  });
+});
+
+describe("PostgreSQL only", () => {
+  const fresh = opener(() => server.database());
+
+  /** A plain client on a database, closed after `fn`. */
+  async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000) {
+    const deadline = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it("applies migrations once, also when two stores open a new database together", async () => {
+    const url = await server.database();
+    const [a, b] = await Promise.all([createJobStore(url), createJobStore(url)]);
+    open.push(a, b);
+    await a.add(job("kept"));
+    const c = await createJobStore(url);
+    open.push(c);
+    expect((await c.list()).jobs.map((j) => j.title)).toEqual(["kept"]);
+    await withClient(url, async (client) => {
+      const pool = new pg.Pool({ connectionString: url, max: 1 });
+      try {
+        expect(await migratePg(pool)).toEqual([]);
+        const next = [
+          ...PG_MIGRATIONS,
+          { id: 1000, name: "notes", statements: ["ALTER TABLE jobs ADD note TEXT"] },
+        ];
+        expect(await migratePg(pool, next)).toEqual([1000]);
+        expect(await migratePg(pool, next)).toEqual([]);
+      } finally {
+        await pool.end();
+      }
+      const ledger = await client.query("SELECT id FROM __migrations ORDER BY id");
+      expect(ledger.rows.map((r) => Number(r.id))).toEqual([...PG_MIGRATIONS.map((m) => m.id), 1000]);
+      const version = await client.query("SELECT value FROM meta WHERE key = 'schema_version'");
+      expect(version.rows[0].value).toBe("1000");
+      await client.query("INSERT INTO __migrations (id, name, applied) VALUES (2000, 'future', 'x')");
+    });
+    await expect(createJobStore(url)).rejects.toThrow(/newer Episode Studio \(schema 2000/);
+  });
+
+  it("keeps a lane's parallelism exact when two stores claim at once", async () => {
+    const { store: one, url } = await fresh();
+    const { store: two } = await fresh(url);
+    await one.setParallel("local", 3);
+    for (let i = 0; i < 20; i++) await one.add(job(`l${i}`));
+    for (let i = 0; i < 4; i++) await one.add(job(`c${i}`, { lane: "cloud" }));
+    const claims = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (i % 2 ? one : two).claim(`w${i % 2}`, 60_000)),
+    );
+    const got = claims.filter((j) => j !== null);
+    expect(got.filter((j) => j.lane === "local")).toHaveLength(3);
+    expect(got.filter((j) => j.lane === "cloud")).toHaveLength(1);
+    expect(new Set(got.map((j) => j.id)).size).toBe(got.length);
+    expect((await one.list()).lanes.local.running).toHaveLength(3);
+  });
+
+  it("pushes `events` and `jobs` notices to another store on the database, and wakes its waiters at once", async () => {
+    const { store: api, url } = await fresh();
+    const { store: worker } = await fresh(url);
+    const heard = { events: 0, jobs: 0 };
+    const offEvents = api.listen?.("events", () => heard.events++);
+    const offJobs = api.listen?.("jobs", () => heard.jobs++);
+    expect(offEvents).toBeTypeOf("function");
+    await worker.emit("studio.job", { n: 1 });
+    await until("an events notice", () => heard.events > 0);
+    const a = await worker.add(job("a"));
+    await until("a jobs notice for the add", () => heard.jobs > 0);
+    await worker.claim("w", 60_000);
+    // A poll this slow never fires within the test: only the notice can end the wait.
+    const waiting = api.waitFor(a.id, new AbortController().signal, 600_000);
+    const before = heard.jobs;
+    await worker.finish(a.id, "w", "succeeded");
+    expect(await waiting).toMatchObject({ id: a.id, status: "succeeded" });
+    await until("a jobs notice for the end", () => heard.jobs > before);
+    offEvents?.();
+    offJobs?.();
+    const quiet = heard.events;
+    await worker.emit("studio.job", { n: 2 });
+    await worker.emit("studio.job", { n: 3 });
+    // The api store's own listener is gone; a second store proves the notice was sent.
+    const { store: third } = await fresh(url);
+    let thirdHeard = 0;
+    third.listen?.("events", () => thirdHeard++);
+    await worker.emit("studio.job", { n: 4 });
+    await until("the third store's notice", () => thirdHeard > 0);
+    expect(heard.events).toBe(quiet);
+  });
+
+  it("listens again when its listening connection drops", async () => {
+    const { store: api, url } = await fresh();
+    const { store: worker } = await fresh(url);
+    let heard = 0;
+    api.listen?.("events", () => heard++);
+    const listeners = (c: pg.Client) =>
+      c
+        .query(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+        )
+        .then((r) => r.rows.map((row) => Number(row.pid)));
+    await withClient(url, async (c) => {
+      const before = await listeners(c);
+      expect(before).toHaveLength(2);
+      await c.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [before]);
+      await until("both stores listening again", async () => {
+        const now = await listeners(c);
+        return now.length === 2 && now.every((pid) => !before.includes(pid));
+      });
+    });
+    const seen = heard;
+    await worker.emit("studio.job", { n: 1 });
+    await until("a notice after the reconnect", () => heard > seen);
+  });
+
+  it("says what it expected of a bad URL, and names an unreachable server without its password", async () => {
+    await expect(createJobStore("postgres://")).rejects.toThrow(
+      /is not a PostgreSQL URL: expected postgres:\/\/user:password@host:port\/database/,
+    );
+    await expect(createJobStore("postgresql://127.0.0.1")).rejects.toThrow(/is not a PostgreSQL URL/);
+    const closed = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const port = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(port));
+      });
+    });
+    const err = await createJobStore(
+      `postgres://studio:s3cret@127.0.0.1:${closed}/jobs?sslmode=disable`,
+    ).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(
+      new RegExp(`^cannot open the job database postgres://studio@127.0.0.1:${closed}/jobs: `),
+    );
+    expect(err?.message).not.toMatch(/s3cret/);
+  });
+
+  it("is what STUDIO_DB_URL names when it is a postgres:// URL", async () => {
+    const url = await server.database();
+    const store = await jobStoreOpener({
+      home: path.join(env.dir, "home-pg"),
+      env: { STUDIO_DB_URL: url.replace(/^postgres:/, "postgresql:") },
+      now: () => new Date(),
+      locks: createLocks(),
+    }).open();
+    open.push(store);
+    await store.add(job("via env"));
+    expect(store.listen).toBeTypeOf("function");
+    await withClient(url, async (c) => {
+      expect((await c.query("SELECT title FROM jobs")).rows).toEqual([{ title: "via env" }]);
+    });
+    await expect(access(path.join(env.dir, "home-pg", "studio.db"))).rejects.toThrow();
   });
 });
