@@ -299,7 +299,7 @@ function RunningJob({ job, now }: { job: Job; now: number }) {
           <span class="muted">{note.text}</span>
         </div>
       ) : null}
-      {note?.error ? <p class="error job-error">{note.error}</p> : null}
+      {note?.error ? <p class="error engine-error">{note.error}</p> : null}
       <JobLog job={job} />
       <ErrorText error={cancel.error} />
     </li>
