@@ -178,6 +178,20 @@ describe("the page mounted in ComfyUI", () => {
     await page.locator("header.topbar").screenshot({ path: path.join(SHOTS_DIR, "mounted-topbar.png") });
   }, 60_000);
 
+  it("shows in Settings that a blank local address means this ComfyUI", async () => {
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
+    const engine = page.getByRole("region", { name: "Engine and folders" });
+    await until("the mounted address in Settings", async () =>
+      (await engine.textContent())?.includes(`Runs inside ComfyUI${comfy.url}`),
+    );
+    const local = page.getByLabel("Local ComfyUI");
+    await until("the local address field", () => local.isVisible());
+    expect(await local.getAttribute("placeholder")).toBe(comfy.url);
+    expect(await local.inputValue()).toBe("");
+    await view.shot("mounted-settings");
+    await page.getByRole("button", { name: "Queue", exact: true }).click();
+  }, 60_000);
+
   it("lists the worker: its machine, the lanes it runs", async () => {
     const workers = page.getByRole("list", { name: "Workers" });
     await until("the worker listed", async () =>
