@@ -3,7 +3,7 @@
 // on the built-in engine, the service's guard judging the browser's Host and Origin, one ComfyUI socket carrying
 // both servers' events, a restart after the service dies, STUDIO_URL, and the service stopped with ComfyUI.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, stat, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
+import { launchBrowser } from "./support/browser.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -31,6 +32,7 @@ interface Standin {
 
 let dir: string;
 let customNodes: string;
+let frontEnd: string;
 let shows: string;
 let comfy: Standin;
 const started: Standin[] = [];
@@ -53,8 +55,8 @@ async function waitFor<T>(
 const said = (s: Standin | undefined = comfy) => (s ? `\n--- stand-in output ---\n${s.output()}\n---` : "");
 
 /** Starts the stand-in ComfyUI on a free loopback port with the pack in its custom_nodes folder. */
-async function startStandin(env: Record<string, string>): Promise<Standin> {
-  const child = spawn(PYTHON, [STANDIN, "--custom-nodes", customNodes, "--port", "0"], {
+async function startStandin(env: Record<string, string>, args: string[] = []): Promise<Standin> {
+  const child = spawn(PYTHON, [STANDIN, "--custom-nodes", customNodes, "--port", "0", ...args], {
     cwd: dir,
     // No __pycache__ written into the repository's pack folder.
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", ...env },
@@ -175,6 +177,31 @@ function rawRequest(
   });
 }
 
+/**
+ * A frontend shell in place of ComfyUI's: the module extensions import (`app`, recording what they register; with
+ * `?legacy`, no extensionManager, as on old frontends) and a page that imports every listed extension and runs its
+ * setup, as ComfyUI's frontend does at start. window.open is recorded instead of opening tabs.
+ */
+const FRONTEND_APP = `export const app = {
+  extensions: [],
+  tabs: [],
+  extensionManager: location.search.includes("legacy") ? undefined : { registerSidebarTab: (tab) => app.tabs.push(tab) },
+  registerExtension(ext) { app.extensions.push(ext); },
+};
+window.app = app;
+`;
+const FRONTEND_PAGE = `<!doctype html>
+<html><body><div class="comfy-menu"></div><div id="tab"></div>
+<script type="module">
+import { app } from "/scripts/app.js";
+window.opened = [];
+window.open = (url) => { window.opened.push(url); return null; };
+for (const url of await (await fetch("/extensions")).json()) await import(url);
+for (const ext of app.extensions) await ext.setup?.(app);
+window.loaded = true;
+</script></body></html>
+`;
+
 beforeAll(async () => {
   await promisify(execFile)(PYTHON, ["-c", "import aiohttp"]).catch(() => {
     throw new Error(`${PYTHON} cannot import aiohttp: apt-get install -y python3-aiohttp`);
@@ -186,7 +213,14 @@ beforeAll(async () => {
   await mkdir(path.join(shows, "gold_path"), { recursive: true });
   // Installed as the README says: the pack folder linked into custom_nodes (the service is found through the link).
   await symlink(path.join(root, "comfyui"), path.join(customNodes, PACK));
-  comfy = await startStandin({ STUDIO_HOME: path.join(dir, "home"), STUDIO_ROOTS: shows });
+  frontEnd = path.join(dir, "front");
+  await mkdir(path.join(frontEnd, "scripts"), { recursive: true });
+  await writeFile(path.join(frontEnd, "scripts", "app.js"), FRONTEND_APP);
+  await writeFile(path.join(frontEnd, "index.html"), FRONTEND_PAGE);
+  comfy = await startStandin({ STUDIO_HOME: path.join(dir, "home"), STUDIO_ROOTS: shows }, [
+    "--front-end-root",
+    frontEnd,
+  ]);
   await waitFor("the pack to start the service", async () => readyLines(comfy)[0], 60_000);
 }, 90_000);
 
@@ -209,6 +243,47 @@ describe("the pack inside a stand-in ComfyUI", () => {
     expect(text).toContain("registerExtension");
     expect(text).toContain("/studio/");
   });
+
+  it("adds an Episode Studio sidebar tab and menu command opening /studio/, or a menu button on old frontends", async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${comfy.url}/`);
+      await page.waitForFunction(() => (window as Any).loaded === true);
+      const registered = await page.evaluate(() => {
+        const app = (window as Any).app;
+        const [ext] = app.extensions;
+        const [tab] = app.tabs;
+        tab.render(document.getElementById("tab"));
+        (document.querySelector("#tab button") as HTMLButtonElement).click();
+        ext.commands[0].function();
+        return {
+          count: app.extensions.length,
+          command: { id: ext.commands[0].id, label: ext.commands[0].label },
+          menu: ext.menuCommands,
+          tab: { id: tab.id, title: tab.title, type: tab.type },
+          opened: (window as Any).opened,
+        };
+      });
+      expect(registered).toEqual({
+        count: 1,
+        command: { id: "EpisodeStudio.Open", label: "Episode Studio" },
+        menu: [{ path: ["Extensions"], commands: ["EpisodeStudio.Open"] }],
+        tab: { id: "episode-studio", title: "Episode Studio", type: "custom" },
+        opened: ["/studio/", "/studio/"],
+      });
+
+      await page.goto(`${comfy.url}/?legacy`);
+      await page.waitForFunction(() => (window as Any).loaded === true);
+      await page.click(".comfy-menu #episode-studio-button");
+      expect(await page.evaluate(() => [(window as Any).app.tabs.length, (window as Any).opened])).toEqual([
+        0,
+        ["/studio/"],
+      ]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it("serves the editor page and the API on ComfyUI's port, under /studio/ and /api/studio/", async () => {
     const bare = await call("GET", "/studio");
@@ -438,4 +513,25 @@ describe("STUDIO_URL: a service already running", () => {
     ws.send("hello");
     await waitFor("the echo", async () => replies.includes("echo:hello"));
   });
+});
+
+describe("a pack that cannot reach a service", () => {
+  it("answers 503 JSON saying why: a STUDIO_URL that is not http(s), a checkout without the service", async () => {
+    comfy = await startStandin({ STUDIO_URL: "ftp://127.0.0.1:1" });
+    const bad = await call("GET", "/studio/");
+    expect(bad.status, said()).toBe(503);
+    expect(bad.body.error).toMatch(/STUDIO_URL must look like http:\/\/host:port/);
+    await stopStandin(comfy);
+
+    const empty = path.join(dir, "not-a-checkout");
+    await mkdir(empty);
+    comfy = await startStandin({ STUDIO_DIR: empty });
+    const missing = await waitFor("the pack to give up", async () => {
+      const a = await call("GET", "/api/studio/config");
+      return a.status === 503 && /cannot start/.test(a.body.error) ? a : undefined;
+    });
+    expect(missing.body.error).toContain(path.join(empty, "runtime", "serve.js"));
+    expect(comfy.output()).not.toMatch(/service ready/);
+    await stopStandin(comfy);
+  }, 30_000);
 });

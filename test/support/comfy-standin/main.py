@@ -1,4 +1,4 @@
-"""Runs the stand-in ComfyUI: python3 main.py --custom-nodes DIR [--listen 127.0.0.1] [--port 0].
+"""Runs the stand-in ComfyUI: python3 main.py --custom-nodes DIR [--front-end-root DIR] [--listen 127.0.0.1] [--port 0].
 
 Order as in ComfyUI's main.py: the PromptServer first, then the custom nodes, loaded inside the running loop (they
 register routes on it), then the routes are added and the server listens. Prints "port N" once listening; SIGTERM/SIGINT stop it cleanly, so
@@ -17,6 +17,7 @@ import server
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--custom-nodes", required=True)
+    parser.add_argument("--front-end-root", default=None)
     parser.add_argument("--listen", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
@@ -24,7 +25,7 @@ def main():
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    prompt_server = server.PromptServer(loop)
+    prompt_server = server.PromptServer(loop, args.front_end_root)
 
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):

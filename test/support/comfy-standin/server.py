@@ -64,9 +64,11 @@ async def origin_only(request, handler):
 class PromptServer:
     instance = None
 
-    def __init__(self, loop):
+    def __init__(self, loop, web_root=None):
         PromptServer.instance = self
         self.loop = loop
+        # The frontend's folder (index.html, scripts/app.js): extension modules import from it.
+        self.web_root = web_root
         self.messages = asyncio.Queue()
         self.sockets = {}
         self.queue_remaining = 0
@@ -93,6 +95,12 @@ class PromptServer:
                 if self.sockets.get(sid) is ws:
                     self.sockets.pop(sid, None)
             return ws
+
+        @routes.get("/")
+        async def get_root(request):
+            if self.web_root is None:
+                raise web.HTTPNotFound()
+            return web.FileResponse(os.path.join(self.web_root, "index.html"))
 
         @routes.get("/extensions")
         async def get_extensions(request):
@@ -157,6 +165,8 @@ class PromptServer:
         self.app.add_routes(self.routes)
         for name, folder in nodes.EXTENSION_WEB_DIRS.items():
             self.app.add_routes([web.static("/extensions/" + urllib.parse.quote(name), folder)])
+        if self.web_root is not None:
+            self.app.add_routes([web.static("/", self.web_root)])
 
     async def send_json(self, event, data, sid=None):
         message = {"type": event, "data": data}
