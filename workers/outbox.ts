@@ -70,19 +70,27 @@ export interface OutboxTailOptions {
   origin: string;
   sink: EventSink;
   log: Logger;
+  /** How often to look when the store cannot say that rows were written. */
   intervalMs?: number;
+  /** How often to look anyway when it can (a notice lost while its connection was down). */
+  safetyIntervalMs?: number;
 }
 
 const PAGE = 500;
 /** Bounds the skip to the end at start (10 minutes of events are kept; this is far more). */
 const MAX_SKIP_PAGES = 2_000;
 
-/** Polls the outbox from where it stood at start and broadcasts other processes' events. */
+/**
+ * Reads the outbox from where it stood at start and broadcasts other processes' events: on each notice where the
+ * store pushes them (with a slow look as a safety net), else every 200 ms.
+ */
 export class OutboxTail {
   private last = 0;
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private again = false;
   private stopped = false;
+  private unlisten: (() => void) | null = null;
   private readonly opts: OutboxTailOptions;
 
   constructor(opts: OutboxTailOptions) {
@@ -90,6 +98,8 @@ export class OutboxTail {
   }
 
   async start(): Promise<void> {
+    // Listening before the skip, so rows written during it are read right after.
+    this.unlisten = this.opts.store.listen?.("events", () => this.now()) ?? null;
     // Events written before this process started were for sockets that are gone.
     for (let i = 0; i < MAX_SKIP_PAGES; i++) {
       const rows = await this.opts.store.eventsSince(this.last, PAGE);
@@ -101,20 +111,42 @@ export class OutboxTail {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unlisten?.();
+    this.unlisten = null;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
   }
 
-  private schedule(): void {
+  /** Read now; a read already under way reads once more when it ends. */
+  private now(): void {
     if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.read();
+  }
+
+  private read(): void {
+    this.running = this.poll().finally(() => {
+      this.running = null;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.read();
+      } else this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer || this.running) return;
+    const every = this.unlisten ? (this.opts.safetyIntervalMs ?? 5000) : (this.opts.intervalMs ?? 200);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.running = this.poll().finally(() => {
-        this.running = null;
-        this.schedule();
-      });
-    }, this.opts.intervalMs ?? 200);
+      this.read();
+    }, every);
   }
 
   private async poll(): Promise<void> {
