@@ -249,22 +249,22 @@ describe("the pack inside a stand-in ComfyUI", () => {
     try {
       const page = await browser.newPage();
       await page.goto(`${comfy.url}/`);
-      await page.waitForFunction(() => (window as Any).loaded === true);
-      const registered = await page.evaluate(() => {
-        const app = (window as Any).app;
+      await page.waitForFunction("window.loaded === true");
+      // Runs in the page (a string: this file is typed for Node, not the DOM).
+      const registered = await page.evaluate(`(() => {
         const [ext] = app.extensions;
         const [tab] = app.tabs;
         tab.render(document.getElementById("tab"));
-        (document.querySelector("#tab button") as HTMLButtonElement).click();
+        document.querySelector("#tab button").click();
         ext.commands[0].function();
         return {
           count: app.extensions.length,
           command: { id: ext.commands[0].id, label: ext.commands[0].label },
           menu: ext.menuCommands,
           tab: { id: tab.id, title: tab.title, type: tab.type },
-          opened: (window as Any).opened,
+          opened: window.opened,
         };
-      });
+      })()`);
       expect(registered).toEqual({
         count: 1,
         command: { id: "EpisodeStudio.Open", label: "Episode Studio" },
@@ -274,12 +274,9 @@ describe("the pack inside a stand-in ComfyUI", () => {
       });
 
       await page.goto(`${comfy.url}/?legacy`);
-      await page.waitForFunction(() => (window as Any).loaded === true);
+      await page.waitForFunction("window.loaded === true");
       await page.click(".comfy-menu #episode-studio-button");
-      expect(await page.evaluate(() => [(window as Any).app.tabs.length, (window as Any).opened])).toEqual([
-        0,
-        ["/studio/"],
-      ]);
+      expect(await page.evaluate("[app.tabs.length, window.opened]")).toEqual([0, ["/studio/"]]);
     } finally {
       await browser.close();
     }
