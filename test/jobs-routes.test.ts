@@ -265,7 +265,7 @@ describe("POST /studio/jobs/retry", () => {
   });
 });
 
-describe("POST /studio/jobs/pause and paid-reset", () => {
+describe("POST /studio/jobs/pause, parallel and paid-reset", () => {
   it("pauses and resumes a lane, emitting studio.jobs", async () => {
     const paused = await act("pause", { lane: "local", paused: true });
     expect(paused.status).toBe(200);
@@ -300,6 +300,32 @@ describe("POST /studio/jobs/pause and paid-reset", () => {
     expect((await act("pause", { paused: true })).body.error).toBe("lane: required");
   });
 
+  it("parallel sets how many jobs of a lane run at once, emitting studio.jobs", async () => {
+    const [a, b, c] = [await store.add(job("a")), await store.add(job("b")), await store.add(job("c"))];
+    const { status, body } = await act("parallel", { lane: " local ", parallel: 2 });
+    expect(status).toBe(200);
+    expect(body.lanes.local).toMatchObject({ parallel: 2, waiting: [a.id, b.id, c.id] });
+    expect(env.events).toEqual([{ type: "studio.jobs", data: { lanes: body.lanes, paid: body.paid } }]);
+    expect((await store.claim("w", 60_000))?.id).toBe(a.id);
+    expect((await store.claim("w", 60_000))?.id).toBe(b.id);
+    expect(await store.claim("w", 60_000)).toBeNull();
+  });
+
+  it("400 for a parallel that is not a whole number from 1 to 64, or an unknown lane; nothing changes", async () => {
+    const rule = "parallel: must be a whole number from 1 to 64";
+    for (const parallel of [0, 65, 1.5, "2", -1])
+      expect(await act("parallel", { lane: "local", parallel })).toEqual({
+        status: 400,
+        body: { error: rule },
+      });
+    expect((await act("parallel", { lane: "local" })).body.error).toBe("parallel: required");
+    const bad = await act("parallel", { lane: "gpu9", parallel: 2 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatch(/^lane: unknown lane "gpu9"/);
+    expect((await get()).body.lanes.local?.parallel ?? 1).toBe(1);
+    expect(env.events).toEqual([]);
+  });
+
   it("paid-reset zeroes the counter", async () => {
     await store.paidAdd(3);
     const { status, body } = await act("paid-reset", {});
@@ -313,7 +339,7 @@ describe("POST /studio/jobs/{unknown}", () => {
   it("is a 400 naming the action", async () => {
     expect(await act("explode", {})).toEqual({
       status: 400,
-      body: { error: "action: must be cancel, move, retry, pause or paid-reset" },
+      body: { error: "action: must be cancel, move, retry, pause, parallel or paid-reset" },
     });
     const res = await app.request("/studio/jobs/cancel", {
       method: "POST",

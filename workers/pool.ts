@@ -7,7 +7,14 @@ import { newOwner, ownerGone } from "../lib/jobs/owner.ts";
 import type { Job, JobStore, ProgressUpdate } from "../lib/jobs/types.ts";
 import { jobView } from "../lib/jobs/view.ts";
 import { errorMessage } from "../lib/store/json-guards.ts";
-import { engineUnreachable, probeConfigured, Reach, reachMsFromEnv } from "./reach.ts";
+import {
+  ADVERT_MAX_AGE_MS,
+  ADVERT_MS,
+  engineUnreachable,
+  probeConfigured,
+  Reach,
+  reachMsFromEnv,
+} from "./reach.ts";
 
 export interface WorkerPoolOptions {
   /** Its engines, job signals and log are the pool's. */
@@ -122,6 +129,7 @@ export class WorkerPool {
   private heartbeatTimer: NodeJS.Timeout | null = null;
   private reclaimTimer: NodeJS.Timeout | null = null;
   private reachTimer: NodeJS.Timeout | null = null;
+  private advertTimer: NodeJS.Timeout | null = null;
   private beating = false;
   private reclaiming = false;
   private readonly unsubscribe: (() => void)[] = [];
@@ -147,8 +155,7 @@ export class WorkerPool {
       owner: this.owner,
       kinds: async () => Object.keys(this.kinds ?? (await this.services.jobKinds())).sort(),
       probe: opts.probe ?? (() => probeConfigured(opts.services)),
-      // A few missed rounds (each probe is bounded) before a silent worker counts as gone.
-      maxAgeMs: 3 * this.reachMs + 2_000,
+      maxAgeMs: ADVERT_MAX_AGE_MS,
       log: opts.services.log,
     });
   }
@@ -171,6 +178,7 @@ export class WorkerPool {
     this.heartbeatTimer = setInterval(() => void this.beat(), Math.max(10, Math.floor(this.leaseMs / 3)));
     this.reclaimTimer = setInterval(() => void this.reclaim(), Math.max(10, Math.floor(this.leaseMs / 2)));
     this.reachTimer = setInterval(() => void this.reach.refresh().then(() => this.wake()), this.reachMs);
+    this.advertTimer = setInterval(() => void this.reach.beat().then(() => this.wake()), ADVERT_MS);
     // A database that pushes says when a job may be runnable; without one the poll finds it.
     const off = this.store.listen?.("jobs", () => this.wake());
     if (off) this.unsubscribe.push(off);
@@ -207,7 +215,8 @@ export class WorkerPool {
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     if (this.reclaimTimer) clearInterval(this.reclaimTimer);
     if (this.reachTimer) clearInterval(this.reachTimer);
-    this.heartbeatTimer = this.reclaimTimer = this.reachTimer = null;
+    if (this.advertTimer) clearInterval(this.advertTimer);
+    this.heartbeatTimer = this.reclaimTimer = this.reachTimer = this.advertTimer = null;
     for (const r of this.running.values()) if (r.timer) clearTimeout(r.timer);
     // The other workers stop counting on this one at once rather than when its advert grows old.
     if (wasRunning) await this.reach.retire();

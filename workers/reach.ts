@@ -119,18 +119,20 @@ export async function probeConfigured(services: Pick<Services, "home" | "env" | 
   return out;
 }
 
-/**
- * How often a worker probes its engines and re-advertises: STUDIO_REACH_MS, 5 s by default, at most 10 s so an
- * advert never grows old enough for the job list to take a working worker for gone.
- */
+/** How often a worker probes its engines: STUDIO_REACH_MS, 5 s by default (50 ms to 60 s). */
 export function reachMsFromEnv(env: Record<string, string | undefined>): number {
   const text = env.STUDIO_REACH_MS?.trim();
   if (!text) return 5_000;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 50 || n > 10_000)
-    throw new Error(`STUDIO_REACH_MS: ${text} is not a whole number of milliseconds from 50 to 10000`);
+  if (!Number.isInteger(n) || n < 50 || n > 60_000)
+    throw new Error(`STUDIO_REACH_MS: ${text} is not a whole number of milliseconds from 50 to 60000`);
   return n;
 }
+
+/** How often a worker re-advertises and reads the others' adverts (between probes, which are slower). */
+export const ADVERT_MS = 1_000;
+/** An advert older than this is a worker gone (a killed process stops advertising). */
+export const ADVERT_MAX_AGE_MS = 10_000;
 
 export interface ReachOptions {
   store: JobStore;
@@ -154,6 +156,7 @@ export class Reach {
   private parallel: Record<string, number> = {};
   private refreshing: Promise<void> | null = null;
   private again = false;
+  private probeNext = false;
 
   constructor(opts: ReachOptions) {
     this.opts = opts;
@@ -166,6 +169,7 @@ export class Reach {
 
   /** Probe the engines, advertise, and read the other workers and the lanes; one at a time (a call meanwhile runs once more after). */
   refresh(): Promise<void> {
+    this.probeNext = true;
     if (this.refreshing) {
       this.again = true;
       return this.refreshing;
@@ -173,7 +177,9 @@ export class Reach {
     this.refreshing = (async () => {
       do {
         this.again = false;
-        await this.once();
+        const probe = this.probeNext;
+        this.probeNext = false;
+        await this.once(probe);
       } while (this.again);
     })().finally(() => {
       this.refreshing = null;
@@ -181,23 +187,42 @@ export class Reach {
     return this.refreshing;
   }
 
-  private async once(): Promise<void> {
+  /**
+   * Advertise again and read the other workers, without probing: the light round that keeps this worker's advert
+   * fresh and its view of the others current between probes. Skipped while a round runs.
+   */
+  beat(): Promise<void> {
+    if (this.refreshing) return this.refreshing;
+    this.refreshing = this.once(false).finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async once(probe: boolean): Promise<void> {
     const { store, log } = this.opts;
-    try {
-      const probed = await this.opts.probe();
-      probed.builtin = null;
-      // A lane a job found unreachable stays down until its engine answers a probe again.
-      for (const lane of [...this.marked.keys()]) if (probed[lane] === null) this.marked.delete(lane);
-      this.probed = probed;
-    } catch (err) {
-      log.warn(`worker: probing the engines failed: ${errorMessage(err)}`);
+    if (probe) {
+      try {
+        const probed = await this.opts.probe();
+        probed.builtin = null;
+        // A lane a job found unreachable stays down until its engine answers a probe again.
+        for (const lane of [...this.marked.keys()]) if (probed[lane] === null) this.marked.delete(lane);
+        this.probed = probed;
+      } catch (err) {
+        log.warn(`worker: probing the engines failed: ${errorMessage(err)}`);
+      }
     }
     await this.advertise();
     try {
-      const [workers, list] = await Promise.all([store.workers(this.opts.maxAgeMs), store.list()]);
+      const [workers, list] = await Promise.all([
+        store.workers(this.opts.maxAgeMs),
+        probe ? store.list() : Promise.resolve(null),
+      ]);
       this.others = workers.filter((ad) => ad.owner !== this.opts.owner);
-      this.known = [...new Set([...FIXED_LANES, ...Object.keys(list.lanes)])];
-      this.parallel = Object.fromEntries(Object.entries(list.lanes).map(([lane, s]) => [lane, s.parallel]));
+      if (list) {
+        this.known = [...new Set([...FIXED_LANES, ...Object.keys(list.lanes)])];
+        this.parallel = Object.fromEntries(Object.entries(list.lanes).map(([lane, s]) => [lane, s.parallel]));
+      }
     } catch (err) {
       log.warn(`worker: reading the other workers failed: ${errorMessage(err)}`);
     }

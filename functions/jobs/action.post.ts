@@ -1,4 +1,5 @@
-// POST /studio/jobs/{cancel,move,retry,pause,paid-reset}: change the queue, answer with the GET /studio/jobs body.
+// POST /studio/jobs/{cancel,move,retry,pause,parallel,paid-reset}: change the queue, answer with the GET /studio/jobs
+// body.
 import { z } from "zod";
 import { badRequest, notFound, shown } from "../../lib/errors.ts";
 import { retryJob } from "../../lib/jobs/kinds.ts";
@@ -11,7 +12,10 @@ import { MAX_JOB_ID, MAX_LANE } from "../../lib/schema/fields.ts";
 import { closeCanceledVersion } from "../../lib/upscale/version-record.ts";
 import { defineFunction } from "../fn.ts";
 
-const ACTIONS = "cancel, move, retry, pause or paid-reset";
+const ACTIONS = "cancel, move, retry, pause, parallel or paid-reset";
+/** More jobs of one lane at once than any machine room would run. */
+const MAX_PARALLEL = 64;
+const PARALLEL_RULE = `must be a whole number from 1 to ${MAX_PARALLEL}`;
 const WHOLE = "must be a whole number, 0 or more";
 
 const required = (otherwise: string) => (issue: { input: unknown }) =>
@@ -26,6 +30,12 @@ const id = z
 
 // The action is the path's last segment; each is documented with what it does.
 const action = <A extends string>(name: A, what: string) => z.literal(name).describe(what);
+
+const laneName = z
+  .string({ error: required("must be a lane name") })
+  .min(1, "must be a lane name")
+  .max(MAX_LANE, `must be a lane name of at most ${MAX_LANE} characters`)
+  .describe("The lane: builtin, local, cloud, router or deployment:<target>");
 
 const input = z.discriminatedUnion(
   "action",
@@ -43,14 +53,23 @@ const input = z.discriminatedUnion(
     z.strictObject({ action: action("retry", "Run a failed or canceled job again"), id }),
     z.strictObject({
       action: action("pause", "Pause or resume a lane"),
-      lane: z
-        .string({ error: required("must be a lane name") })
-        .min(1, "must be a lane name")
-        .max(MAX_LANE, `must be a lane name of at most ${MAX_LANE} characters`)
-        .describe("The lane: builtin, local, cloud, router or deployment:<target>"),
+      lane: laneName,
       paused: z
         .boolean({ error: required("must be true or false") })
         .describe("true pauses the lane, false resumes it"),
+    }),
+    z.strictObject({
+      action: action(
+        "parallel",
+        "How many jobs of a lane run at once, over every worker (workers reaching the lane share it evenly)",
+      ),
+      lane: laneName,
+      parallel: z
+        .number({ error: required(PARALLEL_RULE) })
+        .int(PARALLEL_RULE)
+        .min(1, PARALLEL_RULE)
+        .max(MAX_PARALLEL, PARALLEL_RULE)
+        .describe("Jobs of the lane at once; 1 for one ComfyUI, the number of machines for one on each"),
     }),
     z.strictObject({ action: action("paid-reset", "Reset the counter of paid runs") }),
   ],
@@ -62,11 +81,20 @@ export default defineFunction({
   method: "POST",
   path: "/jobs/:action",
   queue: true,
-  summary: "Cancel, move or retry a job, pause or resume a lane, reset the paid-run counter",
+  summary:
+    "Cancel, move or retry a job, pause or resume a lane, set how many jobs of a lane run at once (the extra action `parallel`), reset the paid-run counter",
   input,
   async handler(input, ctx) {
     const store = await ctx.jobs();
     const { jobAdded, cancelRequested } = ctx.jobSignals;
+    /** The lane trimmed, or a 400 for a name that is neither a lane the pool runs nor one the store has seen. */
+    const knownLane = async (name: string): Promise<string> => {
+      const lane = name.trim();
+      if (!isKnownLane(lane) && (await store.list()).lanes[lane] === undefined) {
+        throw badRequest(`lane: unknown lane ${shown(lane)} (use ${LANES_HINT})`);
+      }
+      return lane;
+    };
     let changed: Job | null = null;
     let lanesChanged = false;
     switch (input.action) {
@@ -93,13 +121,17 @@ export default defineFunction({
         break;
       }
       case "pause": {
-        const lane = input.lane.trim();
-        if (!isKnownLane(lane) && (await store.list()).lanes[lane] === undefined) {
-          throw badRequest(`lane: unknown lane ${shown(lane)} (use ${LANES_HINT})`);
-        }
+        const lane = await knownLane(input.lane);
         await store.pause(lane, input.paused);
         // A resumed lane may start jobs now rather than at the pool's next poll.
         if (!input.paused) jobAdded();
+        lanesChanged = true;
+        break;
+      }
+      case "parallel": {
+        await store.setParallel(await knownLane(input.lane), input.parallel);
+        // A wider lane may start jobs now rather than at the pool's next poll.
+        jobAdded();
         lanesChanged = true;
         break;
       }
