@@ -7,7 +7,9 @@ bridged frame by frame. When the service is not up the answer is JSON {"error": 
 stopped) or 502 (not answering).
 """
 import asyncio
+import ipaddress
 import logging
+import re
 import urllib.parse
 
 import aiohttp
@@ -37,6 +39,9 @@ WS_HANDSHAKE = frozenset(
     ("sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-accept")
 )
 NO_BODY_STATUS = frozenset((204, 304))
+# Routes the service serves only to its own machine. Behind this proxy every request reaches it from this machine,
+# so the browser's own address is checked here.
+SAME_MACHINE_ONLY = frozenset(("/studio/server/stop",))
 
 
 def error(status, message):
@@ -57,6 +62,22 @@ def service_path(raw_path):
         if urllib.parse.unquote(segment) in (".", ".."):
             return None
     return path + ("?" + query if query else "")
+
+
+def is_loopback_address(remote):
+    """True for a peer address on this machine (IPv4-mapped IPv6 included)."""
+    try:
+        address = ipaddress.ip_address((remote or "").split("%")[0])
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return (mapped or address).is_loopback
+
+
+def same_machine_only(path):
+    """Whether a service path (query allowed) names a route only this machine may call."""
+    bare = re.sub(r"/+", "/", urllib.parse.unquote(path.partition("?")[0])).rstrip("/")
+    return bare.lower() in SAME_MACHINE_ONLY
 
 
 class StudioProxy:
@@ -86,6 +107,8 @@ class StudioProxy:
         path = service_path(request.raw_path)
         if path is None:
             return error(400, "a path with `.` or `..` segments is not proxied")
+        if same_machine_only(path) and not is_loopback_address(request.remote):
+            return error(403, "{} is only allowed from the machine the server runs on".format(path.partition("?")[0]))
         target = URL(base + path, encoded=True)
         if request.headers.get("Upgrade", "").lower() == "websocket":
             return await self._socket(request, target)
@@ -107,8 +130,15 @@ class StudioProxy:
                 response.headers.add(key, value)
             await response.prepare(request)
             if request.method != "HEAD" and upstream.status not in NO_BODY_STATUS:
-                async for chunk in upstream.content.iter_any():
-                    await response.write(chunk)
+                try:
+                    async for chunk in upstream.content.iter_any():
+                        await response.write(chunk)
+                except aiohttp.ClientError as e:
+                    # The service went away mid-answer: cut the browser's answer short rather than end it cleanly.
+                    LOG.warning("Episode Studio: %s %s cut short: %s", request.method, request.path, e)
+                    if request.transport is not None:
+                        request.transport.close()
+                    return response
             await response.write_eof()
             return response
 

@@ -532,3 +532,89 @@ describe("a pack that cannot reach a service", () => {
     await stopStandin(comfy);
   }, 30_000);
 });
+
+describe("the pack's rules for addresses and paths", () => {
+  /** Calls the pack's helpers in Python: each case is [module, function, args], answered in order. */
+  async function pack(cases: [string, string, unknown[]][]): Promise<unknown[]> {
+    const script = `
+import json, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import studio_proxy, studio_service
+out = []
+for module, name, args in json.loads(sys.stdin.read()):
+    try:
+        out.append(getattr({"proxy": studio_proxy, "service": studio_service}[module], name)(*args))
+    except ValueError as e:
+        out.append({"error": str(e)})
+print(json.dumps(out))
+`;
+    const child = execFile(PYTHON, ["-c", script, path.join(root, "comfyui")]);
+    child.stdin?.end(JSON.stringify(cases));
+    let out = "";
+    child.stdout?.on("data", (c) => {
+      out += c;
+    });
+    let err = "";
+    child.stderr?.on("data", (c) => {
+      err += c;
+    });
+    const code = await new Promise((r) => child.once("exit", r));
+    expect(code, err).toBe(0);
+    return JSON.parse(out);
+  }
+
+  it("passes only clean paths, and keeps the service's same-machine routes to browsers on this machine", async () => {
+    expect(
+      await pack([
+        ["proxy", "service_path", ["/api/studio/file?ep=/a&path=b%2Fc.mp4"]],
+        ["proxy", "service_path", ["/studio/"]],
+        ["proxy", "service_path", ["/studio/%2E%2e/ws"]],
+        ["proxy", "service_path", ["/api/studio/refs/./x"]],
+        ["proxy", "same_machine_only", ["/studio/server/stop"]],
+        ["proxy", "same_machine_only", ["/studio//server%2Fstop/?restart=1"]],
+        ["proxy", "same_machine_only", ["/studio/server/info"]],
+        ["proxy", "is_loopback_address", ["127.0.0.1"]],
+        ["proxy", "is_loopback_address", ["::ffff:127.0.0.1"]],
+        ["proxy", "is_loopback_address", ["192.168.1.20"]],
+        ["proxy", "is_loopback_address", [null]],
+      ]),
+    ).toEqual([
+      "/studio/file?ep=/a&path=b%2Fc.mp4",
+      "/studio/",
+      null,
+      null,
+      true,
+      true,
+      false,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it("reaches ComfyUI on loopback when it listens on every address, and takes STUDIO_URL with or without /studio/", async () => {
+    expect(
+      await pack([
+        ["service", "comfy_base_url", ["0.0.0.0", 8188]],
+        ["service", "comfy_base_url", ["::", 8188]],
+        ["service", "comfy_base_url", ["0.0.0.0,::", 8188, true]],
+        ["service", "comfy_base_url", ["192.168.1.20", 8000]],
+        ["service", "service_url_from_env", ["http://127.0.0.1:8190/studio/"]],
+        ["service", "service_url_from_env", [" https://studio.example:443 "]],
+        ["service", "service_url_from_env", ["127.0.0.1:8190"]],
+        ["service", "service_url_from_env", ["http://host/other/"]],
+      ]),
+    ).toEqual([
+      "http://127.0.0.1:8188",
+      "http://[::1]:8188",
+      "https://127.0.0.1:8188",
+      "http://192.168.1.20:8000",
+      "http://127.0.0.1:8190",
+      "https://studio.example:443",
+      { error: "STUDIO_URL must look like http://host:port (got '127.0.0.1:8190')" },
+      { error: "STUDIO_URL must look like http://host:port (got 'http://host/other/')" },
+    ]);
+  });
+});
