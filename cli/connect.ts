@@ -6,7 +6,6 @@ import { readServerRecord } from "../runtime/server-record.ts";
 import { CliError } from "./args.ts";
 import type { Client } from "./client.ts";
 import { answers, httpClient } from "./http-client.ts";
-import { localClient } from "./local-client.ts";
 
 export async function connect(
   env: Record<string, string | undefined>,
@@ -24,6 +23,8 @@ export async function connect(
   if (record && processAlive(record.pid) && (await answers(record.url, token))) {
     return httpClient(record.url, token);
   }
+  // Loaded only here: the route table and the services are this path's alone (help and usage errors stay quick).
+  const { localClient } = await import("./local-client.ts");
   return localClient(env, log, opts);
 }
 

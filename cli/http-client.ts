@@ -27,12 +27,15 @@ export function httpClient(base: string, token: string | undefined): Client {
   };
 }
 
-/** Whether a server answers at `base` (any HTTP answer counts: a refusal still says it is there). */
+/**
+ * Whether a server answers at `base` (any HTTP answer counts: a refusal still says it is there). A busy server may
+ * take seconds over its first request; a closed port fails at once.
+ */
 export async function answers(base: string, token: string | undefined): Promise<boolean> {
   try {
     const res = await fetch(`${base}/studio/info`, {
       headers: token ? { authorization: `Bearer ${token}` } : {},
-      signal: AbortSignal.timeout(2_000),
+      signal: AbortSignal.timeout(10_000),
     });
     await res.body?.cancel();
     return true;

@@ -6,7 +6,7 @@ import { type Command, EP, episodeArg, PASS_FLAG, withClient } from "../command.
 import { result } from "../output.ts";
 
 interface MissingAnswer {
-  queued: { ref: string; method: string; target?: string }[];
+  queued: { ref: string; view?: string | null; method: string; target?: string }[];
   picked: { ref: string; method: string }[];
   skipped: { ref: string; reason: string }[];
   errors: { ref?: string; error: string }[];
@@ -25,7 +25,8 @@ export const refsMissing: Command = {
     result(ctx.io, answer, () => {
       const lines = [
         ...answer.queued.map(
-          (q) => `${q.ref}: missing; would be made (${q.method}${q.target ? ` on ${q.target}` : ""})`,
+          (q) =>
+            `${q.ref}${q.view ? ` ${q.view}` : ""}: missing; would be made (${q.method}${q.target ? ` on ${q.target}` : ""})`,
         ),
         ...answer.picked.map((p) => `${p.ref}: missing; would be filled by ${p.method}`),
         ...answer.errors.map((e) => `${e.ref ?? "?"}: missing; cannot be made: ${e.error}`),
