@@ -3,6 +3,7 @@ import { run as animaticBench } from "./animatic.ts";
 import { run as assembleBench } from "./assemble.ts";
 import { run as buildBench } from "./build.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
+import { run as jobstoreBench } from "./jobstore.ts";
 import { run as masterBench } from "./master.ts";
 import { run as pageBench } from "./page.ts";
 import { run as peaksBench } from "./peaks.ts";
@@ -27,6 +28,7 @@ const benches: [string, () => Promise<void>][] = [
   ["startup", startupBench],
   ["throughput", throughputBench],
   ["under-load", underLoadBench],
+  ["jobstore", jobstoreBench],
 ];
 const only = process.argv[2];
 console.log(`node ${process.version}, ${(await import("node:os")).cpus().length} cores`);

@@ -785,6 +785,30 @@ describe("PostgreSQL only", () => {
     expect(heard.events).toBe(quiet);
   });
 
+  it("sends a `jobs` notice for a lane resumed or widened, a job canceled or released, never for a claim", async () => {
+    const { store: api, url } = await fresh();
+    const { store: worker } = await fresh(url);
+    const a = await worker.add(job("a"));
+    const b = await worker.add(job("b"));
+    let heard = 0;
+    api.listen?.("jobs", () => heard++);
+    const expectNotice = async (what: string, write: () => Promise<unknown>) => {
+      const before = heard;
+      await write();
+      await until(what, () => heard > before);
+    };
+    await expectNotice("a resumed lane", () => worker.pause("local", false));
+    await expectNotice("a widened lane", () => worker.setParallel("local", 2));
+    await expectNotice("a waiting job canceled", () => worker.cancel(b.id));
+    // The claim comes between two notices; only the release's may arrive after the marker below.
+    await worker.claim("w", 60_000);
+    await expectNotice("a release", () => worker.release(a.id, "w", "engine down"));
+    const settled = heard;
+    await worker.claim("w", 60_000);
+    await expectNotice("a marker after the claim", () => worker.pause("cloud", false));
+    expect(heard).toBe(settled + 1);
+  });
+
   it("listens again when its listening connection drops", async () => {
     const { store: api, url } = await fresh();
     const { store: worker } = await fresh(url);

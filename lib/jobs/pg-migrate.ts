@@ -60,6 +60,30 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         seen BIGINT NOT NULL
       )`,
       "CREATE INDEX workers_seen ON workers (seen)",
+      // Notices come from the tables themselves, so every write by any process announces itself in its own commit.
+      `CREATE FUNCTION studio_job_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('studio_jobs',
+          CASE WHEN NEW.status IN ('succeeded', 'failed', 'canceled') THEN NEW.id ELSE '' END);
+        RETURN NULL;
+      END $$`,
+      "CREATE TRIGGER jobs_added AFTER INSERT ON jobs FOR EACH ROW EXECUTE FUNCTION studio_job_notice()",
+      // Not on a claim (to running): that makes nothing runnable, and every idle worker would look again.
+      `CREATE TRIGGER jobs_status AFTER UPDATE OF status ON jobs FOR EACH ROW
+        WHEN (OLD.status IS DISTINCT FROM NEW.status AND NEW.status <> 'running')
+        EXECUTE FUNCTION studio_job_notice()`,
+      `CREATE FUNCTION studio_lane_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('studio_jobs', '');
+        RETURN NULL;
+      END $$`,
+      "CREATE TRIGGER lanes_changed AFTER INSERT OR UPDATE ON lanes FOR EACH STATEMENT EXECUTE FUNCTION studio_lane_notice()",
+      `CREATE FUNCTION studio_event_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('studio_events', '');
+        RETURN NULL;
+      END $$`,
+      "CREATE TRIGGER events_added AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION studio_event_notice()",
     ],
   },
 ];

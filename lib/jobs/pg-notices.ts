@@ -3,7 +3,10 @@
 // are lost).
 import pg from "pg";
 
-/** The channels the store notifies on: outbox rows written, and jobs added or that may have become runnable. */
+/**
+ * The channels the job tables' triggers notify on (their migration names them too): outbox rows written, and jobs
+ * added or that may have become runnable (an ended job's notice carries its id).
+ */
 export const CHANNELS = { events: "studio_events", jobs: "studio_jobs" } as const;
 export type Channel = keyof typeof CHANNELS;
 

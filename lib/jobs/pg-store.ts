@@ -10,7 +10,7 @@ import { errorMessage } from "../store/json-guards.ts";
 import { isPostgresUrl } from "./database-url.ts";
 import { JOB_ID, newJobId } from "./job-id.ts";
 import { migratePg } from "./pg-migrate.ts";
-import { CHANNELS, type Channel, listenNotices } from "./pg-notices.ts";
+import { listenNotices } from "./pg-notices.ts";
 import { events, jobs, lanes, meta, type PgJobRow, workers } from "./pg-schema.ts";
 import {
   appendLog,
@@ -75,14 +75,13 @@ function checkUrl(url: string): void {
   }
 }
 
-// Every claim and add in one lane takes turns on this lock, so a lane's running count is exact when claimers race
-// and two adders never get the same place.
+// Every claim (and move) in one lane takes turns on this lock, so a lane's running count is exact when claimers
+// race. Notices need no statement of their own: the tables' triggers send them in the writer's commit.
 const laneLock = (lane: string) =>
   sql`SELECT pg_advisory_xact_lock(hashtextextended(${`episode studio lane: ${lane}`}, 0))`;
 // Outbox rows are numbered and committed one writer at a time, so a reader that saw id n never later finds a
 // smaller id committed (it reads `id > n`).
 const EVENTS_LOCK = sql`SELECT pg_advisory_xact_lock(hashtextextended('episode studio events', 0))`;
-const notify = (channel: Channel, payload = "") => sql`SELECT pg_notify(${CHANNELS[channel]}, ${payload})`;
 
 // A job may start: queued, lane not paused and below its parallelism, its `after` ended.
 const RUNNABLE = sql`j.status = 'queued'
@@ -127,7 +126,7 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
     checkLane(job.lane);
     if (job.id !== undefined && !JOB_ID.test(job.id))
       throw new Error(`${job.id} is not an id newJobId() draws`);
-    await tx.execute(laneLock(job.lane));
+    // Two adders in one lane may draw the same place; created time and insertion order then keep the order total.
     const [row] = await tx
       .insert(jobs)
       .values({
@@ -145,7 +144,6 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
         position: sql`(SELECT coalesce(max(position), -1) + 1 FROM jobs WHERE lane = ${job.lane} AND status = 'queued')`,
       })
       .returning();
-    await tx.execute(notify("jobs"));
     return toJob(row);
   }
 
@@ -170,16 +168,8 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
   const claimIn = (lane: string, owner: string, leaseMs: number) =>
     db.transaction(async (tx) => {
       await tx.execute(laneLock(lane));
-      // Read after the lock: this statement sees every claim in the lane committed before it.
-      const picked = await tx.execute<{ id: string }>(sql`
-        SELECT j.id FROM jobs j LEFT JOIN lanes l ON l.name = j.lane
-        WHERE j.lane = ${lane} AND ${RUNNABLE}
-        ORDER BY j.position, j.created, j.seq
-        LIMIT 1
-        FOR UPDATE OF j SKIP LOCKED`);
-      const pick = picked.rows[0];
-      if (!pick) return null;
       const t = now();
+      // After the lock: this statement sees every claim in the lane committed before it.
       const [row] = await tx
         .update(jobs)
         .set({
@@ -189,13 +179,20 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
           started: iso(t),
           attempts: sql`${jobs.attempts} + 1`,
         })
-        .where(and(eq(jobs.id, pick.id), eq(jobs.status, "queued")))
+        .where(
+          sql`${jobs.id} = (
+            SELECT j.id FROM jobs j LEFT JOIN lanes l ON l.name = j.lane
+            WHERE j.lane = ${lane} AND ${RUNNABLE}
+            ORDER BY j.position, j.created, j.seq
+            LIMIT 1
+            FOR UPDATE OF j SKIP LOCKED)`,
+        )
         .returning();
       return row ? toJob(row) : null;
     });
 
   const store: JobStore = {
-    add: (job) => db.transaction((tx) => insertJob(tx, job)),
+    add: (job) => insertJob(db, job),
 
     async get(id) {
       const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
@@ -300,22 +297,18 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
         throw new Error(`finish: status must be succeeded, failed or canceled (got ${status})`);
       }
       const t = now();
-      const row = await db.transaction(async (tx) => {
-        const [ended] = await tx
-          .update(jobs)
-          .set({
-            status,
-            finished: iso(t),
-            error: status === "succeeded" ? null : error,
-            progress: status === "succeeded" ? 1 : sql`${jobs.progress}`,
-            lease_owner: null,
-            lease_expires: null,
-          })
-          .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
-          .returning();
-        if (ended) await tx.execute(notify("jobs", id));
-        return ended;
-      });
+      const [row] = await db
+        .update(jobs)
+        .set({
+          status,
+          finished: iso(t),
+          error: status === "succeeded" ? null : error,
+          progress: status === "succeeded" ? 1 : sql`${jobs.progress}`,
+          lease_owner: null,
+          lease_expires: null,
+        })
+        .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
+        .returning();
       if (row) ends.ended(id);
       await housekeep();
       return row ? toJob(row) : null;
@@ -334,7 +327,6 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
           )
           .where(eq(jobs.id, id))
           .returning();
-        if (row.status === "canceled") await tx.execute(notify("jobs", id));
         return toJob(row);
       });
       if (changed.status === "canceled") ends.ended(id);
@@ -387,25 +379,19 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
 
     async pause(lane, paused) {
       checkLane(lane);
-      await db.transaction(async (tx) => {
-        await tx
-          .insert(lanes)
-          .values({ name: lane, paused })
-          .onConflictDoUpdate({ target: lanes.name, set: { paused } });
-        if (!paused) await tx.execute(notify("jobs"));
-      });
+      await db
+        .insert(lanes)
+        .values({ name: lane, paused })
+        .onConflictDoUpdate({ target: lanes.name, set: { paused } });
     },
 
     async setParallel(lane, parallel) {
       checkLane(lane);
       checkParallel(parallel);
-      await db.transaction(async (tx) => {
-        await tx
-          .insert(lanes)
-          .values({ name: lane, parallel })
-          .onConflictDoUpdate({ target: lanes.name, set: { parallel } });
-        await tx.execute(notify("jobs"));
-      });
+      await db
+        .insert(lanes)
+        .values({ name: lane, parallel })
+        .onConflictDoUpdate({ target: lanes.name, set: { parallel } });
     },
 
     async reclaimExpired(at, gone) {
@@ -428,7 +414,6 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
             .where(eq(jobs.id, row.id))
             .returning();
           out.push(toJob(updated));
-          await tx.execute(notify("jobs", ENDED.includes(updated.status) ? updated.id : ""));
         }
         return out;
       });
@@ -450,7 +435,6 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
             for (let i = 0; i < rows.length; i += EVENTS_PER_INSERT) {
               await tx.insert(events).values(rows.slice(i, i + EVENTS_PER_INSERT));
             }
-            await tx.execute(notify("events"));
           });
         });
         eventsBatch = batch;
@@ -528,7 +512,6 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
           .set(releasedFields(row, why, iso(now())))
           .where(mine)
           .returning();
-        await tx.execute(notify("jobs", ENDED.includes(updated.status) ? id : ""));
         return toJob(updated);
       });
       if (released && ENDED.includes(released.status)) ends.ended(id);
