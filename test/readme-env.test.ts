@@ -4,7 +4,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
-const SOURCES = ["lib", "functions", "workers", "runtime", "scripts"];
+const SOURCES = ["lib", "functions", "workers", "runtime", "scripts", "cli"];
 // Read by the operating system's conventions rather than by this service's configuration.
 const SYSTEM = new Set(["PATH"]);
 
