@@ -156,6 +156,7 @@ function rawRequest(
   method: string,
   rawPath: string,
   headers: Record<string, string> = {},
+  body?: string,
 ): Promise<{ status: number; body: Any }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
@@ -173,7 +174,7 @@ function rawRequest(
       });
     });
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -217,10 +218,13 @@ beforeAll(async () => {
   await mkdir(path.join(frontEnd, "scripts"), { recursive: true });
   await writeFile(path.join(frontEnd, "scripts", "app.js"), FRONTEND_APP);
   await writeFile(path.join(frontEnd, "index.html"), FRONTEND_PAGE);
-  comfy = await startStandin({ STUDIO_HOME: path.join(dir, "home"), STUDIO_ROOTS: shows }, [
-    "--front-end-root",
-    frontEnd,
-  ]);
+  // comfy.test: a name ComfyUI is opened by, that the service is told to serve (the stand-in never resolves it).
+  const env = {
+    STUDIO_HOME: path.join(dir, "home"),
+    STUDIO_ROOTS: shows,
+    STUDIO_ALLOWED_HOSTS: "comfy.test",
+  };
+  comfy = await startStandin(env, ["--front-end-root", frontEnd]);
   await waitFor("the pack to start the service", async () => readyLines(comfy)[0], 60_000);
 }, 90_000);
 
@@ -373,6 +377,27 @@ describe("the pack inside a stand-in ComfyUI", () => {
     const rebound = await rawRequest(comfy.url, "GET", "/studio/config", { Host: "10.1.2.3" });
     expect(rebound.status).toBe(403);
     expect(rebound.body.error).toMatch(/host "10\.1\.2\.3" is not served here/);
+    // Opened by a name ComfyUI does not check: the service judges the Origin against that Host, which it received.
+    const named = `comfy.test:${new URL(comfy.url).port}`;
+    const body = JSON.stringify({ ep });
+    const json = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+    const evil = await rawRequest(
+      comfy.url,
+      "POST",
+      "/studio/build",
+      { ...json, Host: named, Origin: "http://evil.example" },
+      body,
+    );
+    expect(evil.status).toBe(403);
+    expect(evil.body.error).toMatch(/requests from http:\/\/evil\.example are refused/);
+    const fromNamed = await rawRequest(
+      comfy.url,
+      "POST",
+      "/studio/build",
+      { ...json, Host: named, Origin: `http://${named}` },
+      body,
+    );
+    expect(fromNamed.status, JSON.stringify(fromNamed.body)).toBe(200);
     // The page's own origin may write.
     const own = await call("POST", "/studio/build", { ep }, { Origin: comfy.url });
     expect(own.status, JSON.stringify(own.body)).toBe(200);
