@@ -108,7 +108,7 @@ const post = (url: string, body: unknown) =>
 describe("npm run build", () => {
   it("bundles a file per entry and shares the rest in chunks", () => {
     const files = Object.keys(meta.outputs).filter((f) => f.endsWith(".js"));
-    for (const entry of ["runtime/serve.js", "runtime/function-main.js", "workers/main.js"]) {
+    for (const entry of ["runtime/serve.js", "runtime/function-main.js", "workers/main.js", "cli/main.js"]) {
       expect(files.some((f) => path.resolve(root, f) === path.join(out, entry))).toBe(true);
     }
     expect(
@@ -199,5 +199,9 @@ describe("npm run build", () => {
 
   it("the built worker host starts", async () => {
     await start("workers/main.js", "await m.main(process.env);", /worker \S+ running/);
+  }, 60_000);
+
+  it("the built command line answers a route in its own process", async () => {
+    await start("cli/main.js", 'await m.main(["jobs", "--json"], process.env);', /"jobs": \[/);
   }, 60_000);
 });
