@@ -121,6 +121,7 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
   const pendingEvents: (typeof events.$inferInsert)[] = [];
   let eventsBatch: Promise<void> | null = null;
   let eventsChain: Promise<void> = Promise.resolve();
+  let closing: Promise<void> | null = null;
 
   async function insertJob(tx: Exec, job: NewJob): Promise<Job> {
     checkLane(job.lane);
@@ -525,10 +526,14 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
       };
     },
 
-    async close() {
-      await eventsChain;
-      await notices.close();
-      await pool.end();
+    close() {
+      // Once: the events already handed over are written first, then both connections end.
+      closing ??= (async () => {
+        await eventsChain;
+        await notices.close();
+        await pool.end();
+      })();
+      return closing;
     },
   };
   return store;
