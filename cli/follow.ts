@@ -29,7 +29,7 @@ export async function followJobs(
     if (io.tty) {
       const lines = ids.map((id) => {
         const j = last.get(id);
-        const state = j ? `${j.status}${j.step ? ` ${j.step}` : ""}` : "waiting";
+        const state = !j ? "waiting" : j.status === "running" && j.step ? `running ${j.step}` : j.status;
         const done = j?.status === "succeeded" ? 1 : (j?.progress ?? 0);
         return `${label(id).padEnd(width)}  ${bar(done)}  ${state}`.slice(0, 160);
       });
