@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { StudioError } from "../lib/errors.ts";
 import { relaxCommits } from "../lib/jobs/commit-mode.ts";
+import { shownDatabaseUrl } from "../lib/jobs/database-url.ts";
 import { newJobId } from "../lib/jobs/job-id.ts";
 import { MIGRATIONS, migrate } from "../lib/jobs/migrate.ts";
 import { migratePg, PG_MIGRATIONS } from "../lib/jobs/pg-migrate.ts";
@@ -855,6 +856,13 @@ describe("PostgreSQL only", () => {
       new RegExp(`^cannot open the job database postgres://studio@127.0.0.1:${closed}/jobs: `),
     );
     expect(err?.message).not.toMatch(/s3cret/);
+    // What logs show of a database URL.
+    expect(shownDatabaseUrl("postgres://u:pw@db.lan:5432/studio?sslpassword=x")).toBe(
+      "postgres://u@db.lan:5432/studio",
+    );
+    expect(shownDatabaseUrl("postgres://u:pw@[bad/studio")).toBe("postgres://[bad/studio");
+    expect(shownDatabaseUrl("libsql://db.lan?authToken=t")).toBe("libsql://db.lan");
+    expect(shownDatabaseUrl("file:/srv/studio.db")).toBe("file:/srv/studio.db");
   });
 
   it("is what STUDIO_DB_URL names when it is a postgres:// URL", async () => {

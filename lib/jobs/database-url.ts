@@ -14,3 +14,16 @@ export function jobDatabaseUrl(services: Pick<Services, "home" | "env">): string
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
+
+/** A job database URL as logs and messages may show it: no password, no query string (it may carry one too). */
+export function shownDatabaseUrl(url: string): string {
+  if (/^file:/i.test(url)) return url.replace(/\?.*$/, "");
+  try {
+    const u = new URL(url);
+    u.password = "";
+    u.search = "";
+    return u.href;
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, "//").replace(/\?.*$/, "");
+  }
+}

@@ -7,7 +7,7 @@ import type { PgDatabase } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { conflict, notFound } from "../errors.ts";
 import { errorMessage } from "../store/json-guards.ts";
-import { isPostgresUrl } from "./database-url.ts";
+import { isPostgresUrl, shownDatabaseUrl } from "./database-url.ts";
 import { JOB_ID, newJobId } from "./job-id.ts";
 import { migratePg } from "./pg-migrate.ts";
 import { listenNotices } from "./pg-notices.ts";
@@ -46,18 +46,6 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** Looks for a runnable job when another claimer took the one seen (each look sees the other's commit). */
 const CLAIM_TRIES = 8;
 
-/** The URL as it can be shown: no password, no query string (it may carry one too). */
-export function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.password = "";
-    u.search = "";
-    return u.href;
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//").replace(/\?.*$/, "");
-  }
-}
-
 function checkUrl(url: string): void {
   let ok = isPostgresUrl(url);
   if (ok) {
@@ -70,7 +58,7 @@ function checkUrl(url: string): void {
   }
   if (!ok) {
     throw new Error(
-      `job database URL ${shownUrl(url)} is not a PostgreSQL URL: expected postgres://user:password@host:port/database`,
+      `job database URL ${shownDatabaseUrl(url)} is not a PostgreSQL URL: expected postgres://user:password@host:port/database`,
     );
   }
 }
@@ -103,7 +91,7 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
     notices = await listenNotices(config);
   } catch (err) {
     await pool.end().catch(() => {});
-    throw new Error(`cannot open the job database ${shownUrl(url)}: ${errorMessage(err)}`);
+    throw new Error(`cannot open the job database ${shownDatabaseUrl(url)}: ${errorMessage(err)}`);
   }
   const db: Exec = drizzle({ client: pool });
   const iso = (ms: number) => new Date(ms).toISOString();
