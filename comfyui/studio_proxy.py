@@ -39,6 +39,10 @@ WS_HANDSHAKE = frozenset(
     ("sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions", "sec-websocket-accept")
 )
 NO_BODY_STATUS = frozenset((204, 304))
+# The service refuses a body declared over its upload limit (64 MB plus room for the multipart envelope) before
+# reading it and closes the connection; its answer would be lost here while the body is still being sent, so the
+# same refusal is made before forwarding.
+DECLARED_LIMIT = 65 * 1024 * 1024
 # Routes the service serves only to its own machine. Behind this proxy every request reaches it from this machine,
 # so the browser's own address is checked here.
 SAME_MACHINE_ONLY = frozenset(("/studio/server/stop",))
@@ -107,6 +111,9 @@ class StudioProxy:
         path = service_path(request.raw_path)
         if path is None:
             return error(400, "a path with `.` or `..` segments is not proxied")
+        declared = request.content_length
+        if declared is not None and declared > DECLARED_LIMIT:
+            return error(413, "upload: larger than 64 MB")
         if same_machine_only(path) and not is_loopback_address(request.remote):
             return error(403, "{} is only allowed from the machine the server runs on".format(path.partition("?")[0]))
         target = URL(base + path, encoded=True)

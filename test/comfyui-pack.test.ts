@@ -407,6 +407,16 @@ describe("the pack inside a stand-in ComfyUI", () => {
     expect(dots.body.error).toMatch(/`\.` or `\.\.`/);
   });
 
+  it("refuses an upload declared over the service's 64 MB limit with the service's 413, before sending it", async () => {
+    const ep = path.join(shows, "gold_path", "ep01");
+    const form = new FormData();
+    form.set("ep", ep);
+    form.set("file", new Blob([Buffer.alloc(70_000_000)]), "big.wav");
+    const res = await fetch(`${comfy.url}/studio/audio/import`, { method: "POST", body: form });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: "upload: larger than 64 MB" });
+  });
+
   it("restarts the service when it dies, answering 502/503 JSON meanwhile, and bridges its events again", async () => {
     const { frames } = await openSocket(comfy.url, "page2");
     const [first] = readyLines(comfy);
