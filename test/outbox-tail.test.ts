@@ -9,6 +9,7 @@ import { silentLogger } from "../lib/context.ts";
 import { createJobStore } from "../lib/jobs/store.ts";
 import type { JobStore } from "../lib/jobs/types.ts";
 import { OutboxTail, OutboxWriter } from "../workers/outbox.ts";
+import { MemoryJobStore } from "./support/memory-jobs.ts";
 import { startPostgres, type TestPostgres } from "./support/postgres.ts";
 
 let server: TestPostgres;
@@ -57,7 +58,10 @@ async function pair(url: string, tailOpts: { intervalMs?: number; safetyInterval
 
 describe("OutboxTail", () => {
   it("on PostgreSQL reads on each notice, with no timer that could have done it", async () => {
-    const { heard, writer, own } = await pair(await server.database(), { intervalMs: 600_000, safetyIntervalMs: 600_000 });
+    const { heard, writer, own } = await pair(await server.database(), {
+      intervalMs: 600_000,
+      safetyIntervalMs: 600_000,
+    });
     own.emit("studio.job", { n: "mine" });
     await own.flush();
     writer.emit("studio.job", { n: 1 });
@@ -85,7 +89,10 @@ describe("OutboxTail", () => {
   });
 
   it("stops listening when stopped", async () => {
-    const { heard, writer } = await pair(await server.database(), { intervalMs: 600_000, safetyIntervalMs: 600_000 });
+    const { heard, writer } = await pair(await server.database(), {
+      intervalMs: 600_000,
+      safetyIntervalMs: 600_000,
+    });
     await tails[0].stop();
     writer.emit("studio.job", { n: 1 });
     await writer.flush();
@@ -105,5 +112,41 @@ describe("OutboxTail", () => {
     await until("the fresh tail's event", () => later.length >= 1);
     expect(later).toEqual([{ n: 2 }]);
     expect(heard).toEqual([]);
+  });
+
+  it("a notice during the skip at start reads after the skip, never the rows skipped", async () => {
+    const store = new MemoryJobStore();
+    await store.emit("studio.job", { origin: "w", data: { n: "old" } });
+    let notice: (() => void) | null = null;
+    let skipping = true;
+    const pushing = Object.assign(Object.create(store) as MemoryJobStore, {
+      listen: (_channel: string, fn: () => void) => {
+        notice = fn;
+        return () => {
+          notice = null;
+        };
+      },
+      eventsSince: async (id: number, limit?: number) => {
+        // A notice arrives while the tail is still skipping what was there before it started.
+        if (skipping) notice?.();
+        return store.eventsSince(id, limit);
+      },
+    });
+    const heard: unknown[] = [];
+    const tail = new OutboxTail({
+      store: pushing,
+      origin: "api",
+      sink: { emit: (_k, data) => heard.push(data) },
+      log: silentLogger,
+      intervalMs: 600_000,
+      safetyIntervalMs: 600_000,
+    });
+    tails.push(tail);
+    await tail.start();
+    skipping = false;
+    await store.emit("studio.job", { origin: "w", data: { n: 1 } });
+    (notice as (() => void) | null)?.();
+    await until("the new event", () => heard.length >= 1);
+    expect(heard).toEqual([{ n: 1 }]);
   });
 });

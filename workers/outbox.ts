@@ -89,6 +89,8 @@ export class OutboxTail {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private again = false;
+  /** Set once the skip to the end is done: a notice before that only asks for a read after it. */
+  private ready = false;
   private stopped = false;
   private unlisten: (() => void) | null = null;
   private readonly opts: OutboxTailOptions;
@@ -106,7 +108,11 @@ export class OutboxTail {
       if (rows.length) this.last = rows[rows.length - 1].id;
       if (rows.length < PAGE) break;
     }
-    this.schedule();
+    this.ready = true;
+    if (this.again) {
+      this.again = false;
+      this.read();
+    } else this.schedule();
   }
 
   async stop(): Promise<void> {
@@ -121,7 +127,7 @@ export class OutboxTail {
   /** Read now; a read already under way reads once more when it ends. */
   private now(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.running || !this.ready) {
       this.again = true;
       return;
     }
