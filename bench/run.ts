@@ -2,6 +2,7 @@
 import { run as animaticBench } from "./animatic.ts";
 import { run as assembleBench } from "./assemble.ts";
 import { run as buildBench } from "./build.ts";
+import { run as clusterBench } from "./cluster.ts";
 import { run as episodeStatusBench } from "./episode-status.ts";
 import { run as jobstoreBench } from "./jobstore.ts";
 import { run as masterBench } from "./master.ts";
@@ -29,6 +30,7 @@ const benches: [string, () => Promise<void>][] = [
   ["throughput", throughputBench],
   ["under-load", underLoadBench],
   ["jobstore", jobstoreBench],
+  ["cluster", clusterBench],
 ];
 const only = process.argv[2];
 console.log(`node ${process.version}, ${(await import("node:os")).cpus().length} cores`);
