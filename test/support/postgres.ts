@@ -1,7 +1,7 @@
 // A throw-away PostgreSQL server for tests: initdb + pg_ctl in a temp folder, listening on a free loopback port.
 // initdb refuses to run as root, so under root the server's files and process belong to the `postgres` user.
 import { execFile } from "node:child_process";
-import { access, chown, mkdtemp, rm } from "node:fs/promises";
+import { access, chown, mkdtemp, readdir, rm } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -70,16 +70,39 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/** Servers left running by test processes that were killed before their stop(): stopped, their folders removed. */
+async function sweepAbandoned(stop: (data: string) => Promise<unknown>): Promise<void> {
+  const names = await readdir(os.tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = /^studio-pg-(\d+)-/.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    const dir = path.join(os.tmpdir(), name);
+    await stop(path.join(dir, "data")).catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** Start a server; stop() ends it at once and removes its folder. */
 export async function startPostgres(): Promise<TestPostgres> {
   const bin = await findBinaries();
   const root = process.getuid?.() === 0;
-  const dir = await mkdtemp(path.join(os.tmpdir(), "studio-pg-"));
-  const data = path.join(dir, "data");
   const as = async (file: string, args: string[]) => {
     const exe = path.join(bin, file);
     return root ? run("runuser", ["-u", "postgres", "--", exe, ...args]) : run(exe, args);
   };
+  await sweepAbandoned((data) => as("pg_ctl", ["stop", "-D", data, "-m", "immediate", "-w"]));
+  // The folder names the test process, so a later start can tell a server whose test was killed.
+  const dir = await mkdtemp(path.join(os.tmpdir(), `studio-pg-${process.pid}-`));
+  const data = path.join(dir, "data");
   try {
     if (root) {
       const { uid, gid } = await postgresUser();
