@@ -14,19 +14,27 @@ export interface Client {
   readonly where: string;
   /** Call `method /studio<path>`: GET and DELETE send `input` as the query, POST and PUT as a JSON body. */
   call(method: Method, path: string, input?: Record<string, unknown>): Promise<Answer>;
+  /** What becomes of the command's jobs when it is interrupted (Ctrl-C), said to the user as it stops. */
+  readonly leftBehind: string;
   /** Let go of what the client holds (in this process: finish the worker pool, close the services). */
   close(): Promise<void>;
 }
 
-/** The body of a 2xx answer; a refusal becomes the command's failure: a 4xx is bad usage (2), anything else 1. */
-export function answered<T>(answer: Answer, what: string): T {
+/**
+ * The body of a 2xx answer; a refusal becomes the command's failure (a 4xx is bad usage, 2; anything else 1), its
+ * message led by `what` when the call is not the command's own.
+ */
+export function answered<T>(answer: Answer, what?: string): T {
   if (answer.status >= 200 && answer.status < 300) return answer.body as T;
   const body = answer.body as { error?: unknown } | string;
   const message =
     typeof body === "object" && body !== null && typeof body.error === "string"
       ? body.error
       : String(body).slice(0, 500);
-  throw new CliError(answer.status >= 400 && answer.status < 500 ? 2 : 1, `${what}: ${message}`);
+  throw new CliError(
+    answer.status >= 400 && answer.status < 500 ? 2 : 1,
+    what ? `${what}: ${message}` : message,
+  );
 }
 
 /** The query string of a GET input (values as text, undefined left out). */
@@ -38,7 +46,11 @@ export function queryOf(input: Record<string, unknown> | undefined): string {
 }
 
 /** The Answer of a web Response: JSON parsed when it says it is JSON, else its text. */
-export async function answerOf(res: Response): Promise<Answer> {
+export async function answerOf(res: {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}): Promise<Answer> {
   const text = await res.text();
   const json = res.headers.get("content-type")?.includes("application/json");
   if (!json) return { status: res.status, body: text };

@@ -31,18 +31,29 @@ export function episodeArg(args: Parsed, ctx: CommandContext): string {
   return path.resolve(ctx.cwd, args.positionals.ep);
 }
 
-/** Run `body` with a client and always let go of it. */
+/** Run `body` with a client and always let go of it, on Ctrl-C too (exit 130, saying what becomes of the jobs). */
 export async function withClient<T>(
   ctx: CommandContext,
   opts: { runJobs: boolean },
   body: (client: Client) => Promise<T>,
 ): Promise<T> {
   const client = await ctx.connect(opts);
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= client.close();
+    return closing;
+  };
+  const interrupted = () => {
+    ctx.io.err(`\ninterrupted: ${client.leftBehind}\n`);
+    void close().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupted);
   if (!ctx.io.json) ctx.io.err(`(${client.where})\n`);
   try {
     return await body(client);
   } finally {
-    await client.close();
+    process.off("SIGINT", interrupted);
+    await close();
   }
 }
 

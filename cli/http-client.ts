@@ -1,21 +1,32 @@
 // The client of a running server: each route call is an HTTP request to it, so the work lands in its queue.
+import type * as Undici from "undici";
 import type { Method } from "../functions/fn.ts";
 import { CliError } from "./args.ts";
 import { type Answer, answerOf, type Client, queryOf } from "./client.ts";
 
 export function httpClient(base: string, token: string | undefined): Client {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  // A route that answers when its work is done (assemble) may take many minutes: no time limit on the answer.
+  let loaded: Promise<{ u: typeof Undici; agent: Undici.Agent }> | undefined;
+  const undici = () =>
+    (loaded ??= import("undici").then((u) => ({
+      u,
+      agent: new u.Agent({ headersTimeout: 0, bodyTimeout: 0, connect: { timeout: 10_000 } }),
+    })));
   return {
     where: `working through the server at ${base}`,
+    leftBehind: "its jobs go on in the server's queue (studio jobs shows them)",
     async call(method: Method, path: string, input?: Record<string, unknown>): Promise<Answer> {
       const body = method === "GET" || method === "DELETE" ? undefined : JSON.stringify(input ?? {});
       const url = `${base}/studio${path}${body === undefined ? queryOf(input) : ""}`;
-      let res: Response;
+      const { u, agent } = await undici();
+      let res: Undici.Response;
       try {
-        res = await fetch(url, {
+        res = await u.fetch(url, {
           method,
           headers: body === undefined ? headers : { ...headers, "content-type": "application/json" },
           body,
+          dispatcher: agent,
         });
       } catch (err) {
         const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : "";
@@ -23,7 +34,9 @@ export function httpClient(base: string, token: string | undefined): Client {
       }
       return answerOf(res);
     },
-    async close() {},
+    async close() {
+      if (loaded) await (await loaded).agent.close();
+    },
   };
 }
 

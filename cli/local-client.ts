@@ -35,6 +35,7 @@ export async function localClient(
   const byRoute = new Map<string, StudioFunction>(routes.map((fn) => [`${fn.method} ${fn.path}`, fn]));
   return {
     where: "working in this process: no server is running",
+    leftBehind: "its jobs stay in the queue for the next worker, server or command",
     async call(method: Method, path: string, input?: Record<string, unknown>): Promise<Answer> {
       const fn = byRoute.get(`${method} ${path}`);
       if (!fn) throw new Error(`no route ${method} /studio${path}`);

@@ -11,6 +11,7 @@ type State = { status: string; progress: number; step: string | null; error: str
 function scripted(steps: Record<string, State>[]): Client & { calls: number } {
   const client = {
     where: "a script",
+    leftBehind: "nothing",
     calls: 0,
     async call(method: string, path: string) {
       if (method !== "GET" || path !== "/jobs") throw new Error(`unexpected ${method} ${path}`);

@@ -85,7 +85,10 @@ describe("studio: usage", () => {
       [["frob"], /unknown command "frob" \(commands: build, check/],
       [["render", ep, "--pass", "rough"], /--pass must be one of proxy, final; got "rough"/],
       // The route's own refusal (403 for a folder outside the roots) is bad usage too.
-      [["build", path.join(os.tmpdir(), "elsewhere")], /build: ep: .* is outside the configured roots/],
+      [
+        ["build", path.join(os.tmpdir(), "elsewhere")],
+        /^studio build: ep: .* is outside the configured roots/,
+      ],
     ];
     const [nowhere, ...runs] = await Promise.all([
       studio(["jobs"], { STUDIO_URL: "http://127.0.0.1:9" }),

@@ -29,7 +29,7 @@ export const assemble: Command = {
     const body = { ep, pass: args.flags.pass ?? "proxy", partial: args.flags.partial === true || undefined };
     const answer = await withClient(ctx, { runJobs: true }, async (client) => {
       note(ctx.io, "assembling...");
-      return answered<AssembleAnswer>(await client.call("POST", "/assemble", body), "assemble");
+      return answered<AssembleAnswer>(await client.call("POST", "/assemble", body));
     });
     if (!answer.ok && !ctx.io.json) {
       ctx.io.err(`assemble failed: ${answer.error ?? "no output"}\n`);

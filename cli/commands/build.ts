@@ -20,7 +20,7 @@ export const build: Command = {
   async run(args, ctx) {
     const ep = episodeArg(args, ctx);
     const answer = await withClient(ctx, { runJobs: false }, async (client) =>
-      answered<BuildAnswer>(await client.call("POST", "/build", { ep }), "build"),
+      answered<BuildAnswer>(await client.call("POST", "/build", { ep })),
     );
     result(ctx.io, answer, () => [
       ...Object.entries(answer.passes).map(([pass, p]) =>

@@ -23,7 +23,6 @@ export const check: Command = {
       );
       return answered<CheckAnswer>(
         await client.call("POST", "/source/check", { ep, file: "script", text: source.text }),
-        "check",
       );
     });
     result(ctx.io, answer, () => [

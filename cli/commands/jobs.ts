@@ -11,7 +11,7 @@ export const jobs: Command = {
   spec: { positionals: [], flags: {} },
   async run(_args, ctx) {
     const raw = await withClient(ctx, { runJobs: false }, async (client) =>
-      answered<unknown>(await client.call("GET", "/jobs"), "jobs"),
+      answered<unknown>(await client.call("GET", "/jobs")),
     );
     const listing = jobsAnswer.parse(raw);
     result(ctx.io, raw, () => {

@@ -20,7 +20,7 @@ export const refsMissing: Command = {
     const ep = episodeArg(args, ctx);
     const body = { ep, pass: textFlag(args, "pass") ?? "proxy", dry_run: true };
     const answer = await withClient(ctx, { runJobs: false }, async (client) =>
-      answered<MissingAnswer>(await client.call("POST", "/refs/generate-missing", body), "refs missing"),
+      answered<MissingAnswer>(await client.call("POST", "/refs/generate-missing", body)),
     );
     result(ctx.io, answer, () => {
       const lines = [

@@ -42,7 +42,7 @@ export const render: Command = {
       redo: args.flags.redo === true ? true : undefined,
     };
     const { answer, jobs } = await withClient(ctx, { runJobs: true }, async (client) => {
-      const answer = answered<RenderAnswer>(await client.call("POST", "/render", body), "render");
+      const answer = answered<RenderAnswer>(await client.call("POST", "/render", body));
       if (answer.warning && !ctx.io.json) ctx.io.err(`warning: ${answer.warning}\n`);
       for (const s of answer.skipped) if (!ctx.io.json) ctx.io.err(`${s.shot}: skipped: ${s.reason}\n`);
       for (const e of answer.errors) if (!ctx.io.json) ctx.io.err(`${e.shot}: error: ${e.error}\n`);

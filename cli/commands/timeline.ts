@@ -27,7 +27,7 @@ export const timeline: Command = {
     const outFlag = textFlag(args, "out");
     const query = { ep, pass: textFlag(args, "pass") ?? "proxy", format };
     const text = await withClient(ctx, { runJobs: false }, async (client) => {
-      const body = answered<unknown>(await client.call("GET", "/timeline", query), "timeline");
+      const body = answered<unknown>(await client.call("GET", "/timeline", query));
       return typeof body === "string" ? body : JSON.stringify(body, null, 2);
     });
     if (!outFlag) {
