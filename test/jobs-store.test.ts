@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await server?.stop();
-  await env.cleanup();
+  await env?.cleanup();
 });
 
 const dbUrl = () => pathToFileURL(path.join(env.dir, `jobs-${++n}.db`)).href;
