@@ -1,7 +1,7 @@
 // The job store over PostgreSQL, for API and worker processes on several machines: the same queue, leases, lanes,
 // outbox and paid counter as the embedded store, with claims that skip locked rows and notices pushed by the
 // database (LISTEN/NOTIFY) instead of polling.
-import { and, asc, eq, gt, gte, lt, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gt, gte, lt, sql } from "drizzle-orm";
 import { drizzle, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import pg from "pg";
@@ -18,6 +18,7 @@ import {
   checkLane,
   checkLease,
   checkParallel,
+  listedJob,
   progressFields,
   reclaimedFields,
   releasedFields,
@@ -193,17 +194,17 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
       db.transaction(
         async (tx) => {
           const running = await tx
-            .select()
+            .select(LISTED)
             .from(jobs)
             .where(eq(jobs.status, "running"))
             .orderBy(asc(jobs.started), asc(jobs.created), asc(jobs.seq));
           const waiting = await tx
-            .select()
+            .select(LISTED)
             .from(jobs)
             .where(eq(jobs.status, "queued"))
             .orderBy(asc(jobs.position), asc(jobs.created), asc(jobs.seq));
           const finished = await tx
-            .select()
+            .select(LISTED)
             .from(jobs)
             .where(sql`${jobs.status} IN ('succeeded', 'failed', 'canceled')`)
             .orderBy(sql`${jobs.finished} DESC, ${jobs.seq} DESC`)
@@ -223,7 +224,7 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
           }
           for (const j of waiting) state[j.lane].waiting.push(j.id);
           for (const j of running) state[j.lane].running.push(j.id);
-          return { jobs: [...running, ...waiting, ...finished].map(toJob), lanes: state };
+          return { jobs: [...running, ...waiting, ...finished].map(listed), lanes: state };
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
       ),
@@ -526,6 +527,13 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
   };
   return store;
 }
+
+// Listings read the payload as the text stored (listedJob parses it only when asked).
+const { payload: _payload, seq: _listedSeq, ...LISTED_COLUMNS } = getTableColumns(jobs);
+const LISTED = { ...LISTED_COLUMNS, payload_text: sql<string | null>`${jobs.payload}::text` };
+type ListedRow = Omit<PgJobRow, "payload" | "seq"> & { payload_text: string | null };
+
+const listed = ({ payload_text, ...row }: ListedRow): Job => listedJob(row, payload_text);
 
 function toJob({ seq: _seq, ...row }: PgJobRow): Job {
   return {

@@ -1,7 +1,7 @@
 // Rules both job stores apply to a job's row the same way: log length, progress bounds, what a release sets.
 import { badRequest } from "../errors.ts";
 import { strings } from "../store/json-guards.ts";
-import type { JobStatus, ProgressUpdate } from "./types.ts";
+import type { Job, JobStatus, ProgressUpdate } from "./types.ts";
 
 const LOG_LINES = 20;
 const LOG_LINE_CHARS = 2000;
@@ -97,5 +97,22 @@ export function reclaimedFields(row: RunningRow, lapsed: boolean, at: string) {
     step: null,
     steps: null,
     log: appendLog(row.log, `${why}; queued again`),
+  };
+}
+
+/**
+ * A listed job. A listing reads every job's row, and a render's payload holds its whole workflow graph (tens of KB)
+ * that no listing reader looks at: so it is read as text and parsed only when something asks for it.
+ */
+export function listedJob(row: Omit<Job, "payload">, payloadText: string | null): Job {
+  let parsed: { value: unknown } | undefined;
+  return {
+    ...row,
+    info: row.info ?? {},
+    log: Array.isArray(row.log) ? row.log : [],
+    get payload(): unknown {
+      parsed ??= { value: payloadText === null ? null : JSON.parse(payloadText) };
+      return parsed.value;
+    },
   };
 }

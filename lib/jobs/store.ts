@@ -19,6 +19,7 @@ import {
   checkLane,
   checkLease,
   checkParallel,
+  listedJob,
   progressFields,
   reclaimedFields,
   releasedFields,
@@ -225,7 +226,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       }
       for (const j of waiting) state[j.lane].waiting.push(j.id);
       for (const j of running) state[j.lane].running.push(j.id);
-      return { jobs: [...running, ...waiting, ...finished].map(listedJob), lanes: state };
+      return { jobs: [...running, ...waiting, ...finished].map(listed), lanes: state };
     },
 
     async claim(owner, leaseMs, only) {
@@ -544,24 +545,12 @@ export function jobStoreOpener(services: Pick<Services, "home" | "env" | "now" |
   };
 }
 
-// A listing reads every job's row; a render's payload holds its whole workflow graph (tens of KB), which no
-// listing reader looks at. So it is read as text and parsed only when something asks for it.
+// Listings read the payload as text (listedJob parses it only when asked).
 const { payload: _payload, ...LISTED_COLUMNS } = getTableColumns(jobs);
 const LISTED = { ...LISTED_COLUMNS, payload_text: sql<string | null>`${jobs.payload}` };
 type ListedRow = Omit<JobRow, "payload"> & { payload_text: string | null };
 
-function listedJob({ payload_text, ...row }: ListedRow): Job {
-  let parsed: { value: unknown } | undefined;
-  return {
-    ...row,
-    info: row.info ?? {},
-    log: Array.isArray(row.log) ? row.log : [],
-    get payload(): unknown {
-      parsed ??= { value: payload_text === null ? null : JSON.parse(payload_text) };
-      return parsed.value;
-    },
-  };
-}
+const listed = ({ payload_text, ...row }: ListedRow): Job => listedJob(row, payload_text);
 
 function toJob(row: JobRow): Job {
   return {
