@@ -87,7 +87,7 @@ describe("studio: usage", () => {
       // The route's own refusal (403 for a folder outside the roots) is bad usage too.
       [
         ["build", path.join(os.tmpdir(), "elsewhere")],
-        /^studio build: ep: .* is outside the configured roots/,
+        /^studio build: ep: .* is outside the configured roots$/m,
       ],
     ];
     const [nowhere, ...runs] = await Promise.all([
