@@ -70,6 +70,8 @@ interface RunningJob {
   cancelSeen: boolean;
   /** Why the job goes back to the queue for another worker (its engine is unreachable here), once decided. */
   handedOff: string | null;
+  /** The reach already heard that this job found its engine unreachable. */
+  unreachableNoted: boolean;
   ending: boolean;
   pending: Omit<ProgressUpdate, "log">;
   pendingLog: string[];
@@ -277,6 +279,7 @@ export class WorkerPool {
       why: null,
       cancelSeen: false,
       handedOff: null,
+      unreachableNoted: false,
       ending: false,
       pending: {},
       pendingLog: [],
@@ -355,7 +358,7 @@ export class WorkerPool {
       return;
     }
     // A kind that does not hand its jobs off still fails; the lane is then down here until its engine answers.
-    if (unreachable !== null) await this.reach.unreachable(job.lane, unreachable);
+    if (unreachable !== null && !r.unreachableNoted) await this.reach.unreachable(job.lane, unreachable);
     const ended = await this.store.finish(job.id, this.owner, status, error);
     if (ended) {
       log.info(status === "failed" ? `job ${job.id} failed: ${error}` : `job ${job.id} ${status}`);
@@ -390,6 +393,7 @@ export class WorkerPool {
         if (r.ctrl.signal.aborted) return false;
         const why = engineUnreachable(err);
         if (why === null || r.job.lane === "builtin") return false;
+        r.unreachableNoted = true;
         if (!(await this.reach.unreachable(r.job.lane, why))) return false;
         r.handedOff = why;
         return true;

@@ -157,6 +157,7 @@ export class Reach {
   private refreshing: Promise<void> | null = null;
   private again = false;
   private probeNext = false;
+  private retired = false;
 
   constructor(opts: ReachOptions) {
     this.opts = opts;
@@ -229,6 +230,8 @@ export class Reach {
   }
 
   private async advertise(): Promise<void> {
+    // A job that outlives the stop must not bring the advert back.
+    if (this.retired) return;
     const { lanes, down } = this.state;
     try {
       await this.opts.store.advertise({
@@ -278,6 +281,7 @@ export class Reach {
 
   /** Take this worker's advert away (a graceful stop). */
   async retire(): Promise<void> {
+    this.retired = true;
     await this.refreshing?.catch(() => {});
     try {
       await this.opts.store.retire(this.opts.owner);
