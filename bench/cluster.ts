@@ -138,6 +138,8 @@ async function settled(c: Cluster, count: number): Promise<void> {
 
 /** 60 jobs queued through the API while the lane is paused, timed from the resume to the last end. */
 async function round(c: Cluster, killAt: number | null): Promise<Round> {
+  // Paused first, so the seed never runs and the clock starts with all 60 waiting.
+  await post(c.api, "pause", { lane: "local", paused: true });
   const seed = await c.store.add({
     kind: CLUSTER_KIND as JobKind,
     lane: "local",
@@ -146,7 +148,6 @@ async function round(c: Cluster, killAt: number | null): Promise<Round> {
     payload: { runs: c.runs } satisfies ClusterPayload,
   });
   await c.store.cancel(seed.id);
-  await post(c.api, "pause", { lane: "local", paused: true });
   const before = new Set((await c.store.list()).jobs.map((j) => j.id));
   for (let i = 0; i < JOBS; i++) await post(c.api, "retry", { id: seed.id });
   const ids = (await c.store.list()).jobs
@@ -233,7 +234,7 @@ export async function run(): Promise<void> {
     );
     const killed = await round(c, 1);
     console.log(`  ${summary("3 workers, one killed a third of the way in", killed)}`);
-    const again = killed.jobs.filter((j) => (killed.starts.get(j.id) ?? 0) > 1);
+    const again = killed.jobs.filter((j) => (killed.starts.get(j.id) ?? 0) > 1 || j.attempts > 1);
     const twice = killed.jobs.filter((j) => (killed.prompts.get(j.id) ?? 0) > 1);
     const never = killed.jobs.filter((j) => (killed.prompts.get(j.id) ?? 0) === 0);
     const lost = killed.jobs.filter((j) => j.status !== "succeeded");
