@@ -1,5 +1,6 @@
 """Episode Studio inside ComfyUI: starts or finds the studio service, serves it under /studio/ and /api/studio/ on
-ComfyUI's own port, carries its events on ComfyUI's socket, and adds an "Episode Studio" entry to the frontend.
+ComfyUI's own port, carries its events (and ComfyUI's for its prompts) on ComfyUI's socket, and adds an "Episode
+Studio" entry to the frontend.
 """
 import logging
 import os
@@ -9,6 +10,7 @@ import time
 from server import PromptServer
 
 from .studio_events import EventBridge
+from .studio_prompt_events import share_prompt_events
 from .studio_proxy import StudioProxy
 from .studio_service import StudioService, comfy_base_url
 
@@ -57,6 +59,8 @@ def _setup(server):
         server.routes.route("*", prefix)(proxy.redirect)
         server.routes.route("*", prefix + "/{tail:.*}")(proxy.handle)
     service.start()
+    if service.client_id is not None:
+        share_prompt_events(server, service.client_id)
     bridge = EventBridge(service, server, os.environ.get("STUDIO_TOKEN", "").strip() or None)
 
     def start_bridge():

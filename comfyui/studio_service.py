@@ -1,7 +1,8 @@
 """Starts or finds the Episode Studio service for ComfyUI and keeps it running while ComfyUI runs.
 
 With STUDIO_URL set, that running service is used as is. Otherwise `node <repo>/runtime/serve.js` is started on a
-free loopback port once ComfyUI listens (so the service knows ComfyUI's address: STUDIO_MOUNTED_COMFY), restarted
+free loopback port once ComfyUI listens (so the service knows ComfyUI's address: STUDIO_MOUNTED_COMFY, and the
+client id to queue prompts under: STUDIO_COMFY_CLIENT_ID, drawn here once so every restart keeps it), restarted
 when it dies (a bounded number of times in a row), and stopped when ComfyUI exits. All of it runs on one
 background thread so ComfyUI's start never waits on Node.
 """
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 
 LOG = logging.getLogger("episode_studio")
 LISTENING = re.compile(r"listening on (https?://\S+?)/studio/")
@@ -69,6 +71,8 @@ class StudioService:
         self.pid = None
         self.why = "Episode Studio is starting"
         self.external = False
+        # The ComfyUI client id the service queues under (None with STUDIO_URL: that service chose its own).
+        self.client_id = None
         self._proc = None
         self._stopping = False
         self._lock = threading.Lock()
@@ -88,6 +92,7 @@ class StudioService:
             self.external = True
             LOG.info("Episode Studio: using the service at %s (STUDIO_URL)", self.url)
             return
+        self.client_id = uuid.uuid4().hex
         atexit.register(self.stop)
         threading.Thread(target=self._keep, name="episode-studio", daemon=True).start()
 
@@ -112,7 +117,7 @@ class StudioService:
             self.why = "Episode Studio cannot start: {}".format(e)
             LOG.error("%s", self.why)
             return
-        env = dict(self._env, STUDIO_MOUNTED_COMFY=comfy)
+        env = dict(self._env, STUDIO_MOUNTED_COMFY=comfy, STUDIO_COMFY_CLIENT_ID=self.client_id)
         failures = 0
         while not self._stopping:
             began = time.monotonic()

@@ -3,6 +3,7 @@
 import { upgradeWebSocket } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { StudioFunction } from "../functions/fn.ts";
+import { mountedComfy } from "../lib/config/mounted.ts";
 import type { Services } from "../lib/context.ts";
 import type { GuardOptions } from "./guard.ts";
 import { guardOptions } from "./guard-options.ts";
@@ -64,7 +65,7 @@ export function createApp(
         );
       }
 
-      if (opts.page) mountPage(app, opts.page);
+      if (opts.page) mountPage(app, opts.page, { framedBySelf: mountedComfy(services.env) !== null });
     },
   });
 }

@@ -137,18 +137,20 @@ export function pageSource(log: Logger): PageSource {
   };
 }
 
-// The page talks to this origin only; CodeMirror writes its own style elements, hence inline styles.
-const PAGE_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "media-src 'self' blob:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join("; ");
+// The page talks to this origin only; CodeMirror writes its own style elements, hence inline styles. Only when
+// mounted in ComfyUI may it be framed, and then by its own origin only (ComfyUI's, whose sidebar shows it).
+const pagePolicy = (framedBySelf: boolean) =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    "connect-src 'self'",
+    `frame-ancestors ${framedBySelf ? "'self'" : "'none'"}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
 
 /**
  * A preload of the episode the page's address opens, or "": the page's first read of the open episode (its `ep`,
@@ -164,8 +166,12 @@ export function episodePreload(search: string): string {
   return `<link rel="preload" as="fetch" crossorigin="anonymous" href="${href}" />`;
 }
 
-/** GET /studio/, /studio/assets/:name, and the redirects to the page. */
-export function mountPage(app: Hono, page: PageSource): void {
+/**
+ * GET /studio/, /studio/assets/:name, and the redirects to the page. `framedBySelf`: the page may be shown in a
+ * frame of its own origin (mounted in ComfyUI); otherwise it refuses every frame.
+ */
+export function mountPage(app: Hono, page: PageSource, opts: { framedBySelf?: boolean } = {}): void {
+  const policy = pagePolicy(opts.framedBySelf === true);
   const toPage = (url: string) => {
     const q = new URL(url).search;
     return `/studio/${q}`;
@@ -191,7 +197,7 @@ export function mountPage(app: Hono, page: PageSource): void {
       const html = preload ? built.html.replace("</head>", `  ${preload}\n  </head>`) : built.html;
       return c.html(html, 200, {
         "cache-control": "no-store",
-        "content-security-policy": PAGE_POLICY,
+        "content-security-policy": policy,
         "referrer-policy": "no-referrer",
         "x-content-type-options": "nosniff",
       });

@@ -2,7 +2,7 @@
 // the job store, job signals, job kinds and engines every handler and job reaches through them.
 import { readFile } from "node:fs/promises";
 import { studioHome } from "../lib/config/home.ts";
-import { checkMounted } from "../lib/config/mounted.ts";
+import { checkMounted, mountedClientIdProblem } from "../lib/config/mounted.ts";
 import type { EventSink, Logger, Services } from "../lib/context.ts";
 import { createEngines, type Engines } from "../lib/engines/registry.ts";
 import { type CompilePool, createCompilePool } from "../lib/episode/compile-pool.ts";
@@ -165,6 +165,8 @@ export async function createServices(opts: {
 }): Promise<OwnedServices> {
   const roles = parseRoles(opts.env.STUDIO_ROLES);
   checkMounted(opts.env);
+  const clientIdProblem = mountedClientIdProblem(opts.env);
+  if (clientIdProblem !== null) opts.log.warn(clientIdProblem);
   const services = withServices(
     {
       home: studioHome(opts.env),

@@ -135,20 +135,52 @@ async function ok(method: string, route: string, input: Any = {}): Promise<Any> 
   return answer.body;
 }
 
-/** A socket on the stand-in's /ws, as ComfyUI's frontend opens it, keeping every text frame it receives. */
-async function openSocket(base: string, clientId: string): Promise<{ ws: WebSocket; frames: Any[] }> {
+/**
+ * A socket on the stand-in's /ws, as ComfyUI's frontend opens it, keeping every text frame it receives and the
+ * event number of each binary one; ready once the stand-in has said hello.
+ */
+async function openSocket(
+  base: string,
+  clientId: string,
+): Promise<{ ws: WebSocket; frames: Any[]; binary: number[] }> {
   const frames: Any[] = [];
+  const binary: number[] = [];
   const ws = new WebSocket(`${base.replace("http", "ws")}/ws?clientId=${clientId}`);
   sockets.push(ws);
-  ws.on("message", (data, binary) => {
-    if (!binary) frames.push(JSON.parse(data.toString()));
+  ws.on("message", (data, isBinary) => {
+    if (isBinary) binary.push((data as Buffer).readUInt32BE(0));
+    else frames.push(JSON.parse(data.toString()));
   });
   await new Promise<void>((resolve, reject) => {
     ws.once("open", () => resolve());
     ws.once("error", reject);
   });
-  return { ws, frames };
+  // The status frame comes once the server has filed the socket under its id: frames for the id reach it from then on.
+  await waitFor("the socket's status frame", async () => frames.some((f) => f.type === "status"), 10_000);
+  return { ws, frames, binary };
 }
+
+/** The text events a socket received for one prompt, as `type node value` lines in the order they came. */
+const eventsOf = (frames: Any[], promptId: string) =>
+  frames
+    .filter((f) => f.data?.prompt_id === promptId)
+    .map((f) => [f.type, f.data.node ?? "", f.data.value ?? ""].join(" ").trim());
+
+/** What the stand-in sends a prompt's client for a two-node graph, in order. */
+const TWO_NODES = [
+  "execution_start",
+  "execution_cached",
+  "executing 1",
+  "progress 1 1",
+  "progress 1 2",
+  "executed 1",
+  "executing 2",
+  "progress 2 1",
+  "progress 2 2",
+  "executed 2",
+  "executing",
+  "execution_success",
+];
 
 /** A request sent exactly as written: the path unresolved and the Host header as given (fetch would change both). */
 function rawRequest(
@@ -276,6 +308,14 @@ describe("the pack inside a stand-in ComfyUI", () => {
         tab: { id: "episode-studio", title: "Episode Studio", type: "custom" },
         opened: ["/studio/", "/studio/"],
       });
+      // The tab shows the editor itself: the page lets ComfyUI's origin (its own) frame it.
+      expect(await page.evaluate(`document.querySelector("#tab iframe").getAttribute("src")`)).toBe(
+        "/studio/",
+      );
+      await page.waitForFunction(
+        `document.querySelector("#tab iframe").contentDocument?.querySelector("#app") != null`,
+        { timeout: 45_000 },
+      );
 
       await page.goto(`${comfy.url}/?legacy`);
       await page.waitForFunction("window.loaded === true");
@@ -363,6 +403,56 @@ describe("the pack inside a stand-in ComfyUI", () => {
     expect(mine("execution_start")).toBeDefined();
     expect(mine("progress")).toMatchObject({ data: { value: 1, max: 2, node: "1" } });
   }, 90_000);
+
+  it("copies ComfyUI's events for the studio's prompts to every other tab once, never its preview images", async () => {
+    // The client id the pack drew reached the service it started, whose ComfyUI engine queues under it.
+    const { pid } = readyLines(comfy)[0];
+    const environ = await readFile(`/proc/${pid}/environ`, "utf8");
+    const id = /(?:^|\0)STUDIO_COMFY_CLIENT_ID=([^\0]*)/.exec(environ)?.[1];
+    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    const graph = { "1": { class_type: "X", inputs: {} }, "2": { class_type: "X", inputs: {} } };
+    const queue = async (client_id?: string) =>
+      (await ok("POST", "/prompt", { prompt: graph, client_id })).prompt_id;
+    const done = (frames: Any[], promptId: string) => async () =>
+      frames.some((f) => f.type === "execution_success" && f.data.prompt_id === promptId);
+    const tabA = await openSocket(comfy.url, "tab-a");
+    const tabB = await openSocket(comfy.url, "tab-b");
+
+    // The studio's socket is not connected (no ComfyUI render has run): the tabs still hear its prompts.
+    const first = await queue(id);
+    await waitFor("the first prompt's end on tab A", done(tabA.frames, first), 10_000);
+    await waitFor("the first prompt's end on tab B", done(tabB.frames, first), 10_000);
+    expect(eventsOf(tabA.frames, first)).toEqual(TWO_NODES);
+    expect(eventsOf(tabB.frames, first)).toEqual(TWO_NODES);
+
+    // With the studio's socket connected: it hears each event once, and so does each tab.
+    const studio = await openSocket(comfy.url, id as string);
+    const second = await queue(id);
+    for (const s of [studio, tabA, tabB])
+      await waitFor("the second prompt's end", done(s.frames, second), 10_000);
+    expect(eventsOf(studio.frames, second)).toEqual(TWO_NODES);
+    expect(eventsOf(tabA.frames, second)).toEqual(TWO_NODES);
+    expect(eventsOf(tabB.frames, second)).toEqual(TWO_NODES);
+    // Preview images (binary event 1, one per step) went to the studio's socket only.
+    expect(studio.binary).toEqual([1, 1, 1, 1]);
+    expect([...tabA.binary, ...tabB.binary]).toEqual([]);
+
+    // Another client's prompt stays its own (its previews too); a prompt with no client is ComfyUI's broadcast
+    // progress and previews, not doubled.
+    const tabs = await queue("tab-a");
+    await waitFor("tab A's own prompt's end", done(tabA.frames, tabs), 10_000);
+    const anonymous = await queue();
+    await waitFor(
+      "the anonymous prompt's previews",
+      async () => studio.binary.length === 8 && tabA.binary.length === 8 && tabB.binary.length === 4,
+      10_000,
+    );
+    expect(eventsOf(tabB.frames, tabs)).toEqual([]);
+    expect(eventsOf(studio.frames, tabs)).toEqual([]);
+    const progressOnly = TWO_NODES.filter((e) => e.startsWith("progress"));
+    for (const s of [studio, tabA, tabB]) expect(eventsOf(s.frames, anonymous)).toEqual(progressOnly);
+    studio.ws.close();
+  });
 
   it("forwards the browser's Host and Origin, so the service's guard refuses foreign pages and names", async () => {
     const ep = path.join(shows, "gold_path", "ep01");
@@ -514,6 +604,8 @@ describe("STUDIO_URL: a service already running", () => {
 
   it("uses it without starting one, passes Host and Origin, streams uploads and chunked answers", async () => {
     expect(comfy.output()).not.toMatch(/\[studio\]|service ready/);
+    // That service queues under a client id of its own choosing: no copying of anyone's ComfyUI events is set up.
+    expect(comfy.output()).not.toMatch(/events for the studio's prompts/);
     const own = new URL(comfy.url).host;
     const hello = await call("GET", "/studio/hello", {}, { Origin: comfy.url });
     expect(hello.body).toEqual({ host: own, origin: comfy.url });

@@ -10,18 +10,21 @@ function openStudio() {
 }
 
 /**
- * The sidebar tab: a button opening the editor in its own browser tab (the editor refuses to be framed, and it
- * needs the whole window anyway).
+ * The sidebar tab: the editor itself in a frame (it lets only this origin frame it), under a button opening it in
+ * its own browser tab, where it has the whole window.
  */
 function renderTab(el) {
-  if (el.querySelector("button")) return;
-  el.style.cssText = "display:flex;flex-direction:column;gap:8px;padding:12px;";
-  const text = document.createElement("p");
-  text.textContent = "Scripts to shots, takes, cut and the assembled episode, rendered on this ComfyUI.";
+  if (el.querySelector("iframe")) return;
+  el.style.cssText =
+    "display:flex;flex-direction:column;gap:6px;padding:6px;height:100%;box-sizing:border-box;";
   const button = document.createElement("button");
-  button.textContent = "Open Episode Studio";
+  button.textContent = "Open Episode Studio in a new tab";
   button.addEventListener("click", openStudio);
-  el.append(text, button);
+  const frame = document.createElement("iframe");
+  frame.src = PAGE;
+  frame.title = "Episode Studio";
+  frame.style.cssText = "flex:1;width:100%;min-height:480px;border:0;";
+  el.append(button, frame);
 }
 
 function addMenuButton() {

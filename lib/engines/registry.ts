@@ -3,7 +3,9 @@
 // hosted-model router at the cloud address with the same key. A process
 // makes one registry (its services hold it), so every job on a backend shares that backend's engine.
 import { DEFAULT_CLOUD, engineAddress } from "../backends/list.ts";
+import { mountedClientId, mountedComfy } from "../config/mounted.ts";
 import { type EffectiveSettings, effectiveSettings } from "../config/settings-store.ts";
+import { normalUrl } from "../config/settings-values.ts";
 import type { Services } from "../context.ts";
 import { deploymentTarget } from "../jobs/lanes.ts";
 import { routerAddress, routerProblem } from "../router/connect.ts";
@@ -67,7 +69,10 @@ export function createEngines(services: Pick<Services, "env" | "home" | "media" 
   function comfyAt(url: string): ComfyEngine {
     let engine = comfies.get(url);
     if (!engine) {
-      engine = createComfyEngine({ backend: "local", url });
+      // Mounted, ComfyUI sends our prompts' events to the id the pack copies to the page's socket.
+      const mountedId = mountedClientId(services.env);
+      const mounted = mountedId !== null && normalUrl(url) === mountedComfy(services.env);
+      engine = createComfyEngine({ backend: "local", url, clientId: mounted ? mountedId : undefined });
       comfies.set(url, engine);
     }
     return engine;

@@ -4,13 +4,15 @@ Same shape as ComfyUI's server.py: PromptServer.instance, a RouteTableDef on .ro
 load, routes added to the app afterwards (each also under /api), extension web folders served under
 /extensions/<module>/, the Host/Origin check on loopback, /ws?clientId= with a `status` frame on connect, and
 send_sync handing frames to the loop's queue for the publish loop. /prompt "runs" a graph by emitting ComfyUI's
-execution events to the socket of the prompt's client_id.
+execution events as ComfyUI addresses them: to the socket of the prompt's client_id, and with no client_id only
+`progress` and the binary preview frames, to every socket.
 """
 import asyncio
 import glob
 import ipaddress
 import logging
 import os
+import struct
 import urllib.parse
 import uuid
 
@@ -18,6 +20,9 @@ import aiohttp
 from aiohttp import web
 
 import nodes
+
+# ComfyUI's BinaryEventTypes.PREVIEW_IMAGE: binary events are numbered, text events named.
+PREVIEW_IMAGE = 1
 
 
 @web.middleware
@@ -145,13 +150,23 @@ class PromptServer:
         self.send_sync("status", {"status": self.queue_info()})
         await asyncio.sleep(0)
         now = lambda: int(self.loop.time() * 1000)  # noqa: E731
-        self.send_sync("execution_start", {"prompt_id": prompt_id, "timestamp": now()}, client_id)
+
+        def message(event, data):
+            # ComfyUI's executor sends these only when the prompt names a client; the progress hook sends regardless.
+            if client_id is not None:
+                self.send_sync(event, data, client_id)
+
+        message("execution_start", {"prompt_id": prompt_id, "timestamp": now()})
+        message("execution_cached", {"nodes": [], "prompt_id": prompt_id, "timestamp": now()})
         for node in node_ids:
-            self.send_sync("executing", {"node": node, "display_node": node, "prompt_id": prompt_id}, client_id)
+            message("executing", {"node": node, "display_node": node, "prompt_id": prompt_id})
             for value in (1, 2):
                 self.send_sync("progress", {"value": value, "max": 2, "prompt_id": prompt_id, "node": node}, client_id)
-        self.send_sync("executing", {"node": None, "prompt_id": prompt_id}, client_id)
-        self.send_sync("execution_success", {"prompt_id": prompt_id, "timestamp": now()}, client_id)
+                # A preview image frame: event type 1, image type 1 (JPEG), then the image's bytes.
+                self.send_sync(PREVIEW_IMAGE, struct.pack(">I", 1) + b"\xff\xd8 preview", client_id)
+            message("executed", {"node": node, "display_node": node, "output": {}, "prompt_id": prompt_id})
+        message("executing", {"node": None, "prompt_id": prompt_id})
+        message("execution_success", {"prompt_id": prompt_id, "timestamp": now()})
         self.queue_remaining -= 1
         self.send_sync("status", {"status": self.queue_info()})
 
@@ -177,6 +192,22 @@ class PromptServer:
             except (aiohttp.ClientError, ConnectionError) as err:
                 logging.warning("send error: %s", err)
 
+    async def send_bytes(self, event, data, sid=None):
+        message = struct.pack(">I", event) + data
+        targets = list(self.sockets.values()) if sid is None else [self.sockets[sid]] if sid in self.sockets else []
+        for ws in targets:
+            try:
+                await ws.send_bytes(message)
+            except (aiohttp.ClientError, ConnectionError) as err:
+                logging.warning("send error: %s", err)
+
+    async def send(self, event, data, sid=None):
+        # As ComfyUI: bytes go out as a binary frame headed by the event's number, the rest as JSON text.
+        if isinstance(data, (bytes, bytearray)):
+            await self.send_bytes(event, data, sid)
+        else:
+            await self.send_json(event, data, sid)
+
     def send_sync(self, event, data, sid=None):
         """Thread-safe: hands the frame to the loop, which sends it from publish_loop."""
         self.loop.call_soon_threadsafe(self.messages.put_nowait, (event, data, sid))
@@ -184,7 +215,7 @@ class PromptServer:
     async def publish_loop(self):
         while True:
             event, data, sid = await self.messages.get()
-            await self.send_json(event, data, sid)
+            await self.send(event, data, sid)
 
     async def start(self, address, port):
         runner = web.AppRunner(self.app, access_log=None)
