@@ -197,7 +197,14 @@ describe("studio: through a running server", () => {
   });
 
   it("sends the render to the server's queue while it runs, and works here again once it stops", async () => {
-    server = await startServer({ STUDIO_HOME: home, STUDIO_ROOTS: root, STUDIO_LOG: "warn" });
+    // A server that needs a token: the command line sends STUDIO_TOKEN when it is set.
+    const token = "cli-test-token";
+    server = await startServer({
+      STUDIO_HOME: home,
+      STUDIO_ROOTS: root,
+      STUDIO_LOG: "warn",
+      STUDIO_TOKEN: token,
+    });
     const record = path.join(home, "server.json");
     const until = Date.now() + 20_000;
     while (!(await stat(record).catch(() => null))) {
@@ -208,11 +215,19 @@ describe("studio: through a running server", () => {
       url: server.url,
       pid: server.child.pid,
     });
-    const r = await studio(["render", ep, "--shots", "sh020", "--redo"]);
+    const [r, tokenless] = await Promise.all([
+      studio(["render", ep, "--shots", "sh020", "--redo"], { STUDIO_TOKEN: token }),
+      studio(["jobs"]),
+    ]);
+    expect(tokenless.exitCode, tokenless.stderr).toBe(2);
+    expect(tokenless.stderr).toContain("studio jobs: this server needs its token (STUDIO_TOKEN)");
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(`working through the server at ${server.url}`);
     const take = Number(/^sh020 take (\d+) \(animatic\): succeeded$/m.exec(r.stdout)?.[1]);
-    const seen = (await (await fetch(`${server.url}/studio/jobs`)).json()) as {
+    const listing = await fetch(`${server.url}/studio/jobs`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const seen = (await listing.json()) as {
       jobs: { id: string; status: string; info: { shot?: string; take?: number } }[];
     };
     const job = seen.jobs.find((j) => j.info.shot === "sh020" && j.info.take === take);
