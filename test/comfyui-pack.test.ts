@@ -721,6 +721,54 @@ print(json.dumps(out))
     ]);
   });
 
+  it("wraps ComfyUI's send_sync once: a text event for the studio's id goes to every socket once, nothing else is copied", async () => {
+    // A server with ComfyUI's send_sync signature recording what it is asked to send, wrapped twice.
+    const script = `
+import json, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import studio_prompt_events as events
+class Server:
+    def __init__(self):
+        self.sockets = {"studio": 1, "tab-a": 2, "tab-b": 3}
+        self.sent = []
+    def send_sync(self, event, data, sid=None):
+        self.sent.append([event, sid])
+server = Server()
+events.share_prompt_events(server, "studio")
+events.share_prompt_events(server, "studio")
+server.send_sync("progress", {"value": 1}, "studio")
+server.send_sync(1, b"preview", "studio")
+server.send_sync("progress_text", b"bytes", "studio")
+server.send_sync("status", {}, None)
+server.send_sync("progress", {}, "tab-a")
+del server.sockets["studio"]
+server.send_sync("executing", {}, "studio")
+events.share_prompt_events(server, "tab-b")
+server.send_sync("executed", {}, "studio")
+server.send_sync("executed", {}, "tab-b")
+print(json.dumps(server.sent))
+`;
+    const { stdout } = await promisify(execFile)(PYTHON, ["-c", script, path.join(root, "comfyui")]);
+    expect(JSON.parse(stdout)).toEqual([
+      ["progress", "studio"],
+      ["progress", "tab-a"],
+      ["progress", "tab-b"],
+      [1, "studio"],
+      ["progress_text", "studio"],
+      ["status", null],
+      ["progress", "tab-a"],
+      // The studio's socket is gone: its events still reach the tabs.
+      ["executing", "studio"],
+      ["executing", "tab-a"],
+      ["executing", "tab-b"],
+      // A second call changed the id, and wrapped nothing again.
+      ["executed", "studio"],
+      ["executed", "tab-b"],
+      ["executed", "tab-a"],
+    ]);
+  });
+
   it("reaches ComfyUI on loopback when it listens on every address, and takes STUDIO_URL with or without /studio/", async () => {
     expect(
       await pack([
