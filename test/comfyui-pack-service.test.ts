@@ -1,8 +1,11 @@
 // The service's side of running inside ComfyUI through the node pack: the client id the pack passes
 // (STUDIO_COMFY_CLIENT_ID) is checked and used by the engine of the mounted ComfyUI only, on its real socket to a
 // loopback server; and the editor page may be framed by its own origin only when mounted.
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { functions } from "../functions/index.ts";
@@ -11,6 +14,7 @@ import { createEngines } from "../lib/engines/registry.ts";
 import { createApp } from "../runtime/app.ts";
 import type { PageSource } from "../runtime/page.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { startServer } from "./support/server.ts";
 
 const ID = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
 const COMFY = "http://127.0.0.1:8188";
@@ -45,6 +49,25 @@ describe("STUDIO_COMFY_CLIENT_ID", () => {
     const env = { STUDIO_MOUNTED_COMFY: COMFY, STUDIO_COMFY_CLIENT_ID: value };
     expect(mountedClientId(env)).toBeNull();
     expect(mountedClientIdProblem(env)).toMatch(why);
+  });
+
+  it("a server given an unusable one says so at start, and runs", async () => {
+    const home = await mkdtemp(path.join(os.tmpdir(), "studio-client-id-"));
+    cleanups.push(() => rm(home, { recursive: true, force: true }));
+    const server = await startServer({
+      STUDIO_HOME: home,
+      STUDIO_MOUNTED_COMFY: COMFY,
+      STUDIO_COMFY_CLIENT_ID: "page1",
+    });
+    cleanups.push(async () => {
+      server.child.kill("SIGTERM");
+      await server.exited;
+    });
+    expect(server.output()).toMatch(
+      /STUDIO_COMFY_CLIENT_ID: "page1" is not 32 hex digits or a UUID; ignored/,
+    );
+    const config = (await (await fetch(`${server.url}/studio/config`)).json()) as { mounted: unknown };
+    expect(config.mounted).toEqual({ comfy: COMFY });
   });
 
   it("is ignored with a warning when the service is not mounted", () => {
