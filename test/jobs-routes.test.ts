@@ -61,6 +61,7 @@ const job = (title: string, more: Partial<NewJob> = {}): NewJob => ({
 
 const VIEW_KEYS = [
   "after",
+  "backend_prompt_id",
   "can_retry",
   "created",
   "error",

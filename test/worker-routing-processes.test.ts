@@ -75,6 +75,32 @@ async function allEnded(store: JobStore, ids: string[]): Promise<Job[] | undefin
 
 const accepted = (double: ComfyDouble) => double.prompts.filter((p) => p.status === 200).length;
 
+describe("a worker process with a bad STUDIO_REACH_MS", () => {
+  it("stops at start with exit 2 and says what is wrong", async () => {
+    const s = await makeStudio();
+    try {
+      const child = spawn(process.execPath, [path.join(root, "workers", "main.js")], {
+        cwd: root,
+        env: { ...process.env, STUDIO_HOME: s.env.home, STUDIO_REACH_MS: "soon" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout?.on("data", (c: Buffer) => {
+        out += c.toString();
+      });
+      child.stderr?.on("data", (c: Buffer) => {
+        out += c.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(code).toBe(2);
+      expect(out).toMatch(/STUDIO_REACH_MS: soon is not a whole number of milliseconds from 50 to 60000/);
+      expect(out).not.toMatch(/running/);
+    } finally {
+      await s.cleanup();
+    }
+  }, 60_000);
+});
+
 for (const kind of ["libsql", "postgres"] as const) {
   describe(`two workers, two ComfyUIs, one ${kind} job database`, () => {
     let s: Studio;
