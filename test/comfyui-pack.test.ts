@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
+import { EDITOR_CLIENT_PREFIX, newClientId } from "../web/src/socket.ts";
 import { launchBrowser } from "./support/browser.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -404,7 +405,7 @@ describe("the pack inside a stand-in ComfyUI", () => {
     expect(mine("progress")).toMatchObject({ data: { value: 1, max: 2, node: "1" } });
   }, 90_000);
 
-  it("copies ComfyUI's events for the studio's prompts to every other tab once, never its preview images", async () => {
+  it("copies ComfyUI's events for the studio's prompts to the editor's sockets once, not to graph tabs, never previews", async () => {
     // The client id the pack drew reached the service it started, whose ComfyUI engine queues under it.
     const { pid } = readyLines(comfy)[0];
     const environ = await readFile(`/proc/${pid}/environ`, "utf8");
@@ -415,42 +416,46 @@ describe("the pack inside a stand-in ComfyUI", () => {
       (await ok("POST", "/prompt", { prompt: graph, client_id })).prompt_id;
     const done = (frames: Any[], promptId: string) => async () =>
       frames.some((f) => f.type === "execution_success" && f.data.prompt_id === promptId);
-    const tabA = await openSocket(comfy.url, "tab-a");
-    const tabB = await openSocket(comfy.url, "tab-b");
+    // The editor page's socket under the id the page draws, and a graph-editor tab as ComfyUI's frontend opens one.
+    const editorId = newClientId();
+    const editor = await openSocket(comfy.url, editorId);
+    const tabId = "0123456789abcdef0123456789abcdef";
+    const tab = await openSocket(comfy.url, tabId);
 
-    // The studio's socket is not connected (no ComfyUI render has run): the tabs still hear its prompts.
+    // The studio's socket is not connected (no ComfyUI render has run): the editor still hears its prompts.
     const first = await queue(id);
-    await waitFor("the first prompt's end on tab A", done(tabA.frames, first), 10_000);
-    await waitFor("the first prompt's end on tab B", done(tabB.frames, first), 10_000);
-    expect(eventsOf(tabA.frames, first)).toEqual(TWO_NODES);
-    expect(eventsOf(tabB.frames, first)).toEqual(TWO_NODES);
+    await waitFor("the first prompt's end on the editor's socket", done(editor.frames, first), 10_000);
+    expect(eventsOf(editor.frames, first)).toEqual(TWO_NODES);
 
-    // With the studio's socket connected: it hears each event once, and so does each tab.
+    // With the studio's socket connected: it hears each event once, and so does the editor's socket.
     const studio = await openSocket(comfy.url, id as string);
     const second = await queue(id);
-    for (const s of [studio, tabA, tabB])
+    for (const s of [studio, editor])
       await waitFor("the second prompt's end", done(s.frames, second), 10_000);
     expect(eventsOf(studio.frames, second)).toEqual(TWO_NODES);
-    expect(eventsOf(tabA.frames, second)).toEqual(TWO_NODES);
-    expect(eventsOf(tabB.frames, second)).toEqual(TWO_NODES);
+    expect(eventsOf(editor.frames, second)).toEqual(TWO_NODES);
     // Preview images (binary event 1, one per step) went to the studio's socket only.
     expect(studio.binary).toEqual([1, 1, 1, 1]);
-    expect([...tabA.binary, ...tabB.binary]).toEqual([]);
+    expect(editor.binary).toEqual([]);
 
-    // Another client's prompt stays its own (its previews too); a prompt with no client is ComfyUI's broadcast
+    // The graph tab's own prompt stays its own (its previews too); a prompt with no client is ComfyUI's broadcast
     // progress and previews, not doubled.
-    const tabs = await queue("tab-a");
-    await waitFor("tab A's own prompt's end", done(tabA.frames, tabs), 10_000);
+    const tabs = await queue(tabId);
+    await waitFor("the tab's own prompt's end", done(tab.frames, tabs), 10_000);
     const anonymous = await queue();
     await waitFor(
       "the anonymous prompt's previews",
-      async () => studio.binary.length === 8 && tabA.binary.length === 8 && tabB.binary.length === 4,
+      async () => studio.binary.length === 8 && tab.binary.length === 8 && editor.binary.length === 4,
       10_000,
     );
-    expect(eventsOf(tabB.frames, tabs)).toEqual([]);
+    expect(eventsOf(tab.frames, tabs)).toEqual(TWO_NODES);
+    expect(eventsOf(editor.frames, tabs)).toEqual([]);
     expect(eventsOf(studio.frames, tabs)).toEqual([]);
     const progressOnly = TWO_NODES.filter((e) => e.startsWith("progress"));
-    for (const s of [studio, tabA, tabB]) expect(eventsOf(s.frames, anonymous)).toEqual(progressOnly);
+    for (const s of [studio, editor, tab]) expect(eventsOf(s.frames, anonymous)).toEqual(progressOnly);
+    // The graph tab heard none of the studio's prompts, though it was open all along.
+    expect(eventsOf(tab.frames, first)).toEqual([]);
+    expect(eventsOf(tab.frames, second)).toEqual([]);
     studio.ws.close();
   });
 
@@ -721,8 +726,9 @@ print(json.dumps(out))
     ]);
   });
 
-  it("wraps ComfyUI's send_sync once: a text event for the studio's id goes to every socket once, nothing else is copied", async () => {
-    // A server with ComfyUI's send_sync signature recording what it is asked to send, wrapped twice.
+  it("wraps ComfyUI's send_sync once: a text event for the studio's id goes to each editor socket once, nothing else is copied", async () => {
+    // A server with ComfyUI's send_sync signature recording what it is asked to send, wrapped twice; "tab-a" is a
+    // graph-editor tab, the studio-page- ids are editor pages.
     const script = `
 import json, sys
 sys.dont_write_bytecode = True
@@ -730,7 +736,7 @@ sys.path.insert(0, sys.argv[1])
 import studio_prompt_events as events
 class Server:
     def __init__(self):
-        self.sockets = {"studio": 1, "tab-a": 2, "tab-b": 3}
+        self.sockets = {"studio": 1, "tab-a": 2, "studio-page-b": 3, "xstudio-page-c": 4, "studio-page-d": 5}
         self.sent = []
     def send_sync(self, event, data, sid=None):
         self.sent.append([event, sid])
@@ -743,29 +749,32 @@ server.send_sync("progress_text", b"bytes", "studio")
 server.send_sync("status", {}, None)
 server.send_sync("progress", {}, "tab-a")
 del server.sockets["studio"]
+del server.sockets["studio-page-d"]
 server.send_sync("executing", {}, "studio")
-events.share_prompt_events(server, "tab-b")
+events.share_prompt_events(server, "tab-a")
 server.send_sync("executed", {}, "studio")
-server.send_sync("executed", {}, "tab-b")
-print(json.dumps(server.sent))
+server.send_sync("executed", {}, "tab-a")
+print(json.dumps([events.EDITOR_CLIENT_PREFIX, server.sent]))
 `;
     const { stdout } = await promisify(execFile)(PYTHON, ["-c", script, path.join(root, "comfyui")]);
-    expect(JSON.parse(stdout)).toEqual([
+    const [prefix, sent] = JSON.parse(stdout);
+    // One text on both sides: the page's ids are the ones the pack copies to.
+    expect(prefix).toBe(EDITOR_CLIENT_PREFIX);
+    expect(sent).toEqual([
       ["progress", "studio"],
-      ["progress", "tab-a"],
-      ["progress", "tab-b"],
+      ["progress", "studio-page-b"],
+      ["progress", "studio-page-d"],
       [1, "studio"],
       ["progress_text", "studio"],
       ["status", null],
       ["progress", "tab-a"],
-      // The studio's socket is gone: its events still reach the tabs.
+      // The studio's socket is gone: its events still reach the editor's.
       ["executing", "studio"],
-      ["executing", "tab-a"],
-      ["executing", "tab-b"],
+      ["executing", "studio-page-b"],
       // A second call changed the id, and wrapped nothing again.
       ["executed", "studio"],
-      ["executed", "tab-b"],
       ["executed", "tab-a"],
+      ["executed", "studio-page-b"],
     ]);
   });
 

@@ -1,9 +1,16 @@
-// The page's socket against a real websocket server on loopback: it sends a clientId as ComfyUI's page does, skips
+// The page's socket against a real websocket server on loopback: it sends the editor's clientId, skips
 // binary preview frames, broken and unknown frames without a fault, delivers {type, data} frames, and reconnects.
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
-import { connectSocket, newClientId, parseFrame, type Socket, socketUrl } from "../web/src/socket.ts";
+import {
+  connectSocket,
+  EDITOR_CLIENT_PREFIX,
+  newClientId,
+  parseFrame,
+  type Socket,
+  socketUrl,
+} from "../web/src/socket.ts";
 import { poller } from "./support/e2e.ts";
 
 const until = poller({ ms: 10_000, everyMs: 20 });
@@ -47,9 +54,10 @@ describe("parseFrame", () => {
 });
 
 describe("socketUrl and the client id", () => {
-  it("opens /ws on the page's host with a 32-hex clientId, wss on https", () => {
+  it("opens /ws on the page's host with the editor's prefix and 32 hex digits as clientId, wss on https", () => {
     const id = newClientId();
-    expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(EDITOR_CLIENT_PREFIX).toBe("studio-page-");
+    expect(id).toMatch(/^studio-page-[0-9a-f]{32}$/);
     expect(newClientId()).not.toBe(id);
     expect(socketUrl({ protocol: "http:", host: "127.0.0.1:8188" }, id)).toBe(
       `ws://127.0.0.1:8188/ws?clientId=${id}`,
@@ -65,7 +73,7 @@ describe("connectSocket", () => {
     socket.on("studio.job", (d) => got.push(["job", d]));
     socket.on("progress", (d) => got.push(["progress", d]));
     await until("the socket open", async () => socket?.state.value === "open" && server.clients.size === 1);
-    expect(paths[0]).toMatch(/^\/ws\?clientId=[0-9a-f]{32}$/);
+    expect(paths[0]).toMatch(/^\/ws\?clientId=studio-page-[0-9a-f]{32}$/);
     // A preview image as ComfyUI sends it: 4-byte big-endian event type, then the picture.
     sendAll(Buffer.concat([Buffer.from([0, 0, 0, 1]), Buffer.from([0, 0, 0, 2]), Buffer.alloc(64, 0xff)]));
     sendAll("not json");

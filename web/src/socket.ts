@@ -37,12 +37,18 @@ const FIRST_PAUSE = 300;
 const LONGEST_PAUSE = 5000;
 
 /**
- * A client id as ComfyUI's own page makes one (32 hex digits). ComfyUI keys its sockets by it; the standalone
+ * Mounted in ComfyUI, the pack copies ComfyUI's progress for the studio's renders only to sockets whose client id
+ * starts with this (the pack's side uses the same text), so ComfyUI's own graph-editor tabs never see it.
+ */
+export const EDITOR_CLIENT_PREFIX = "studio-page-";
+
+/**
+ * The page's client id: the editor's prefix and 32 hex digits. ComfyUI keys its sockets by it; the standalone
  * server ignores it. getRandomValues works on plain-http pages reached by a LAN address, where randomUUID does not.
  */
 export function newClientId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return EDITOR_CLIENT_PREFIX + Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** `/ws?clientId=` on the page's host, `wss` on an https page. */
