@@ -1,6 +1,6 @@
 // A worker-only host (`node workers/main.js`): runs the pool against the shared job database, no HTTP; its events
 // reach the API's sockets through the outbox. Stops gracefully on SIGINT/SIGTERM.
-import { jobDatabaseUrl } from "../lib/jobs/database-url.ts";
+import { jobDatabaseUrl, shownDatabaseUrl } from "../lib/jobs/database-url.ts";
 import { startLeftoverSweep } from "../lib/jobs/leftover-sweep.ts";
 import { consoleLogger, logLevel } from "../runtime/log.ts";
 import { createServices } from "../runtime/services.ts";
@@ -38,7 +38,7 @@ export async function main(env: Record<string, string | undefined>): Promise<Wor
   void startLeftoverSweep(services, store);
   const kinds = Object.keys(await services.jobKinds()).join(", ") || "none";
   process.stdout.write(
-    `Episode Studio worker ${owner} running (database: ${jobDatabaseUrl(services)}; kinds: ${kinds})\n`,
+    `Episode Studio worker ${owner} running (database: ${shownDatabaseUrl(jobDatabaseUrl(services))}; kinds: ${kinds})\n`,
   );
 
   let stopping: Promise<void> | null = null;
