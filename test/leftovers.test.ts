@@ -7,7 +7,6 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../lib/context.ts";
 import { jobFolders, sweepAtStart } from "../lib/jobs/leftover-sweep.ts";
 import { newOwner, ownerGone, parseOwner, pidAlive, thisProcess } from "../lib/jobs/owner.ts";
 import { createJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
@@ -17,7 +16,7 @@ import { type LeftoverRules, sweepLeftovers } from "../lib/store/leftovers.ts";
 import { assembleWorkPath, jobWorkPath, leftoverOwner, tempName, tempPath } from "../lib/store/temp-names.ts";
 import { plainKind } from "../workers/jobs/index.ts";
 import { WorkerPool } from "../workers/pool.ts";
-import { makeTestEnv, type TestEnv, testServices } from "./support/ctx.ts";
+import { makeTestEnv, quietWorkerServices, type TestEnv } from "./support/ctx.ts";
 import { MemoryJobStore } from "./support/memory-jobs.ts";
 
 let env: TestEnv;
@@ -307,15 +306,7 @@ describe("jobs of an owner that has ended", () => {
     const ran: string[] = [];
     const swept: [string, string][] = [];
     const pool = new WorkerPool({
-      services: testServices({
-        home: env.home,
-        env: {},
-        roles: ["worker"],
-        version: "test",
-        log: silentLogger,
-        events: { emit() {} },
-        now: () => new Date(),
-      }),
+      services: quietWorkerServices(env.home),
       store,
       kinds: {
         render: plainKind(async (job) => {
@@ -357,15 +348,7 @@ describe("a job's leftovers when it ends", () => {
     const ep = path.join(shows, "show", "ep01");
     const shotDir = path.join(ep, "renders_proxy", "sh010");
     await mkdir(shotDir, { recursive: true });
-    const services = testServices({
-      home: path.join(env.dir, "ended-home"),
-      env: { STUDIO_ROOTS: shows },
-      roles: ["worker"],
-      version: "test",
-      log: silentLogger,
-      events: { emit() {} },
-      now: () => new Date(),
-    });
+    const services = quietWorkerServices(path.join(env.dir, "ended-home"), { STUDIO_ROOTS: shows });
     const store = await createJobStore(pathToFileURL(path.join(env.dir, "ended.db")).href);
     stores.push(store);
     const info = { ep, pass: "proxy" as const, shot: "sh010" };

@@ -6,18 +6,10 @@ import { defineJobKind, type JobHandler } from "../lib/jobs/kinds.ts";
 import type { Job, JobKind } from "../lib/jobs/types.ts";
 import { plainKind } from "../workers/jobs/index.ts";
 import { WorkerPool } from "../workers/pool.ts";
-import { testServices } from "./support/ctx.ts";
+import { quietWorkerServices, testServices } from "./support/ctx.ts";
 import { MemoryJobStore } from "./support/memory-jobs.ts";
 
-const services = testServices({
-  home: "/nonexistent",
-  env: {},
-  roles: ["worker"],
-  version: "test",
-  log: silentLogger,
-  events: { emit() {} },
-  now: () => new Date(),
-});
+const services = quietWorkerServices("/nonexistent");
 
 type HandlerTable = Partial<Record<string, JobHandler>>;
 

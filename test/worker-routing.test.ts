@@ -3,7 +3,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BackendUnreachable } from "../lib/backends/http.ts";
-import { silentLogger } from "../lib/context.ts";
 import { ComfyDownError } from "../lib/engines/comfyui/http.ts";
 import { defineJobKind } from "../lib/jobs/kinds.ts";
 import type { Job, JobKind, WorkerAd } from "../lib/jobs/types.ts";
@@ -17,7 +16,7 @@ import {
   reachMsFromEnv,
   reachOf,
 } from "../workers/reach.ts";
-import { testServices } from "./support/ctx.ts";
+import { quietWorkerServices } from "./support/ctx.ts";
 import { MemoryJobStore } from "./support/memory-jobs.ts";
 
 const ad = (owner: string, lanes: string[], down: Record<string, string> = {}): WorkerAd => ({
@@ -115,15 +114,7 @@ describe("reach decisions", () => {
   });
 });
 
-const services = testServices({
-  home: "/nonexistent",
-  env: {},
-  roles: ["worker"],
-  version: "test",
-  log: silentLogger,
-  events: { emit() {} },
-  now: () => new Date(),
-});
+const services = quietWorkerServices("/nonexistent");
 
 const pools: WorkerPool[] = [];
 afterEach(async () => {

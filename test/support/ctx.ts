@@ -61,6 +61,19 @@ export function testServices(base: Omit<Services, BuiltServices>, parts: TestPar
   });
 }
 
+/** A worker's services that log nothing and emit nowhere, for a pool tested without a server; `env` its settings. */
+export function quietWorkerServices(home: string, env: Record<string, string> = {}): OwnedServices {
+  return testServices({
+    home,
+    env,
+    roles: ["worker"],
+    version: "test",
+    log: silentLogger,
+    events: { emit() {} },
+    now: () => new Date(),
+  });
+}
+
 export async function makeTestEnv(
   env: Record<string, string | undefined> = {},
   parts: TestParts = {},
