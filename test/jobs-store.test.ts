@@ -58,6 +58,16 @@ const STORES = [
   { name: "PostgreSQL", newUrl: () => server.database() },
 ];
 
+/** A job back in the queue after a worker held it: nobody holds it, and its run so far is forgotten. */
+const BACK_IN_QUEUE = {
+  status: "queued",
+  lease_owner: null,
+  lease_expires: null,
+  started: null,
+  progress: 0,
+  step: null,
+} as const;
+
 const job = (title: string, more: Partial<NewJob> = {}): NewJob => ({
   kind: "render",
   lane: "local",
@@ -415,16 +425,7 @@ describe.each(STORES)("$name", ({ newUrl }) => {
       expect(await store.reclaimExpired()).toEqual([]);
       clock.t += 5000;
       const [back] = await store.reclaimExpired();
-      expect(back).toMatchObject({
-        id: a.id,
-        status: "queued",
-        lease_owner: null,
-        lease_expires: null,
-        started: null,
-        progress: 0,
-        step: null,
-        attempts: 1,
-      });
+      expect(back).toMatchObject({ id: a.id, ...BACK_IN_QUEUE, attempts: 1 });
       expect(await store.heartbeat(a.id, "old", 1000)).toEqual({ held: false, cancel: false });
       expect(await store.finish(a.id, "old", "succeeded")).toBeNull();
       const again = await store.claim("new", 1000);
@@ -516,18 +517,7 @@ describe.each(STORES)("$name", ({ newUrl }) => {
       expect(await store.release(a.id, "other", "engine down")).toBeNull();
       expect(await store.release("j_nope", "w1", "engine down")).toBeNull();
       const back = await store.release(a.id, "w1", "local engine unreachable");
-      expect(back).toMatchObject({
-        id: a.id,
-        status: "queued",
-        lease_owner: null,
-        lease_expires: null,
-        started: null,
-        progress: 0,
-        step: null,
-        steps: null,
-        attempts: 0,
-        finished: null,
-      });
+      expect(back).toMatchObject({ id: a.id, ...BACK_IN_QUEUE, steps: null, attempts: 0, finished: null });
       expect(back?.log.at(-1)).toBe("local engine unreachable; left for another worker");
       expect(await store.heartbeat(a.id, "w1", 1000)).toEqual({ held: false, cancel: false });
       expect(await store.release(a.id, "w1", "again")).toBeNull();

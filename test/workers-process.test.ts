@@ -1,14 +1,17 @@
 // Real worker and server processes on one libsql file: no job runs twice, a killed worker's job is taken over,
 // waiting jobs survive a server restart, and worker events reach an API process's sockets exactly once.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createJobStore, type StudioJobStore } from "../lib/jobs/store.ts";
+import { createJobStore } from "../lib/jobs/store.ts";
 import type { Job, JobKind } from "../lib/jobs/types.ts";
 import { makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { allEnded } from "./support/jobs.ts";
+import { until } from "./support/poll.ts";
+import { startWorker as startWatchedWorker } from "./support/processes.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 import type { SleepPayload } from "./support/sleep-handler.ts";
 
@@ -21,62 +24,19 @@ beforeAll(async () => {
 });
 afterAll(() => env.cleanup());
 
-interface WorkerProcess {
-  child: ChildProcess;
-  pid: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startWorker(extra: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [path.join(root, "workers", "main.js")], {
-    cwd: root,
-    env: { ...process.env, STUDIO_WORKER_EXTRA_HANDLERS: SLEEP_HANDLER, ...extra },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${out}`)), 20_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/Episode Studio worker \S+ running/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} before it ran:\n${out}`));
-    });
-  });
-  return { child, pid: child.pid!, output: () => out, exited };
-}
+/** A worker process running the sleep kind besides its own, once it says it runs. */
+const startWorker = async (extra: Record<string, string>) => {
+  const w = await startWatchedWorker({ STUDIO_WORKER_EXTRA_HANDLERS: SLEEP_HANDLER, ...extra }, 20_000);
+  return { ...w, pid: w.child.pid! };
+};
 
 function kill(children: { child: ChildProcess }[]): void {
   for (const { child } of children)
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, ms: number): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-const ENDED = new Set(["succeeded", "failed", "canceled"]);
-
-async function allEnded(store: StudioJobStore, ids: string[]): Promise<Job[] | undefined> {
-  const jobs = await Promise.all(ids.map((id) => store.get(id)));
-  return jobs.every((j) => j && ENDED.has(j.status)) ? (jobs as Job[]) : undefined;
-}
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined | false>, ms: number) =>
+  until(what, probe, { ms, everyMs: 25 });
 
 async function runLines(file: string): Promise<{ id: string; pid: number }[]> {
   const text = await readFile(file, "utf8").catch(() => "");

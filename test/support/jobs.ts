@@ -1,5 +1,5 @@
-// Jobs in tests: a worker pool over the test's store, and waiting (for a condition, for one job to end, or for
-// every job a test picks until none is left to run).
+// Jobs in tests: a worker pool over the test's store, and waiting (for a condition, for one job to end, for every
+// job a test names, or for every job a test picks until none is left to run).
 import type { Services } from "../../lib/context.ts";
 import type { JobKinds } from "../../lib/jobs/kinds.ts";
 import type { Job, JobStore } from "../../lib/jobs/types.ts";
@@ -16,6 +16,12 @@ export async function jobEnded(store: JobStore, id: string, ms = 60_000): Promis
     if (Date.now() > stop) throw new Error(`job ${id} did not end: ${JSON.stringify(job)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** The jobs `ids` names once every one has ended, in that order; undefined while any has not (a probe for polling). */
+export async function allEnded(store: JobStore, ids: string[]): Promise<Job[] | undefined> {
+  const jobs = await Promise.all(ids.map((id) => store.get(id)));
+  return jobs.every((j) => j && ENDED.includes(j.status)) ? (jobs as Job[]) : undefined;
 }
 
 /** Until every job `which` picks has ended (none queued or running); throws after `ms`. */
