@@ -1,4 +1,5 @@
-// Our own migration runner (no drizzle-kit): ordered SQL migrations applied at open, each recorded in __migrations.
+// Our own migration runner (no drizzle-kit) for both job stores: ordered SQL migrations applied at open, each recorded
+// in __migrations; and the embedded store's migrations.
 import type { Client } from "@libsql/client";
 import { errorMessage } from "../store/json-guards.ts";
 
@@ -77,67 +78,98 @@ export const MIGRATIONS: readonly Migration[] = [
 const CREATE_LEDGER =
   "CREATE TABLE IF NOT EXISTS __migrations (id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied TEXT NOT NULL)";
 
+/** Runs one statement and answers its rows; `?` marks each bound value of `args`. */
+export type RunStatement = (sql: string, args?: (string | number)[]) => Promise<Record<string, unknown>[]>;
+
+/** One database as the migration runner reaches it, whatever the kind of database. */
+export interface MigrationDb {
+  /** A read outside any transaction. */
+  read: RunStatement;
+  /**
+   * `fn` inside a write transaction that one migrating process holds at a time: committed when `fn` resolves, rolled
+   * back when it throws.
+   */
+  transaction<T>(fn: (run: RunStatement) => Promise<T>): Promise<T>;
+}
+
 /**
- * Apply every migration the database lacks, in order, in one write transaction (BEGIN IMMEDIATE), and answer the
- * ids applied now. Two processes opening the same new database at once: the second waits for the first's lock,
- * then re-reads the ledger inside its own transaction and finds nothing left to do.
+ * Apply every migration the database lacks, in order, in one write transaction, and answer the ids applied now.
+ * Two processes opening the same new database at once: the second waits for the first's transaction, then re-reads
+ * the ledger inside its own and finds nothing left to do.
  */
-export async function migrate(
-  client: Client,
-  migrations: readonly Migration[] = MIGRATIONS,
-  now: () => number = Date.now,
+export async function runMigrations(
+  db: MigrationDb,
+  migrations: readonly Migration[],
+  now: () => number,
 ): Promise<number[]> {
   checkOrder(migrations);
-  // A read first, so an up-to-date database never takes the write lock at open.
-  const known = await appliedIds(client).catch(() => null);
+  // A read first, so an up-to-date database is opened without taking the write lock.
+  const known = await appliedIds(db.read).catch(() => null);
   if (known && migrations.every((m) => known.has(m.id))) {
     checkNotNewer(known, migrations);
     return [];
   }
-
-  const tx = await client.transaction("write");
-  try {
-    await tx.execute(CREATE_LEDGER);
-    const rows = (await tx.execute("SELECT id FROM __migrations")).rows;
-    const done = new Set(rows.map((r) => Number(r.id)));
+  return db.transaction(async (run) => {
+    await run(CREATE_LEDGER);
+    const done = await appliedIds(run);
     checkNotNewer(done, migrations);
     const applied: number[] = [];
     for (const m of migrations) {
       if (done.has(m.id)) continue;
       for (const [i, statement] of m.statements.entries()) {
         try {
-          await tx.execute(statement);
+          await run(statement);
         } catch (err) {
           throw new Error(
             `job database migration ${m.id} (${m.name}) failed at statement ${i + 1}: ${errorMessage(err)}`,
           );
         }
       }
-      await tx.execute({
-        sql: "INSERT INTO __migrations (id, name, applied) VALUES (?, ?, ?)",
-        args: [m.id, m.name, new Date(now()).toISOString()],
-      });
+      await run("INSERT INTO __migrations (id, name, applied) VALUES (?, ?, ?)", [
+        m.id,
+        m.name,
+        new Date(now()).toISOString(),
+      ]);
       applied.push(m.id);
     }
     if (applied.length) {
-      await tx.execute({
-        sql: "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        args: [String(migrations[migrations.length - 1].id)],
-      });
+      await run(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [String(migrations[migrations.length - 1].id)],
+      );
     }
-    await tx.commit();
     return applied;
-  } catch (err) {
-    await tx.rollback().catch(() => {});
-    throw err;
-  } finally {
-    tx.close();
-  }
+  });
 }
 
-async function appliedIds(client: Client): Promise<Set<number>> {
-  const rows = (await client.execute("SELECT id FROM __migrations")).rows;
+async function appliedIds(run: RunStatement): Promise<Set<number>> {
+  const rows = await run("SELECT id FROM __migrations");
   return new Set(rows.map((r) => Number(r.id)));
+}
+
+/** The embedded store's migrations, applied with BEGIN IMMEDIATE (the database's own write lock). */
+export function migrate(
+  client: Client,
+  migrations: readonly Migration[] = MIGRATIONS,
+  now: () => number = Date.now,
+): Promise<number[]> {
+  const db: MigrationDb = {
+    read: async (sql) => (await client.execute(sql)).rows,
+    async transaction(fn) {
+      const tx = await client.transaction("write");
+      try {
+        const out = await fn(async (sql, args) => (await tx.execute(args ? { sql, args } : sql)).rows);
+        await tx.commit();
+        return out;
+      } catch (err) {
+        await tx.rollback().catch(() => {});
+        throw err;
+      } finally {
+        tx.close();
+      }
+    },
+  };
+  return runMigrations(db, migrations, now);
 }
 
 export function checkOrder(migrations: readonly Migration[]): void {

@@ -1,8 +1,7 @@
 // Ordered SQL migrations of the PostgreSQL job store, applied at open and recorded in __migrations, as the embedded
 // store's are; an advisory lock makes several processes opening a new database at once take turns.
 import type { Pool } from "pg";
-import { errorMessage } from "../store/json-guards.ts";
-import { checkNotNewer, checkOrder, type Migration } from "./migrate.ts";
+import { type Migration, type MigrationDb, runMigrations } from "./migrate.ts";
 
 export const PG_MIGRATIONS: readonly Migration[] = [
   {
@@ -72,84 +71,54 @@ export const PG_MIGRATIONS: readonly Migration[] = [
       `CREATE TRIGGER jobs_status AFTER UPDATE OF status ON jobs FOR EACH ROW
         WHEN (OLD.status IS DISTINCT FROM NEW.status AND NEW.status <> 'running')
         EXECUTE FUNCTION studio_job_notice()`,
-      `CREATE FUNCTION studio_lane_notice() RETURNS trigger LANGUAGE plpgsql AS $$
+      // One function for every statement-level notice: the trigger names the channel.
+      `CREATE FUNCTION studio_notice() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        PERFORM pg_notify('studio_jobs', '');
+        PERFORM pg_notify(TG_ARGV[0], '');
         RETURN NULL;
       END $$`,
-      "CREATE TRIGGER lanes_changed AFTER INSERT OR UPDATE ON lanes FOR EACH STATEMENT EXECUTE FUNCTION studio_lane_notice()",
-      `CREATE FUNCTION studio_event_notice() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM pg_notify('studio_events', '');
-        RETURN NULL;
-      END $$`,
-      "CREATE TRIGGER events_added AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION studio_event_notice()",
+      "CREATE TRIGGER lanes_changed AFTER INSERT OR UPDATE ON lanes FOR EACH STATEMENT EXECUTE FUNCTION studio_notice('studio_jobs')",
+      "CREATE TRIGGER events_added AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION studio_notice('studio_events')",
     ],
   },
 ];
 
-const CREATE_LEDGER =
-  "CREATE TABLE IF NOT EXISTS __migrations (id INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, applied TEXT NOT NULL)";
 /** One lock key for every process migrating this database. */
 const MIGRATE_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('episode studio: migrate', 0))";
 
 /** Apply every migration the database lacks, in order, in one transaction; answers the ids applied now. */
-export async function migratePg(
+export function migratePg(
   pool: Pool,
   migrations: readonly Migration[] = PG_MIGRATIONS,
   now: () => number = Date.now,
 ): Promise<number[]> {
-  checkOrder(migrations);
-  // A read first, so an up-to-date database is opened without taking the lock.
-  const known = await appliedIds(pool).catch(() => null);
-  if (known && migrations.every((m) => known.has(m.id))) {
-    checkNotNewer(known, migrations);
-    return [];
-  }
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    await client.query(MIGRATE_LOCK);
-    await client.query(CREATE_LEDGER);
-    const { rows } = await client.query<{ id: number }>("SELECT id FROM __migrations");
-    const done = new Set(rows.map((r) => Number(r.id)));
-    checkNotNewer(done, migrations);
-    const applied: number[] = [];
-    for (const m of migrations) {
-      if (done.has(m.id)) continue;
-      for (const [i, statement] of m.statements.entries()) {
-        try {
-          await client.query(statement);
-        } catch (err) {
-          throw new Error(
-            `job database migration ${m.id} (${m.name}) failed at statement ${i + 1}: ${errorMessage(err)}`,
-          );
-        }
+  const db: MigrationDb = {
+    read: async (sql) => (await pool.query(sql)).rows,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query(MIGRATE_LOCK);
+        const out = await fn(async (sql, args) => {
+          if (!args) return (await client.query(sql)).rows;
+          // PostgreSQL numbers its bound values: $1, $2, ...
+          let n = 0;
+          return (
+            await client.query(
+              sql.replace(/\?/g, () => `$${++n}`),
+              args,
+            )
+          ).rows;
+        });
+        await client.query("COMMIT");
+        return out;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw err;
+      } finally {
+        client.release();
       }
-      await client.query("INSERT INTO __migrations (id, name, applied) VALUES ($1, $2, $3)", [
-        m.id,
-        m.name,
-        new Date(now()).toISOString(),
-      ]);
-      applied.push(m.id);
-    }
-    if (applied.length) {
-      await client.query(
-        "INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        [String(migrations[migrations.length - 1].id)],
-      );
-    }
-    await client.query("COMMIT");
-    return applied;
-  } catch (err) {
-    await client.query("ROLLBACK").catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
-}
-
-async function appliedIds(pool: Pool): Promise<Set<number>> {
-  const { rows } = await pool.query<{ id: number }>("SELECT id FROM __migrations");
-  return new Set(rows.map((r) => Number(r.id)));
+    },
+  };
+  return runMigrations(db, migrations, now);
 }

@@ -5,27 +5,34 @@ import { and, asc, eq, getTableColumns, gt, gte, lt, sql } from "drizzle-orm";
 import { drizzle, type NodePgQueryResultHKT } from "drizzle-orm/node-postgres";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { conflict, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import { isPostgresUrl, shownDatabaseUrl } from "./database-url.ts";
-import { JOB_ID, newJobId } from "./job-id.ts";
+import { assembleListing, FINISHED_LISTED } from "./listing.ts";
 import { migratePg } from "./pg-migrate.ts";
 import { listenNotices } from "./pg-notices.ts";
 import { events, jobs, lanes, meta, type PgJobRow, workers } from "./pg-schema.ts";
 import {
   appendLog,
+  canceledFields,
   checkIndex,
   checkLane,
   checkLease,
+  checkMovable,
   checkParallel,
-  listedJob,
+  finishedFields,
+  jobFromRow,
+  movedPositions,
+  newJobValues,
   progressFields,
   reclaimedFields,
   releasedFields,
+  retriedJob,
 } from "./row-rules.ts";
-import type { Job, JobStore, LaneState, NewJob, StoreChannel } from "./types.ts";
-import { ENDED_STATUSES, JobEnds } from "./wait.ts";
-import { checkAd, maxAge, readAd } from "./worker-ad.ts";
+import type { Job, JobStore, NewJob, StoreChannel } from "./types.ts";
+import { EVENTS_KEPT_MS, EVENTS_PER_INSERT, FINISHED_KEPT, throttledPrune } from "./upkeep.ts";
+import { hasEnded, JobEnds } from "./wait.ts";
+import { checkAd, liveAds, maxAge } from "./worker-ad.ts";
 
 export interface PgJobStoreOptions {
   /** Epoch milliseconds; tests move time with it. */
@@ -36,13 +43,6 @@ export interface PgJobStoreOptions {
 
 type Exec = PgDatabase<NodePgQueryResultHKT>;
 
-const ENDED = ENDED_STATUSES;
-const FINISHED_LISTED = 200;
-/** Finished jobs kept beyond the listed 200, so a recent one can still be read or retried. */
-const FINISHED_KEPT = 1000;
-const EVENTS_PER_INSERT = 500;
-const EVENTS_KEPT_MS = 10 * 60_000;
-const HOUSEKEEP_EVERY_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 /** Looks for a runnable job when another claimer took the one seen (each look sees the other's commit). */
 const CLAIM_TRIES = 8;
@@ -106,33 +106,16 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
     }
     for (const fn of [...listeners[channel]]) fn();
   });
-  let lastHousekeep = Number.NEGATIVE_INFINITY;
   const pendingEvents: (typeof events.$inferInsert)[] = [];
   let eventsBatch: Promise<void> | null = null;
   let eventsChain: Promise<void> = Promise.resolve();
   let closing: Promise<void> | null = null;
 
   async function insertJob(tx: Exec, job: NewJob): Promise<Job> {
-    checkLane(job.lane);
-    if (job.id !== undefined && !JOB_ID.test(job.id))
-      throw new Error(`${job.id} is not an id newJobId() draws`);
     // Two adders in one lane may draw the same place; created time and insertion order then keep the order total.
     const [row] = await tx
       .insert(jobs)
-      .values({
-        id: job.id ?? newJobId(),
-        kind: job.kind,
-        lane: job.lane,
-        title: job.title ?? "",
-        after: job.after ?? null,
-        info: job.info ?? {},
-        payload: job.payload ?? null,
-        status: "queued",
-        progress: 0,
-        created: iso(now()),
-        log: [],
-        position: sql`(SELECT coalesce(max(position), -1) + 1 FROM jobs WHERE lane = ${job.lane} AND status = 'queued')`,
-      })
+      .values(newJobValues(job, iso(now())))
       .returning();
     return toJob(row);
   }
@@ -143,16 +126,13 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
     return toJob(row);
   }
 
-  // Old events and old finished jobs go, at most every 30 s, so the database stays small without a timer.
-  async function housekeep(): Promise<void> {
-    const t = now();
-    if (t - lastHousekeep < HOUSEKEEP_EVERY_MS) return;
-    lastHousekeep = t;
+  // Old events and old finished jobs go, so the database stays small.
+  const housekeep = throttledPrune(now, async (t) => {
     await db.delete(events).where(lt(events.created, t - EVENTS_KEPT_MS));
     await db.execute(sql`DELETE FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled') AND id NOT IN (
       SELECT id FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled')
       ORDER BY finished DESC, seq DESC LIMIT ${FINISHED_KEPT})`);
-  }
+  });
 
   /** One claim attempt in the lane seen first; null when another claimer got there first. */
   const claimIn = (lane: string, owner: string, leaseMs: number) =>
@@ -180,6 +160,16 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
         .returning();
       return row ? toJob(row) : null;
     });
+
+  // A lane's settings row, created with the defaults for what is not given.
+  const setLane = async (lane: string, set: { paused: boolean } | { parallel: number }) => {
+    checkLane(lane);
+    if ("parallel" in set) checkParallel(set.parallel);
+    await db
+      .insert(lanes)
+      .values({ name: lane, ...set })
+      .onConflictDoUpdate({ target: lanes.name, set });
+  };
 
   const store: JobStore = {
     add: (job) => insertJob(db, job),
@@ -211,20 +201,7 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
             .limit(FINISHED_LISTED);
           const laneRows = await tx.select().from(lanes);
           const seen = await tx.selectDistinct({ lane: jobs.lane }).from(jobs);
-          const state: Record<string, LaneState> = {};
-          const names = new Set([...laneRows.map((l) => l.name), ...seen.map((s) => s.lane)]);
-          for (const name of [...names].sort()) {
-            const row = laneRows.find((l) => l.name === name);
-            state[name] = {
-              paused: row?.paused ?? false,
-              parallel: row?.parallel ?? 1,
-              waiting: [],
-              running: [],
-            };
-          }
-          for (const j of waiting) state[j.lane].waiting.push(j.id);
-          for (const j of running) state[j.lane].running.push(j.id);
-          return { jobs: [...running, ...waiting, ...finished].map(listed), lanes: state };
+          return assembleListing({ running, waiting, finished, laneRows, seen });
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
       ),
@@ -283,20 +260,9 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
     },
 
     async finish(id, owner, status, error = null) {
-      if (!["succeeded", "failed", "canceled"].includes(status)) {
-        throw new Error(`finish: status must be succeeded, failed or canceled (got ${status})`);
-      }
-      const t = now();
       const [row] = await db
         .update(jobs)
-        .set({
-          status,
-          finished: iso(t),
-          error: status === "succeeded" ? null : error,
-          progress: status === "succeeded" ? 1 : sql`${jobs.progress}`,
-          lease_owner: null,
-          lease_expires: null,
-        })
+        .set(finishedFields(status, error, iso(now())))
         .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
         .returning();
       if (row) ends.ended(id);
@@ -307,14 +273,9 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
     async cancel(id) {
       const changed = await db.transaction(async (tx) => {
         const job = await mustGet(tx, id);
-        if (ENDED.includes(job.status)) throw conflict(`job ${id} has already ended`);
         const [row] = await tx
           .update(jobs)
-          .set(
-            job.status === "queued"
-              ? { status: "canceled", finished: iso(now()) }
-              : { cancel_requested: true },
-          )
+          .set(canceledFields(job, iso(now())))
           .where(eq(jobs.id, id))
           .returning();
         return toJob(row);
@@ -331,20 +292,14 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
         // The lane's lock first (as claims take it), then the row.
         await tx.execute(laneLock(found.lane));
         const job = await mustGet(tx, id);
-        if (job.status === "running") throw conflict(`job ${id} is running: only waiting jobs can be moved`);
-        if (job.status !== "queued")
-          throw conflict(`job ${id} has already ended: only waiting jobs can be moved`);
+        checkMovable(job);
         const waiting = await tx
           .select({ id: jobs.id, position: jobs.position })
           .from(jobs)
           .where(and(eq(jobs.lane, job.lane), eq(jobs.status, "queued")))
           .orderBy(asc(jobs.position), asc(jobs.created), asc(jobs.seq));
-        const order = waiting.filter((w) => w.id !== id);
-        order.splice(Math.min(index, order.length), 0, { id, position: job.position });
-        for (const [position, w] of order.entries()) {
-          if (w.position !== position || w.id === id) {
-            await tx.update(jobs).set({ position }).where(eq(jobs.id, w.id));
-          }
+        for (const w of movedPositions(waiting, id, job.position, index)) {
+          await tx.update(jobs).set({ position: w.position }).where(eq(jobs.id, w.id));
         }
       });
     },
@@ -353,36 +308,12 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
       db.transaction(async (tx) => {
         const [row] = await tx.select().from(jobs).where(eq(jobs.id, id));
         if (!row) throw notFound(`job ${id} not found`);
-        const job = toJob(row);
-        if (!ENDED.includes(job.status)) {
-          throw conflict(`job ${id} is ${job.status}: only an ended job can be retried`);
-        }
-        return insertJob(tx, {
-          kind: job.kind,
-          lane: job.lane,
-          title: job.title,
-          info: job.info,
-          payload: job.payload,
-          after: null,
-        });
+        return insertJob(tx, retriedJob(toJob(row)));
       }),
 
-    async pause(lane, paused) {
-      checkLane(lane);
-      await db
-        .insert(lanes)
-        .values({ name: lane, paused })
-        .onConflictDoUpdate({ target: lanes.name, set: { paused } });
-    },
+    pause: (lane, paused) => setLane(lane, { paused }),
 
-    async setParallel(lane, parallel) {
-      checkLane(lane);
-      checkParallel(parallel);
-      await db
-        .insert(lanes)
-        .values({ name: lane, parallel })
-        .onConflictDoUpdate({ target: lanes.name, set: { parallel } });
-    },
+    setParallel: (lane, parallel) => setLane(lane, { parallel }),
 
     async reclaimExpired(at, gone) {
       const t = at ?? now();
@@ -395,19 +326,14 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
           .for("update", { skipLocked: true });
         const out: Job[] = [];
         for (const row of running) {
-          const lapsed = row.lease_expires !== null && row.lease_expires < t;
-          const dead = gone !== undefined && row.lease_owner !== null && gone(row.lease_owner);
-          if (!lapsed && !dead) continue;
-          const [updated] = await tx
-            .update(jobs)
-            .set(reclaimedFields(row, lapsed, iso(t)))
-            .where(eq(jobs.id, row.id))
-            .returning();
+          const set = reclaimedFields(row, t, gone, iso(t));
+          if (!set) continue;
+          const [updated] = await tx.update(jobs).set(set).where(eq(jobs.id, row.id)).returning();
           out.push(toJob(updated));
         }
         return out;
       });
-      for (const job of changed) if (ENDED.includes(job.status)) ends.ended(job.id);
+      for (const job of changed) if (hasEnded(job)) ends.ended(job.id);
       return changed;
     },
 
@@ -482,10 +408,7 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
         .select()
         .from(workers)
         .where(gte(workers.seen, now() - maxAge(maxAgeMs)));
-      // Sorted here: the server's collation may order names differently from the embedded store.
-      return rows
-        .flatMap((row) => readAd(row) ?? [])
-        .sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+      return liveAds(rows);
     },
 
     async retire(owner) {
@@ -504,7 +427,7 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
           .returning();
         return toJob(updated);
       });
-      if (released && ENDED.includes(released.status)) ends.ended(id);
+      if (released && hasEnded(released)) ends.ended(id);
       return released;
     },
 
@@ -528,18 +451,9 @@ export async function createPgJobStore(url: string, opts: PgJobStoreOptions = {}
   return store;
 }
 
-// Listings read the payload as the text stored (listedJob parses it only when asked).
+// Listings read the payload as the text stored.
 const { payload: _payload, seq: _listedSeq, ...LISTED_COLUMNS } = getTableColumns(jobs);
 const LISTED = { ...LISTED_COLUMNS, payload_text: sql<string | null>`${jobs.payload}::text` };
-type ListedRow = Omit<PgJobRow, "payload" | "seq"> & { payload_text: string | null };
 
-const listed = ({ payload_text, ...row }: ListedRow): Job => listedJob(row, payload_text);
-
-function toJob({ seq: _seq, ...row }: PgJobRow): Job {
-  return {
-    ...row,
-    info: row.info ?? {},
-    payload: row.payload ?? null,
-    log: Array.isArray(row.log) ? row.log : [],
-  };
-}
+/** A row as a job: `seq` only orders rows, it is no part of a job. */
+const toJob = ({ seq: _seq, ...row }: PgJobRow): Job => jobFromRow(row);

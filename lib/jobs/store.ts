@@ -6,28 +6,35 @@ import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, lt, sql } from "
 import { drizzle } from "drizzle-orm/libsql";
 import type { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
 import type { Services } from "../context.ts";
-import { badRequest, conflict, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import { errorMessage } from "../store/json-guards.ts";
 import { createLocks, type Locks } from "../store/lock.ts";
 import { relaxCommits } from "./commit-mode.ts";
 import { isPostgresUrl, jobDatabaseUrl } from "./database-url.ts";
-import { JOB_ID, newJobId } from "./job-id.ts";
+import { assembleListing, FINISHED_LISTED } from "./listing.ts";
 import { migrate } from "./migrate.ts";
 import {
   appendLog,
+  canceledFields,
   checkIndex,
   checkLane,
   checkLease,
+  checkMovable,
   checkParallel,
-  listedJob,
+  finishedFields,
+  jobFromRow,
+  movedPositions,
+  newJobValues,
   progressFields,
   reclaimedFields,
   releasedFields,
+  retriedJob,
 } from "./row-rules.ts";
 import { events, type JobRow, jobs, lanes, meta, workers } from "./schema.ts";
-import type { Job, JobStore, LaneState, NewJob } from "./types.ts";
-import { ENDED_STATUSES, JobEnds } from "./wait.ts";
-import { checkAd, maxAge, readAd } from "./worker-ad.ts";
+import type { Job, JobStore, NewJob } from "./types.ts";
+import { EVENTS_KEPT_MS, EVENTS_PER_INSERT, FINISHED_KEPT, throttledPrune } from "./upkeep.ts";
+import { ENDED_STATUSES, hasEnded, JobEnds } from "./wait.ts";
+import { checkAd, liveAds, maxAge } from "./worker-ad.ts";
 
 export interface JobStoreOptions {
   /** Epoch milliseconds; tests move time with it. */
@@ -46,14 +53,6 @@ export type StudioJobStore = JobStore;
 
 type Exec = BaseSQLiteDatabase<"async", ResultSet>;
 
-const ENDED = ENDED_STATUSES;
-const FINISHED_LISTED = 200;
-/** Finished jobs kept beyond the listed 200, so a recent one can still be read or retried. */
-const FINISHED_KEPT = 1000;
-/** Rows of one insert into the outbox (three bound values each, well under SQLite's limit). */
-const EVENTS_PER_INSERT = 500;
-const EVENTS_KEPT_MS = 10 * 60_000;
-const HOUSEKEEP_EVERY_MS = 30_000;
 const BUSY_TIMEOUT_MS = 5000;
 const REMOTE = /^(https?|libsql|wss?):\/\//i;
 
@@ -109,86 +108,72 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     });
   const inTx = <T>(fn: (tx: Exec) => Promise<T>) => write(() => db.transaction((tx) => fn(tx)));
   const iso = (ms: number) => new Date(ms).toISOString();
-  let lastHousekeep = Number.NEGATIVE_INFINITY;
   const pendingEvents: (typeof events.$inferInsert)[] = [];
   let eventsBatch: Promise<void> | null = null;
   const ends = new JobEnds();
 
   async function insertJob(exec: Exec, job: NewJob): Promise<Job> {
-    if (typeof job.lane !== "string" || !job.lane.trim()) throw badRequest("lane: required");
-    if (job.id !== undefined && !JOB_ID.test(job.id))
-      throw new Error(`${job.id} is not an id newJobId() draws`);
+    // Inside the write lock: two adders in one lane cannot draw the same place.
     const [row] = await exec
       .insert(jobs)
-      .values({
-        id: job.id ?? newJobId(),
-        kind: job.kind,
-        lane: job.lane,
-        title: job.title ?? "",
-        after: job.after ?? null,
-        info: job.info ?? {},
-        payload: job.payload ?? null,
-        status: "queued",
-        progress: 0,
-        created: iso(now()),
-        log: [],
-        // Last in its lane's waiting order, computed in the same statement so two adders cannot tie.
-        position: sql`(SELECT coalesce(max(position), -1) + 1 FROM jobs WHERE lane = ${job.lane} AND status = 'queued')`,
-      })
+      .values(newJobValues(job, iso(now())))
       .returning();
-    return toJob(row);
+    return jobFromRow(row);
   }
 
   async function mustGet(exec: Exec, id: string): Promise<Job> {
     const [row] = await exec.select().from(jobs).where(eq(jobs.id, id)).limit(1);
     if (!row) throw notFound(`job ${id} not found`);
-    return toJob(row);
+    return jobFromRow(row);
   }
 
-  // Old events and old finished jobs go, at most every 30 s, so the database stays small without a timer.
-  async function housekeep(): Promise<void> {
-    const t = now();
-    if (t - lastHousekeep < HOUSEKEEP_EVERY_MS) return;
-    lastHousekeep = t;
-    await write(async () => {
+  // Old events and old finished jobs go, so the database stays small.
+  const housekeep = throttledPrune(now, (t) =>
+    write(async () => {
       await db.delete(events).where(lt(events.created, t - EVENTS_KEPT_MS));
       await db.run(sql`DELETE FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled') AND id NOT IN (
         SELECT id FROM jobs WHERE status IN ('succeeded', 'failed', 'canceled')
         ORDER BY finished DESC, rowid DESC LIMIT ${FINISHED_KEPT})`);
-    });
-  }
+    }),
+  );
 
   // Running jobs whose lease lapsed or whose owner is gone: back to the queue, or ended (see JobStore).
   const reclaim = (at: number | undefined, gone: ((owner: string) => boolean) | undefined): Promise<Job[]> =>
     inTx(async (tx) => {
       const t = at ?? now();
       const running = await tx.select().from(jobs).where(eq(jobs.status, "running"));
-      // A lapsed lease, or an owner known to be dead (its lease would only make the lane wait for nothing).
-      const freed = running.filter(
-        (row) =>
-          (row.lease_expires !== null && row.lease_expires < t) ||
-          (gone !== undefined && row.lease_owner !== null && gone(row.lease_owner)),
-      );
       const changed: Job[] = [];
-      for (const row of freed) {
-        const lapsed = row.lease_expires !== null && row.lease_expires < t;
-        const set: Partial<JobRow> = reclaimedFields(row, lapsed, iso(t));
+      for (const row of running) {
+        const set: Partial<JobRow> | null = reclaimedFields(row, t, gone, iso(t));
+        if (!set) continue;
         const [updated] = await tx
           .update(jobs)
           .set(set)
           .where(and(eq(jobs.id, row.id), eq(jobs.status, "running")))
           .returning();
-        if (updated) changed.push(toJob(updated));
+        if (updated) changed.push(jobFromRow(updated));
       }
       return changed;
     });
+
+  // A lane's settings row, created with the defaults for what is not given.
+  const setLane = async (lane: string, set: { paused: boolean } | { parallel: number }) => {
+    checkLane(lane);
+    if ("parallel" in set) checkParallel(set.parallel);
+    await write(() =>
+      db
+        .insert(lanes)
+        .values({ name: lane, ...set })
+        .onConflictDoUpdate({ target: lanes.name, set }),
+    );
+  };
 
   const store: StudioJobStore = {
     add: (job) => write(() => insertJob(db, job)),
 
     async get(id) {
       const [row] = await db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
-      return row ? toJob(row) : null;
+      return row ? jobFromRow(row) : null;
     },
 
     async list() {
@@ -207,26 +192,13 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
         db
           .select(LISTED)
           .from(jobs)
-          .where(inArray(jobs.status, ENDED))
+          .where(inArray(jobs.status, ENDED_STATUSES))
           .orderBy(desc(jobs.finished), sql`rowid DESC`)
           .limit(FINISHED_LISTED),
         db.select().from(lanes),
         db.selectDistinct({ lane: jobs.lane }).from(jobs),
       ]);
-      const state: Record<string, LaneState> = {};
-      const names = new Set([...laneRows.map((l) => l.name), ...seen.map((s) => s.lane)]);
-      for (const name of [...names].sort()) {
-        const row = laneRows.find((l) => l.name === name);
-        state[name] = {
-          paused: row?.paused ?? false,
-          parallel: row?.parallel ?? 1,
-          waiting: [],
-          running: [],
-        };
-      }
-      for (const j of waiting) state[j.lane].waiting.push(j.id);
-      for (const j of running) state[j.lane].running.push(j.id);
-      return { jobs: [...running, ...waiting, ...finished].map(listed), lanes: state };
+      return assembleListing({ running, waiting, finished, laneRows, seen });
     },
 
     async claim(owner, leaseMs, only) {
@@ -264,7 +236,7 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
           // The status guard keeps a claim single even on a server that would not honour IMMEDIATE.
           .where(and(eq(jobs.id, String(pick.id)), eq(jobs.status, "queued")))
           .returning();
-        return row ? toJob(row) : null;
+        return row ? jobFromRow(row) : null;
       });
     },
 
@@ -301,37 +273,25 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
     },
 
     async finish(id, owner, status, error = null) {
-      if (!["succeeded", "failed", "canceled"].includes(status)) {
-        throw new Error(`finish: status must be succeeded, failed or canceled (got ${status})`);
-      }
-      const t = now();
+      const set = finishedFields(status, error, iso(now()));
       const rows = await write(() =>
         db
           .update(jobs)
-          .set({
-            status,
-            finished: iso(t),
-            error: status === "succeeded" ? null : error,
-            progress: status === "succeeded" ? 1 : sql`${jobs.progress}`,
-            lease_owner: null,
-            lease_expires: null,
-          })
+          .set(set)
           .where(and(eq(jobs.id, id), eq(jobs.lease_owner, owner), eq(jobs.status, "running")))
           .returning(),
       );
       if (rows[0]) ends.ended(id);
       await housekeep();
-      return rows[0] ? toJob(rows[0]) : null;
+      return rows[0] ? jobFromRow(rows[0]) : null;
     },
 
     async cancel(id) {
       const changed = await inTx(async (tx) => {
         const job = await mustGet(tx, id);
-        if (ENDED.includes(job.status)) throw conflict(`job ${id} has already ended`);
-        const set: Partial<JobRow> =
-          job.status === "queued" ? { status: "canceled", finished: iso(now()) } : { cancel_requested: true };
+        const set: Partial<JobRow> = canceledFields(job, iso(now()));
         const [row] = await tx.update(jobs).set(set).where(eq(jobs.id, id)).returning();
-        return toJob(row);
+        return jobFromRow(row);
       });
       if (changed.status === "canceled") ends.ended(id);
       return changed;
@@ -341,65 +301,27 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       checkIndex(index);
       await inTx(async (tx) => {
         const job = await mustGet(tx, id);
-        if (job.status === "running") throw conflict(`job ${id} is running: only waiting jobs can be moved`);
-        if (job.status !== "queued") {
-          throw conflict(`job ${id} has already ended: only waiting jobs can be moved`);
-        }
+        checkMovable(job);
         const waiting = await tx
           .select({ id: jobs.id, position: jobs.position })
           .from(jobs)
           .where(and(eq(jobs.lane, job.lane), eq(jobs.status, "queued")))
           .orderBy(asc(jobs.position), asc(jobs.created), sql`rowid`);
-        const order = waiting.filter((w) => w.id !== id);
-        order.splice(Math.min(index, order.length), 0, { id, position: job.position });
-        for (const [position, w] of order.entries()) {
-          if (w.position !== position || w.id === id) {
-            await tx.update(jobs).set({ position }).where(eq(jobs.id, w.id));
-          }
+        for (const w of movedPositions(waiting, id, job.position, index)) {
+          await tx.update(jobs).set({ position: w.position }).where(eq(jobs.id, w.id));
         }
       });
     },
 
-    retry: (id) =>
-      inTx(async (tx) => {
-        const job = await mustGet(tx, id);
-        if (!ENDED.includes(job.status)) {
-          throw conflict(`job ${id} is ${job.status}: only an ended job can be retried`);
-        }
-        return insertJob(tx, {
-          kind: job.kind,
-          lane: job.lane,
-          title: job.title,
-          info: job.info,
-          payload: job.payload,
-          after: null,
-        });
-      }),
+    retry: (id) => inTx(async (tx) => insertJob(tx, retriedJob(await mustGet(tx, id)))),
 
-    async pause(lane, paused) {
-      checkLane(lane);
-      await write(() =>
-        db
-          .insert(lanes)
-          .values({ name: lane, paused })
-          .onConflictDoUpdate({ target: lanes.name, set: { paused } }),
-      );
-    },
+    pause: (lane, paused) => setLane(lane, { paused }),
 
-    async setParallel(lane, parallel) {
-      checkLane(lane);
-      checkParallel(parallel);
-      await write(() =>
-        db
-          .insert(lanes)
-          .values({ name: lane, parallel })
-          .onConflictDoUpdate({ target: lanes.name, set: { parallel } }),
-      );
-    },
+    setParallel: (lane, parallel) => setLane(lane, { parallel }),
 
     async reclaimExpired(at, gone) {
       const changed = await reclaim(at, gone);
-      for (const job of changed) if (ENDED.includes(job.status)) ends.ended(job.id);
+      for (const job of changed) if (hasEnded(job)) ends.ended(job.id);
       return changed;
     },
 
@@ -473,9 +395,8 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
       const rows = await db
         .select()
         .from(workers)
-        .where(gte(workers.seen, now() - maxAge(maxAgeMs)))
-        .orderBy(asc(workers.owner));
-      return rows.flatMap((row) => readAd(row) ?? []);
+        .where(gte(workers.seen, now() - maxAge(maxAgeMs)));
+      return liveAds(rows);
     },
 
     async retire(owner) {
@@ -492,9 +413,9 @@ export async function createJobStore(url: string, opts: JobStoreOptions = {}): P
           .set(releasedFields(row, why, iso(now())))
           .where(mine)
           .returning();
-        return updated ? toJob(updated) : null;
+        return updated ? jobFromRow(updated) : null;
       });
-      if (released && ENDED.includes(released.status)) ends.ended(id);
+      if (released && hasEnded(released)) ends.ended(id);
       return released;
     },
 
@@ -545,21 +466,9 @@ export function jobStoreOpener(services: Pick<Services, "home" | "env" | "now" |
   };
 }
 
-// Listings read the payload as text (listedJob parses it only when asked).
+// Listings read the payload as the text stored.
 const { payload: _payload, ...LISTED_COLUMNS } = getTableColumns(jobs);
 const LISTED = { ...LISTED_COLUMNS, payload_text: sql<string | null>`${jobs.payload}` };
-type ListedRow = Omit<JobRow, "payload"> & { payload_text: string | null };
-
-const listed = ({ payload_text, ...row }: ListedRow): Job => listedJob(row, payload_text);
-
-function toJob(row: JobRow): Job {
-  return {
-    ...row,
-    info: row.info ?? {},
-    payload: row.payload ?? null,
-    log: Array.isArray(row.log) ? row.log : [],
-  };
-}
 
 /** The absolute path of a `file:` URL, or null for any other URL. */
 function filePath(url: string): string | null {

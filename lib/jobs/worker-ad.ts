@@ -36,6 +36,16 @@ export function readAd(row: unknown): WorkerAd | null {
   return parsed.success ? parsed.data : null;
 }
 
+/**
+ * The adverts of rows read back, by owner. Sorted here rather than by the database, whose collation may order
+ * names differently from one store to the other.
+ */
+export function liveAds(rows: readonly unknown[]): WorkerAd[] {
+  return rows
+    .flatMap((row) => readAd(row) ?? [])
+    .sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0));
+}
+
 /** How old an advert may be, defaulted and kept sane. */
 export function maxAge(maxAgeMs: number | undefined): number {
   return maxAgeMs !== undefined && Number.isFinite(maxAgeMs) && maxAgeMs >= 0 ? maxAgeMs : WORKER_MAX_AGE_MS;
