@@ -12,6 +12,7 @@ import { countFrames } from "../lib/media/ffmpeg.ts";
 import { isObject } from "../lib/store/json-guards.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { hostMedia, makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { until } from "./support/poll.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -98,20 +99,12 @@ async function ok(
 const episode = () => ok("GET", "/episode", { ep, pass: "proxy" });
 const jobs = () => ok("GET", "/jobs");
 
-async function waitFor<T>(
+const waitFor = <T>(
   what: string,
   probe: () => Promise<T | undefined | null | false>,
   ms = RENDER_WAIT_MS,
   everyMs = 50,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}${said()}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+) => until(what, probe, { ms, everyMs, said });
 
 /** Until the double has sent a progress step of `prompt` to the engine: the render is under way, not just queued. */
 const untilProgress = (prompt: string) =>

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probe } from "../lib/media/ffmpeg.ts";
 import { assembleWorkPath, tempPath } from "../lib/store/temp-names.ts";
 import { hostMedia, makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { until } from "./support/poll.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -63,21 +64,13 @@ async function call(server: ServerProcess, method: "GET" | "POST", route: string
   return JSON.parse(text) as Any;
 }
 
-async function waitFor<T>(
+const waitFor = <T>(
   server: ServerProcess,
   what: string,
   probe: () => Promise<T | undefined | null | false>,
   ms: number,
   everyMs = 50,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}${said(server)}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+) => until(what, probe, { ms, everyMs, said: () => said(server) });
 
 const jobs = async (server: ServerProcess): Promise<Any[]> => (await call(server, "GET", "/jobs")).jobs;
 const episode = (server: ServerProcess) => call(server, "GET", "/episode", { ep, pass: "proxy" });

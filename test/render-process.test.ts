@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countFrames, probe } from "../lib/media/ffmpeg.ts";
 import { JOB_GONE } from "../lib/render/sweep.ts";
 import { hostMedia, makeTestEnv, type TestEnv } from "./support/ctx.ts";
+import { until } from "./support/poll.ts";
 import { type ServerProcess, startServer } from "./support/server.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
@@ -107,21 +108,13 @@ const jobs = (server: ServerProcess) => ok(server, "GET", "/jobs");
 const pause = (server: ServerProcess, paused: boolean) =>
   ok(server, "POST", "/jobs/pause", { lane: "builtin", paused });
 
-async function waitFor<T>(
+const waitFor = <T>(
   server: ServerProcess,
   what: string,
   probe: () => Promise<T | undefined | null | false>,
   ms = RENDER_WAIT_MS,
   everyMs = 100,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}${said(server)}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+) => until(what, probe, { ms, everyMs, said: () => said(server) });
 
 // ------------------------------------------------------------------------------------------- the episode
 
