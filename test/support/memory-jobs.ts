@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { StudioError } from "../../lib/errors.ts";
 import type { Job, JobStore, LaneState, NewJob, ProgressUpdate, WorkerAd } from "../../lib/jobs/types.ts";
+import { releasedFields } from "../../lib/jobs/row-rules.ts";
 import { JobEnds } from "../../lib/jobs/wait.ts";
 import { checkAd, maxAge } from "../../lib/jobs/worker-ad.ts";
 
@@ -263,21 +264,10 @@ export class MemoryJobStore implements JobStore {
   async release(id: string, owner: string, why: string): Promise<Job | null> {
     const job = this.jobs.get(id);
     if (!job || job.lease_owner !== owner || job.status !== "running") return null;
-    job.lease_owner = null;
-    job.lease_expires = null;
-    if (job.cancel_requested) {
-      job.status = "canceled";
-      job.finished = this.iso();
-      this.ends.ended(id);
-    } else {
-      job.status = "queued";
-      job.started = null;
-      job.progress = 0;
-      job.step = null;
-      job.steps = null;
-      job.attempts = Math.max(0, job.attempts - 1);
-      job.log = [...job.log, `${why}; left for another worker`].slice(-20);
-    }
+    // The real stores' rule: queued again in its place with the attempt not counted, or canceled when asked to be.
+    const set = releasedFields(job, why, this.iso());
+    Object.assign(job, set);
+    if (set.status === "canceled") this.ends.ended(id);
     return structuredClone(job);
   }
 
