@@ -1,77 +1,26 @@
 // Two worker processes over one job database (a libsql file, then PostgreSQL), each with its own ComfyUI double as
 // its `local` engine: renders on `local` run on both; with one double gone, the job that hit it goes to the other
 // worker and that worker takes `local` alone; with one worker left and its engine down, the job fails as it says.
-import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jobDatabaseUrl } from "../lib/jobs/database-url.ts";
-import type { Job, JobStore } from "../lib/jobs/types.ts";
+import type { JobStore } from "../lib/jobs/types.ts";
 import { type ComfyDouble, DEFAULT_MODELS, startComfyDouble } from "./support/comfy-double/index.ts";
 import { png, pointAtDouble, TWO_SHOTS } from "./support/comfy-studio.ts";
+import { allEnded } from "./support/jobs.ts";
+import { until } from "./support/poll.ts";
 import { startPostgres, type TestPostgres } from "./support/postgres.ts";
+import { spawnWorker, startWorker, type Watched } from "./support/processes.ts";
 import { seriesS } from "./support/series-s.ts";
 import { makeStudio, type Studio } from "./support/studio-episode.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
 
-const root = path.resolve(import.meta.dirname, "..");
 const SCRIPT3 = [TWO_SHOTS, "## sh030", "dur: 1", "The light goes out."].join("\n");
 
-interface WorkerProcess {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [path.join(root, "workers", "main.js")], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${out}`)), 30_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/Episode Studio worker \S+ running/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} before it ran:\n${out}`));
-    });
-  });
-  return { child, output: () => out, exited };
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | false>,
-  ms = 60_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const ENDED = new Set(["succeeded", "failed", "canceled"]);
-
-async function allEnded(store: JobStore, ids: string[]): Promise<Job[] | undefined> {
-  const jobs = await Promise.all(ids.map((id) => store.get(id)));
-  return jobs.every((j) => j && ENDED.has(j.status)) ? (jobs as Job[]) : undefined;
-}
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined | false>, ms = 60_000) =>
+  until(what, probe, { ms });
 
 const accepted = (double: ComfyDouble) => double.prompts.filter((p) => p.status === 200).length;
 
@@ -79,19 +28,9 @@ describe("a worker process with a bad STUDIO_REACH_MS", () => {
   it("stops at start with exit 2 and says what is wrong", async () => {
     const s = await makeStudio();
     try {
-      const child = spawn(process.execPath, [path.join(root, "workers", "main.js")], {
-        cwd: root,
-        env: { ...process.env, STUDIO_HOME: s.env.home, STUDIO_REACH_MS: "soon" },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let out = "";
-      child.stdout?.on("data", (c: Buffer) => {
-        out += c.toString();
-      });
-      child.stderr?.on("data", (c: Buffer) => {
-        out += c.toString();
-      });
-      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      const worker = spawnWorker({ STUDIO_HOME: s.env.home, STUDIO_REACH_MS: "soon" });
+      const code = await worker.exited;
+      const out = worker.output();
       expect(code).toBe(2);
       expect(out).toMatch(/STUDIO_REACH_MS: soon is not a whole number of milliseconds from 50 to 60000/);
       expect(out).not.toMatch(/running/);
@@ -108,9 +47,9 @@ for (const kind of ["libsql", "postgres"] as const) {
     let store: JobStore;
     let ep: string;
     const doubles: ComfyDouble[] = [];
-    const workers: WorkerProcess[] = [];
-    let a: WorkerProcess;
-    let b: WorkerProcess;
+    const workers: Watched[] = [];
+    let a: Watched;
+    let b: Watched;
     let doubleA: ComfyDouble;
     let doubleB: ComfyDouble;
 
