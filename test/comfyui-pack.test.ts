@@ -2,7 +2,7 @@
 // nodes as ComfyUI does, with the real service the pack starts: the page and API through ComfyUI's port, a render
 // on the built-in engine, the service's guard judging the browser's Host and Origin, one ComfyUI socket carrying
 // both servers' events, a restart after the service dies, STUDIO_URL, and the service stopped with ComfyUI.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { EDITOR_CLIENT_PREFIX, newClientId } from "../web/src/socket.ts";
 import { launchBrowser } from "./support/browser.ts";
+import { until } from "./support/poll.ts";
+import { outputMatch, type Watched, watch } from "./support/processes.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
 type Any = any;
@@ -24,11 +26,8 @@ const PYTHON = "/usr/bin/python3";
 const PACK = "episode_studio";
 const READY = /service ready at (http:\/\/\S+) \(pid (\d+)\)/g;
 
-interface Standin {
+interface Standin extends Watched {
   url: string;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
 }
 
 let dir: string;
@@ -39,19 +38,8 @@ let comfy: Standin;
 const started: Standin[] = [];
 const sockets: WebSocket[] = [];
 
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined | null | false>,
-  ms = 30_000,
-): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${ms} ms waiting for ${what}${said()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 30_000) =>
+  until(what, probe, { ms, everyMs: 100, said: () => said() });
 
 const said = (s: Standin | undefined = comfy) => (s ? `\n--- stand-in output ---\n${s.output()}\n---` : "");
 
@@ -63,25 +51,9 @@ async function startStandin(env: Record<string, string>, args: string[] = []): P
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let out = "";
-  child.stdout?.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  child.stderr?.on("data", (c: Buffer) => {
-    out += c.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const standin: Standin = { url: "", child, output: () => out, exited };
+  const standin: Standin = { url: "", ...watch(child) };
   started.push(standin);
-  const port = await waitFor(
-    "the stand-in to listen",
-    async () => {
-      if (child.exitCode !== null)
-        throw new Error(`the stand-in exited with ${child.exitCode}${said(standin)}`);
-      return /^port (\d+)$/m.exec(out)?.[1];
-    },
-    20_000,
-  );
+  const [, port] = await outputMatch(standin, /^port (\d+)$/m, "the stand-in", 20_000);
   standin.url = `http://127.0.0.1:${port}`;
   return standin;
 }
