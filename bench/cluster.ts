@@ -5,14 +5,15 @@
 // then on three (the ratio, goal close to 3x), then on three with one killed (SIGKILL) a third of the way in: every
 // job must still end succeeded, none lost, and only the jobs in flight on the killed worker run again. Figures,
 // never pass/fail.
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createJobStore } from "../lib/jobs/store.ts";
 import type { Job, JobKind, JobStore } from "../lib/jobs/types.ts";
 import { type ComfyDouble, startComfyDouble } from "../test/support/comfy-double/index.ts";
+import { until } from "../test/support/poll.ts";
 import { startPostgres, type TestPostgres } from "../test/support/postgres.ts";
+import { startWorker, type Watched } from "../test/support/processes.ts";
 import { startServer } from "../test/support/server.ts";
 import { CLUSTER_KIND, type ClusterPayload } from "./cluster-job.ts";
 
@@ -22,49 +23,11 @@ const SPEEDUP_GOAL = 3;
 const root = path.resolve(import.meta.dirname, "..");
 const HANDLER = path.join(root, "bench", "cluster-job.ts");
 
-interface Proc {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
+type Proc = Pick<Watched, "child" | "exited">;
 
-async function startWorker(env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, [path.join(root, "workers", "main.js")], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${out}`)), 30_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (/Episode Studio worker \S+ running/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} before it ran:\n${out}`));
-    });
-  });
-  return { child, exited };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 120_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    // Looks are spaced out: the benchmark's own queries must not eat the machine the workers run on.
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+// Looks are spaced out: the benchmark's own queries must not eat the machine the workers run on.
+const waitFor = <T>(what: string, probe: () => Promise<T | undefined | false>) =>
+  until(what, probe, { ms: 120_000, everyMs: 100 });
 
 async function post(api: string, action: string, body: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${api}/studio/jobs/${action}`, {
@@ -127,12 +90,12 @@ async function addWorker(c: Cluster, home: string, db: string, double: ComfyDoub
 
 /** Every worker advertises after all adverts were there (and reads the others right after): they know each other. */
 async function settled(c: Cluster, count: number): Promise<void> {
-  const ads = await until("every worker's advert", async () => {
+  const ads = await waitFor("every worker's advert", async () => {
     const all = await c.store.workers();
     return all.length === count && all;
   });
   const all = Math.max(...ads.map((w) => w.seen));
-  await until("every worker to advertise again", async () =>
+  await waitFor("every worker to advertise again", async () =>
     (await c.store.workers()).every((w) => w.seen > all + 50),
   );
 }
@@ -160,7 +123,7 @@ async function round(c: Cluster, killAt: number | null): Promise<Round> {
   let killed = false;
   const mine = new Set(ids);
   // One listing per look (this round's jobs are the newest, well inside the 200 finished it shows).
-  await until("every job to end", async () => {
+  await waitFor("every job to end", async () => {
     const listed = (await c.store.list()).jobs.filter((j) => mine.has(j.id));
     const ended = listed.filter((j) => ["succeeded", "failed", "canceled"].includes(j.status)).length;
     if (killAt !== null && !killed && ended >= JOBS / 3) {
