@@ -53,7 +53,11 @@ async function startStandin(env: Record<string, string>, args: string[] = []): P
   });
   const standin: Standin = { url: "", ...watch(child) };
   started.push(standin);
-  const [, port] = await outputMatch(standin, /^port (\d+)$/m, "the stand-in", 20_000);
+  const [, port] = await outputMatch(standin, /^port (\d+)$/m, {
+    what: "the stand-in",
+    before: "listening",
+    ms: 20_000,
+  });
   standin.url = `http://127.0.0.1:${port}`;
   return standin;
 }

@@ -1,5 +1,5 @@
-// Child processes in tests and benchmarks: their output kept as it comes, their exit as a promise, and a real
-// worker process (`node workers/main.js`) started and waited for until it says it runs.
+// Child processes in tests and benchmarks: their output kept as it comes, their exit as a promise, a line they
+// write awaited, and a real worker process (`node workers/main.js`) started and waited for until it says it runs.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,11 +26,23 @@ export function watch(child: ChildProcess): Watched {
   return { child, output: () => out, exited };
 }
 
+export interface Awaited {
+  /** The process as failures name it ("worker"). */
+  what: string;
+  /** What it had not done when it exited, as failures say it ("listening"). */
+  before: string;
+  ms: number;
+}
+
 /**
  * The first match of `pattern` in what the process writes (checked as each chunk comes); rejects with its output
  * when it exits first or nothing matches within `ms`.
  */
-export function outputMatch(p: Watched, pattern: RegExp, what: string, ms: number): Promise<RegExpExecArray> {
+export function outputMatch(
+  p: Watched,
+  pattern: RegExp,
+  { what, before, ms }: Awaited,
+): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     const check = () => {
       const m = pattern.exec(p.output());
@@ -51,7 +63,7 @@ export function outputMatch(p: Watched, pattern: RegExp, what: string, ms: numbe
     p.child.stderr?.on("data", check);
     p.exited.then((code) => {
       done();
-      reject(new Error(`${what} exited with ${code} before it ran:\n${p.output()}`));
+      reject(new Error(`${what} exited with ${code} before ${before}:\n${p.output()}`));
     });
     check();
   });
@@ -71,6 +83,6 @@ export function spawnWorker(env: Record<string, string>): Watched {
 /** A worker process with `env` over this one's environment, once it says it runs; the caller stops it. */
 export async function startWorker(env: Record<string, string>, ms = 30_000): Promise<Watched> {
   const p = spawnWorker(env);
-  await outputMatch(p, /Episode Studio worker \S+ running/, "worker", ms);
+  await outputMatch(p, /Episode Studio worker \S+ running/, { what: "worker", before: "it ran", ms });
   return p;
 }
