@@ -1,8 +1,8 @@
 // A small in-memory JobStore for unit tests of the worker pool: same claim rules as the real store, no database.
 import { randomUUID } from "node:crypto";
 import { StudioError } from "../../lib/errors.ts";
-import type { Job, JobStore, LaneState, NewJob, ProgressUpdate, WorkerAd } from "../../lib/jobs/types.ts";
 import { releasedFields } from "../../lib/jobs/row-rules.ts";
+import type { Job, JobStore, LaneState, NewJob, ProgressUpdate, WorkerAd } from "../../lib/jobs/types.ts";
 import { JobEnds } from "../../lib/jobs/wait.ts";
 import { checkAd, maxAge } from "../../lib/jobs/worker-ad.ts";
 
