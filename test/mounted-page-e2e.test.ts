@@ -173,8 +173,8 @@ describe("the page mounted in ComfyUI", () => {
     await until("the socket live", async () =>
       (await page.getByRole("status").allTextContents()).includes("live"),
     );
-    // The page opened ComfyUI's socket with a client id, as ComfyUI's own page does.
-    expect(comfy.opened.some((p) => /^\/ws\?clientId=[0-9a-f]{32}$/.test(p))).toBe(true);
+    // The page opened ComfyUI's socket with a client id, as ComfyUI's own page does, marked as the editor's.
+    expect(comfy.opened.some((p) => /^\/ws\?clientId=studio-page-[0-9a-f]{32}$/.test(p))).toBe(true);
     await page.locator("header.topbar").screenshot({ path: path.join(SHOTS_DIR, "mounted-topbar.png") });
   }, 60_000);
 
